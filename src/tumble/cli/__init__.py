@@ -1,0 +1,1 @@
+"""The `tumble` command line."""

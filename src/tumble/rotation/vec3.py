@@ -1,0 +1,73 @@
+"""Compiled 3-vector and 3x3 kernels on tuples: cross and dot products, a 3x3 solve by Cramer's
+rule. The integrators call these millions of times, so they never reach LAPACK."""
+
+from __future__ import annotations
+
+import math
+
+from tumble._jit import jit
+
+
+@jit
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@jit
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@jit
+def norm(a):
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@jit
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@jit
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@jit
+def scale(s, a):
+    return (s * a[0], s * a[1], s * a[2])
+
+
+@jit
+def mul_diag(d, a):
+    """``diag(d) @ a``."""
+    return (d[0] * a[0], d[1] * a[1], d[2] * a[2])
+
+
+@jit
+def matvec(m, a):
+    """``m @ a`` for a 3x3 matrix given as three row tuples."""
+    return (dot(m[0], a), dot(m[1], a), dot(m[2], a))
+
+
+@jit
+def solve3(m, b):
+    """Solve ``m x = b`` by Cramer's rule; returns ``(x, ok)`` with ``ok`` False if singular.
+
+    ``m`` is a tuple of three row tuples. Singular means |det| below 1e-300 or below 1e-14 times
+    the product of the row norms.
+    """
+    c0 = cross(m[1], m[2])
+    det = dot(m[0], c0)
+    scale_ = norm(m[0]) * norm(m[1]) * norm(m[2])
+    if not (abs(det) > 1e-14 * scale_ and abs(det) > 1e-300):
+        return (0.0, 0.0, 0.0), False
+    c1 = cross(m[2], m[0])
+    c2 = cross(m[0], m[1])
+    # inverse = [c0 c1 c2] / det (columns), so x = (c0 b0 + c1 b1 + c2 b2) / det
+    inv = 1.0 / det
+    return (
+        (c0[0] * b[0] + c1[0] * b[1] + c2[0] * b[2]) * inv,
+        (c0[1] * b[0] + c1[1] * b[1] + c2[1] * b[2]) * inv,
+        (c0[2] * b[0] + c1[2] * b[1] + c2[2] * b[2]) * inv,
+    ), True

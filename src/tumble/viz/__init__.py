@@ -1,0 +1,1 @@
+"""Figures (matplotlib): reads results and the API, holds no physics."""
