@@ -5,17 +5,46 @@ for loops over rocks). Settings:
 
 * ``cache=True``: compiled machine code is stored next to the sources and reused.
 * ``fastmath=False``: the invariant tests need IEEE arithmetic (no reassociation).
+* The cache lives in ``$XDG_CACHE_HOME/tumble/numba-<hash>`` (``~/.cache`` by default), where the
+  hash is taken over every source file of the package. Numba checks only the timestamp of the
+  file that defines a function, not of the kernels it calls from other modules; keying the whole
+  cache on the package sources means an edited kernel never runs from a stale cache.
+  ``TUMBLE_CACHE_DIR`` (or numba's own ``NUMBA_CACHE_DIR``) overrides the location.
 * ``TUMBLE_DISABLE_JIT=1`` in the environment runs every kernel as plain Python, for
   debugging with pdb or coverage; results are identical, only slower.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
 import numba
 
 DISABLED = os.environ.get("TUMBLE_DISABLE_JIT", "0") not in ("", "0", "false", "False")
+
+
+def _source_hash() -> str:
+    digest = hashlib.sha1()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _configure_cache() -> None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    base = os.environ.get("TUMBLE_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        base = str(Path(xdg) / "tumble")
+    numba.config.CACHE_DIR = str(Path(base) / f"numba-{_source_hash()}")
+
+
+_configure_cache()
 
 _OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
