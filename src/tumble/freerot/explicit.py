@@ -63,8 +63,8 @@ def explicit_step(inertia, y, dt, tol, max_iter, potential, y_out):
     w1, ok = explicit_omega(inertia, w0, dt, (0.0, 0.0, 0.0))
     if not ok:
         return Status.SINGULAR_MATRIX
-    p_half = quaternion_half_step(p0, w0, dt)
-    p1 = q_normalize(quaternion_half_step(p_half, w1, dt))
+    p_half = quaternion_half_step(p0, w0, 0.5 * dt)
+    p1 = q_normalize(quaternion_half_step(p_half, w1, 0.5 * dt))
     y_out[0], y_out[1], y_out[2], y_out[3] = p1
     y_out[4], y_out[5], y_out[6] = w1
     return Status.OK

@@ -1,0 +1,51 @@
+"""Argument parsing helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+
+def float_tuple(n: int):
+    """argparse type: ``"a,b,c"`` -> tuple of ``n`` floats, with a clear message otherwise."""
+
+    def parse(text: str) -> tuple[float, ...]:
+        try:
+            values = tuple(float(v) for v in text.replace(" ", "").split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {n} comma-separated numbers, got {text!r}"
+            ) from None
+        if len(values) != n:
+            raise argparse.ArgumentTypeError(f"expected {n} comma-separated numbers, got {text!r}")
+        if not all(np.isfinite(values)):
+            raise argparse.ArgumentTypeError(f"values must be finite, got {text!r}")
+        return values
+
+    return parse
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def scheme_list(text: str) -> tuple[str, ...]:
+    from tumble.freerot import SCHEMES
+
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    if text.strip() == "all":
+        return SCHEMES
+    unknown = [s for s in names if s not in SCHEMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown scheme(s) {', '.join(unknown) or text!r}; "
+            f"choose from {', '.join(SCHEMES)} or 'all'"
+        )
+    return names

@@ -1,0 +1,37 @@
+"""``tumble``: one console script with subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tumble import __version__
+from tumble.cli import demo, spin
+
+COMMANDS = {"spin": spin, "demo": demo}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tumble",
+        description="Structure-preserving rigid-body rotation and 3D rockfall simulation.",
+    )
+    parser.add_argument("--version", action="version", version=f"tumble {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS.values():
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"tumble {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

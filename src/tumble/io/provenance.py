@@ -1,0 +1,60 @@
+"""``provenance.json``: what produced a result (version, command, configuration, seed, timings)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import tumble
+
+
+def git_hash() -> str | None:
+    """The commit of the source tree, with ``-dirty`` if it has changes; None outside git."""
+    root = Path(tumble.__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("-dirty" if dirty else "")
+
+
+def provenance(config: dict, timings: dict | None = None, seed: int | None = None) -> dict:
+    """A JSON-ready record of the run."""
+    import numba
+    import numpy
+    import scipy
+
+    return {
+        "tumble_version": tumble.__version__,
+        "git": git_hash(),
+        "command": sys.argv,
+        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": config,
+        "seed": seed,
+        "timings_s": timings or {},
+        "python": sys.version.split()[0],
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "numba": numba.__version__,
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def write_provenance(directory: str | os.PathLike, **kwargs) -> None:
+    path = Path(directory) / "provenance.json"
+    path.write_text(json.dumps(provenance(**kwargs), indent=2, default=str) + "\n")

@@ -1,0 +1,70 @@
+"""Result directories that never look complete when they are not.
+
+:class:`ResultDir` collects every artefact of a command in a hidden staging directory next to the
+target. Only when the command succeeds are the files moved into the target (one ``os.replace``
+each, atomic per file on one file system); on an exception the staging directory is removed and
+the target is left as it was.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+class ResultDir:
+    """Context manager: ``with ResultDir(out) as stage: ...`` writes into ``stage``."""
+
+    def __init__(self, target: str | os.PathLike):
+        self.target = Path(target)
+        self.stage: Path | None = None
+
+    def __enter__(self) -> Path:
+        parent = self.target.resolve().parent
+        parent.mkdir(parents=True, exist_ok=True)
+        if self.target.exists() and not self.target.is_dir():
+            raise ValueError(f"--out {self.target} exists and is not a directory")
+        self.stage = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent))
+        return self.stage
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self.stage is not None
+        try:
+            if exc_type is None:
+                self.target.mkdir(parents=True, exist_ok=True)
+                for path in sorted(self.stage.rglob("*")):
+                    rel = path.relative_to(self.stage)
+                    dest = self.target / rel
+                    if path.is_dir():
+                        dest.mkdir(parents=True, exist_ok=True)
+                    else:
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(path, dest)
+        finally:
+            shutil.rmtree(self.stage, ignore_errors=True)
+
+
+def write_csv(path: str | os.PathLike, columns: dict[str, np.ndarray], precision: int = 17) -> None:
+    """Write equal-length 1-D columns as CSV with a header row; numbers at full float64
+    precision, anything else as text."""
+    names = list(columns)
+    arrays = [np.asarray(columns[name]).ravel() for name in names]
+    numeric = [np.issubdtype(a.dtype, np.number) for a in arrays]
+    lengths = {a.shape[0] for a in arrays}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of {path} have different lengths: {sorted(lengths)}")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(names)
+        for row in zip(*arrays, strict=True):
+            writer.writerow(
+                [
+                    format(float(v), f".{precision}g") if num else str(v)
+                    for v, num in zip(row, numeric, strict=True)
+                ]
+            )
