@@ -55,7 +55,8 @@ def _run(scheme_id, inertia, y0, dt, n_steps, save_every, tol, max_iter, potenti
     """Advance ``n_steps`` steps, saving every ``save_every``-th state into ``out``.
 
     Returns ``(status, steps_done)``; on failure the rows after the last good sample are left
-    untouched and the wrapper discards them.
+    untouched and the wrapper discards them. Finiteness is checked at every saved sample and at
+    the end (NaN propagates, so nothing is missed; ``steps_done`` then names the sample).
     """
     y = y0.copy()
     y_new = np.empty_like(y0)
@@ -65,13 +66,16 @@ def _run(scheme_id, inertia, y0, dt, n_steps, save_every, tol, max_iter, potenti
         status = _step_dispatch(scheme_id, inertia, y, dt, tol, max_iter, potential, y_new)
         if status != 0:
             return status, i
-        for j in range(y.shape[0]):
-            if not math.isfinite(y_new[j]):
-                return Status.NON_FINITE, i
-            y[j] = y_new[j]
+        y[:] = y_new
         if (i + 1) % save_every == 0:
+            for j in range(y.shape[0]):
+                if not math.isfinite(y[j]):
+                    return Status.NON_FINITE, i
             out[row, :] = y
             row += 1
+    for j in range(y.shape[0]):
+        if not math.isfinite(y[j]):
+            return Status.NON_FINITE, n_steps
     return Status.OK, n_steps
 
 
