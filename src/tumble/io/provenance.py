@@ -8,6 +8,7 @@ import platform
 import subprocess
 import sys
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 
 import tumble
@@ -32,12 +33,15 @@ def git_hash() -> str | None:
     return head + ("-dirty" if dirty else "")
 
 
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def provenance(config: dict, timings: dict | None = None, seed: int | None = None) -> dict:
     """A JSON-ready record of the run."""
-    import numba
-    import numpy
-    import scipy
-
     return {
         "tumble_version": tumble.__version__,
         "git": git_hash(),
@@ -47,9 +51,7 @@ def provenance(config: dict, timings: dict | None = None, seed: int | None = Non
         "seed": seed,
         "timings_s": timings or {},
         "python": sys.version.split()[0],
-        "numpy": numpy.__version__,
-        "scipy": scipy.__version__,
-        "numba": numba.__version__,
+        "packages": {name: _version(name) for name in ("numpy", "scipy", "numba", "rasterio")},
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
     }

@@ -1,0 +1,1 @@
+"""3D rockfall: terrain, rocks, Moreau time-stepping with frictional contact, ensembles."""
