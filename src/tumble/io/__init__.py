@@ -1,6 +1,15 @@
-"""Files in and out: result directories written atomically, tables, provenance."""
+"""Files in and out: result directories written atomically, tables, provenance, DEMs and rasters."""
 
+from tumble.io.dem import RASTER_SUFFIXES, RasterGrid, read_raster, write_raster
 from tumble.io.provenance import provenance
 from tumble.io.results import ResultDir, write_csv
 
-__all__ = ["ResultDir", "provenance", "write_csv"]
+__all__ = [
+    "RASTER_SUFFIXES",
+    "RasterGrid",
+    "ResultDir",
+    "provenance",
+    "read_raster",
+    "write_csv",
+    "write_raster",
+]

@@ -1,14 +1,71 @@
 """Terrain: a regular DEM with the bilinear surface of Leine et al. 2014, section 3.3.
 
-Grid convention: ``heights[j, i]`` is the height at ``x = x0 + i dx``, ``y = y0 + j dy`` (sample
-points are pixel centres of a GeoTIFF; rows run south to north, i.e. y grows with j).
+Grid convention: ``heights[j, i]`` is the height at ``x = x0 + i dx``, ``y = y0 + j dy`` with
+``dx, dy > 0`` (rows run south to north, ``y`` grows with ``j``). The samples are the **pixel
+centres** of a GeoTIFF: a north-up file with transform ``(a, 0, c, 0, e, f)``, ``e < 0``, gives
+``x0 = c + a/2``, ``y0 = f + (nrows - 1/2) e`` and its rows reversed; ESRI ASCII grids with
+``xllcorner`` or ``xllcenter`` headers are both honoured (:mod:`tumble.io.dem` states the
+conversions; writing inverts them exactly, so a DEM survives a round trip).
+
+The surface is the bilinear interpolant of the samples (L14 section 3.3). For a point (x, y) in
+cell ``k = floor((x - x0)/dx)``, ``l = floor((y - y0)/dy)`` with local coordinates
+``eta = (x - x0)/dx - k``, ``xi = (y - y0)/dy - l``::
+
+    z = h00 (1 - eta)(1 - xi) + h10 eta (1 - xi) + h01 (1 - eta) xi + h11 eta xi
+
+and the upward normal is the normalised L14 eq. 7::
+
+    n ~ ( -[(h10 - h00)(1 - xi) + (h11 - h01) xi] dy,
+          -[(h01 - h00)(1 - eta) + (h11 - h10) eta] dx,
+          dx dy )
+
+i.e. ``(-dz/dx, -dz/dy, 1)`` scaled by ``dx dy``. The surface is continuous across cell edges,
+its normal jumps there. It is defined on the rectangle spanned by the outer sample centres,
+``[x0, x0 + (nx - 1) dx] x [y0, y0 + (ny - 1) dy]`` (:attr:`Terrain.bounds`), which is half a cell
+smaller on each side than a GeoTIFF's pixel extent (points up to :data:`EDGE_SLACK` of a cell
+beyond it still count, so that round-off never puts a point on the boundary outside). Cells
+may be non-square (``dx != dy``); rotated or sheared grids are refused.
+
+Per-cell soil parameters are optional rasters on the same grid (:data:`SOIL_RASTERS`),
+interpolated bilinearly like the heights (zone ids by the nearest sample); uniform values
+belong to the soil model, not to the terrain.
+
+Citation: R. I. Leine, A. Schweizer, M. Christen, J. Glover, P. Bartelt, W. Gerber, Simulation of
+rockfall trajectories with consideration of rock shape, Multibody Syst. Dyn. 32 (2014) 241-271.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from tumble._jit import jit
+from tumble.io.dem import north_up_transform, read_raster, write_raster
+
+#: Names of the per-cell soil rasters a terrain may carry ("zone" holds integer zone ids).
+SOIL_RASTERS = (
+    "mu_min",
+    "mu_max",
+    "kappa",
+    "beta",
+    "restitution",
+    "drag",
+    "drag_torque",
+    "drag_height",
+    "zone",
+)
+
+#: Points up to this fraction of a cell beyond the outer samples still count as on the grid, so
+#: that the rounding of ``(x - x0) / dx`` never puts a point on :attr:`Terrain.bounds` outside;
+#: the surface is extrapolated linearly over that sliver.
+EDGE_SLACK = 1e-9
 
 
 @jit
@@ -18,7 +75,12 @@ def bilinear(values, x0, y0, dx, dy, x, y):
     v = (y - y0) / dy
     nx = values.shape[1]
     ny = values.shape[0]
-    if not (u >= 0.0 and v >= 0.0 and u <= nx - 1 and v <= ny - 1):
+    if not (
+        u >= -EDGE_SLACK
+        and v >= -EDGE_SLACK
+        and u <= nx - 1 + EDGE_SLACK
+        and v <= ny - 1 + EDGE_SLACK
+    ):
         return 0.0, False
     k = min(int(u), nx - 2)
     l = min(int(v), ny - 2)
@@ -48,7 +110,12 @@ def surface(heights, x0, y0, dx, dy, x, y):
     v = (y - y0) / dy
     nx = heights.shape[1]
     ny = heights.shape[0]
-    if not (u >= 0.0 and v >= 0.0 and u <= nx - 1 and v <= ny - 1):
+    if not (
+        u >= -EDGE_SLACK
+        and v >= -EDGE_SLACK
+        and u <= nx - 1 + EDGE_SLACK
+        and v <= ny - 1 + EDGE_SLACK
+    ):
         return 0.0, (0.0, 0.0, 1.0), False
     k = min(int(u), nx - 2)
     l = min(int(v), ny - 2)
@@ -70,3 +137,462 @@ def surface(heights, x0, y0, dx, dy, x, y):
     n_z = dx * dy
     inv = 1.0 / math.sqrt(n_x * n_x + n_y * n_y + n_z * n_z)
     return z, (n_x * inv, n_y * inv, n_z * inv), True
+
+
+@jit
+def bilinear_batch(values, x0, y0, dx, dy, x, y, out, inside):
+    """:func:`bilinear` at the points ``(x[p], y[p])`` into ``out``, ``inside``; returns the
+    number of points outside the grid."""
+    outside = 0
+    for p in range(x.shape[0]):
+        value, ok = bilinear(values, x0, y0, dx, dy, x[p], y[p])
+        out[p] = value
+        inside[p] = ok
+        if not ok:
+            outside += 1
+    return outside
+
+
+@jit
+def surface_batch(heights, x0, y0, dx, dy, x, y, z, normal, inside):
+    """:func:`surface` at the points ``(x[p], y[p])`` into ``z``, ``normal[p, :]``, ``inside``;
+    returns the number of points outside the grid."""
+    outside = 0
+    for p in range(x.shape[0]):
+        zp, n, ok = surface(heights, x0, y0, dx, dy, x[p], y[p])
+        z[p] = zp
+        normal[p, 0] = n[0]
+        normal[p, 1] = n[1]
+        normal[p, 2] = n[2]
+        inside[p] = ok
+        if not ok:
+            outside += 1
+    return outside
+
+
+class Bounds(NamedTuple):
+    """Rectangle on which the bilinear surface is defined (outer sample centres)."""
+
+    x_min: float
+    y_min: float
+    x_max: float
+    y_max: float
+
+
+def _frozen_grid(values, what: str) -> np.ndarray:
+    """C-contiguous read-only float64 copy of a 2-D grid (no copy if it is already one)."""
+    try:
+        grid = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what} must be a 2-D array of numbers: {err}") from None
+    if grid.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (ny, nx); got shape {grid.shape}")
+    reusable = (
+        grid.flags.c_contiguous and grid.flags.owndata and not grid.flags.writeable
+    ) and grid is values
+    if not reusable:
+        grid = np.array(grid, dtype=np.float64, order="C", copy=True)
+        grid.flags.writeable = False
+    return grid
+
+
+def _holes_message(grid: np.ndarray, what: str, x0, y0, dx, dy) -> str | None:
+    bad = ~np.isfinite(grid)
+    count = int(np.count_nonzero(bad))
+    if count == 0:
+        return None
+    j, i = np.argwhere(bad)[0]
+    return (
+        f"{what} has {count} nodata cells (holes) out of {grid.size}, the first at "
+        f"x = {x0 + i * dx:.6g}, y = {y0 + j * dy:.6g}; fill them before use (e.g. with "
+        "gdal_fillnodata.py or an interpolation) or crop to a region without holes"
+    )
+
+
+def _whole_cells(length: float, spacing: float, what: str) -> int:
+    if not (np.isfinite(length) and np.isfinite(spacing) and length > 0 and spacing > 0):
+        raise ValueError(
+            f"{what}: size and spacing must be finite and positive; got {length}, {spacing}"
+        )
+    cells = round(length / spacing)
+    if cells < 1 or abs(cells * spacing - length) > 1e-9 * length:
+        raise ValueError(f"{what}: size {length} is not a whole number of cells of {spacing}")
+    return cells
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Terrain:
+    """A regular DEM and optional per-cell soil rasters (see the module docstring).
+
+    Attributes are read-only: ``heights`` (ny, nx) C-contiguous float64 without holes; the grid
+    ``x0, y0, dx, dy`` (sample ``heights[j, i]`` at ``x0 + i dx, y0 + j dy``); ``crs`` (a
+    rasterio ``CRS`` or None; anything ``CRS.from_user_input`` takes is accepted);
+    ``transform``, the north-up GeoTIFF transform of the grid (pixel-centre samples; derived from
+    the grid when not given, kept exactly when read from a file so that writing reproduces it);
+    ``nodata``, the nodata value of the source file (metadata only, a terrain has no holes);
+    ``soil``, a dict name -> (ny, nx) float64 raster with names from :data:`SOIL_RASTERS`.
+
+    Build one with :meth:`from_file`, :meth:`from_array`, :meth:`plane` or :meth:`scenario`.
+    """
+
+    heights: np.ndarray
+    x0: float
+    y0: float
+    dx: float
+    dy: float
+    crs: Any = None
+    transform: Any = None
+    nodata: float | None = None
+    soil: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        heights = _frozen_grid(self.heights, "the DEM heights")
+        ny, nx = heights.shape
+        if ny < 2 or nx < 2:
+            raise ValueError(
+                f"a DEM needs at least 2 x 2 samples (one cell) for the bilinear surface; "
+                f"got {ny} x {nx} (rows x columns)"
+            )
+        grid = {name: getattr(self, name) for name in ("x0", "y0", "dx", "dy")}
+        for name, value in grid.items():
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"DEM {name} must be a number; got {value!r}") from None
+            if not math.isfinite(value):
+                raise ValueError(f"DEM {name} must be finite; got {value}")
+            grid[name] = value
+        if grid["dx"] <= 0 or grid["dy"] <= 0:
+            raise ValueError(
+                f"DEM spacing must be positive (dx, dy > 0, y growing with the row index); "
+                f"got dx = {grid['dx']}, dy = {grid['dy']}"
+            )
+        x0, y0, dx, dy = grid["x0"], grid["y0"], grid["dx"], grid["dy"]
+        message = _holes_message(heights, "the DEM", x0, y0, dx, dy)
+        if message:
+            raise ValueError(message)
+        crs = self.crs
+        if crs is not None:
+            from rasterio.crs import CRS
+
+            if not isinstance(crs, CRS):
+                try:
+                    crs = CRS.from_user_input(crs)
+                except Exception as err:
+                    raise ValueError(
+                        f"unknown coordinate reference system {crs!r}: {err}"
+                    ) from None
+        transform = self.transform
+        if transform is None:
+            transform = north_up_transform(x0, y0, dx, dy, ny)
+        elif not (
+            transform.b == 0.0
+            and transform.d == 0.0
+            and transform.a == dx
+            and transform.e == -dy
+            and abs(transform.c + 0.5 * dx - x0) <= 1e-9 * dx
+            and abs(transform.f - (ny - 0.5) * dy - y0) <= 1e-9 * dy
+        ):
+            raise ValueError(
+                f"transform {tuple(transform)[:6]} is not the north-up transform of the grid "
+                f"x0 = {x0}, y0 = {y0}, dx = {dx}, dy = {dy} with {ny} rows"
+            )
+        nodata = None if self.nodata is None else float(self.nodata)
+        soil = {}
+        for name, raster in dict(self.soil).items():
+            if name not in SOIL_RASTERS:
+                raise ValueError(f"unknown soil raster {name!r}; known: {', '.join(SOIL_RASTERS)}")
+            values = _frozen_grid(raster, f"soil raster {name!r}")
+            if values.shape != heights.shape:
+                raise ValueError(
+                    f"soil raster {name!r} has shape {values.shape}, the DEM {heights.shape}; "
+                    "soil rasters must be on the DEM's grid"
+                )
+            message = _holes_message(values, f"soil raster {name!r}", x0, y0, dx, dy)
+            if message:
+                raise ValueError(message)
+            if name == "zone" and not np.array_equal(values, np.round(values)):
+                raise ValueError("soil raster 'zone' must hold integer zone ids")
+            soil[name] = values
+        for name, value in [
+            ("heights", heights),
+            *grid.items(),
+            ("crs", crs),
+            ("transform", transform),
+            ("nodata", nodata),
+            ("soil", soil),
+        ]:
+            object.__setattr__(self, name, value)
+
+    # --- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def from_array(
+        cls,
+        heights,
+        x0: float = 0.0,
+        y0: float = 0.0,
+        dx: float = 1.0,
+        dy: float | None = None,
+        crs: Any = None,
+        soil: Mapping[str, Any] | None = None,
+    ) -> Terrain:
+        """A terrain from ``heights[j, i]`` at ``x0 + i dx, y0 + j dy`` (``dy`` defaults to
+        ``dx``). The array is copied."""
+        return cls(
+            heights=heights,
+            x0=x0,
+            y0=y0,
+            dx=dx,
+            dy=dx if dy is None else dy,
+            crs=crs,
+            soil=dict(soil or {}),
+        )
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike,
+        soil: Mapping[str, Any] | None = None,
+        band: int = 1,
+    ) -> Terrain:
+        """Read a DEM from a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
+
+        ``soil`` maps names of :data:`SOIL_RASTERS` to raster files or arrays on the same grid.
+        ValueError for a missing file, an unsupported suffix, a rotated or sheared grid, holes,
+        fewer than 2 x 2 samples, or soil rasters on another grid.
+        """
+        dem = read_raster(path, band=band)
+        transform = dem.transform
+        if not (transform.b == 0 and transform.d == 0 and transform.a > 0 and transform.e < 0):
+            transform = None
+        try:
+            return cls(
+                heights=dem.values,
+                x0=dem.x0,
+                y0=dem.y0,
+                dx=dem.dx,
+                dy=dem.dy,
+                crs=dem.crs,
+                transform=transform,
+                nodata=dem.nodata,
+            ).with_soil(**(soil or {}))
+        except ValueError as err:
+            raise ValueError(f"{dem.path}: {err}") from None
+
+    @classmethod
+    def plane(
+        cls,
+        slope_deg: float,
+        size: tuple[float, float] = (100.0, 50.0),
+        spacing: float | tuple[float, float] = 1.0,
+    ) -> Terrain:
+        """A planar slope descending along +x: ``z = (lx - x) tan(slope)``.
+
+        ``x`` runs from 0 to ``lx`` (height ``lx tan(slope)`` at the top, 0 at the foot) and
+        ``y`` from ``-ly/2`` to ``ly/2``, so ``y = 0`` is the centre line. ``size = (lx, ly)``
+        must be whole numbers of cells of ``spacing`` (a number or ``(dx, dy)``). A slope of 0
+        gives flat ground, a negative slope ascends along +x.
+        """
+        slope = float(slope_deg)
+        if not (math.isfinite(slope) and abs(slope) < 90.0):
+            raise ValueError(f"slope must be in (-90, 90) degrees; got {slope_deg}")
+        dx, dy = (spacing, spacing) if np.isscalar(spacing) else spacing
+        lx, ly = (float(v) for v in size)
+        cells_x = _whole_cells(lx, float(dx), "plane length")
+        cells_y = _whole_cells(ly, float(dy), "plane width")
+        drop = (cells_x - np.arange(cells_x + 1)) * float(dx) * math.tan(math.radians(slope))
+        heights = np.broadcast_to(drop, (cells_y + 1, cells_x + 1))
+        return cls.from_array(heights, x0=0.0, y0=-0.5 * ly, dx=dx, dy=dy)
+
+    @classmethod
+    def scenario(cls, name: str) -> Terrain:
+        """A built-in synthetic terrain by name (:mod:`tumble.rockfall.scenarios`)."""
+        from tumble.rockfall.scenarios import scenario
+
+        return scenario(name)
+
+    def with_soil(self, **rasters) -> Terrain:
+        """A copy with soil rasters added or replaced (arrays on this grid or raster files)."""
+        soil = dict(self.soil)
+        for name, source in rasters.items():
+            if isinstance(source, (str, os.PathLike)):
+                raster = read_raster(source)
+                same = (
+                    raster.shape == self.shape
+                    and raster.dx == self.dx
+                    and raster.dy == self.dy
+                    and abs(raster.x0 - self.x0) <= 1e-9 * self.dx
+                    and abs(raster.y0 - self.y0) <= 1e-9 * self.dy
+                )
+                if not same:
+                    raise ValueError(
+                        f"soil raster {name!r} ({source}) is not on the DEM's grid: "
+                        f"{raster.shape[0]} x {raster.shape[1]} samples from "
+                        f"({raster.x0:g}, {raster.y0:g}) spaced {raster.dx:g} x {raster.dy:g}, "
+                        f"the DEM {self.shape[0]} x {self.shape[1]} from "
+                        f"({self.x0:g}, {self.y0:g}) spaced {self.dx:g} x {self.dy:g}"
+                    )
+                source = raster.values
+            soil[name] = source
+        return dataclasses.replace(self, soil=soil)
+
+    # --- geometry ----------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(ny, nx)``: rows (along y) and columns (along x) of samples."""
+        return self.heights.shape
+
+    @property
+    def bounds(self) -> Bounds:
+        """``(x_min, y_min, x_max, y_max)`` of the surface: the outer sample centres."""
+        ny, nx = self.heights.shape
+        return Bounds(self.x0, self.y0, self.x0 + (nx - 1) * self.dx, self.y0 + (ny - 1) * self.dy)
+
+    @property
+    def grid_x(self) -> np.ndarray:
+        """x of the sample columns, shape (nx,)."""
+        return self.x0 + self.dx * np.arange(self.heights.shape[1])
+
+    @property
+    def grid_y(self) -> np.ndarray:
+        """y of the sample rows, shape (ny,)."""
+        return self.y0 + self.dy * np.arange(self.heights.shape[0])
+
+    def _points(self, x, y) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+        xs, ys = np.broadcast_arrays(
+            np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        )
+        shape = xs.shape
+        xs = np.ascontiguousarray(xs).reshape(-1)
+        ys = np.ascontiguousarray(ys).reshape(-1)
+        bad = ~(np.isfinite(xs) & np.isfinite(ys))
+        if bad.any():
+            raise ValueError(f"{int(bad.sum())} point(s) have non-finite coordinates")
+        return shape, xs, ys
+
+    def _outside(self, xs, ys, inside, count: int) -> ValueError:
+        p = int(np.argmin(inside))
+        b = self.bounds
+        return ValueError(
+            f"{count} of {xs.size} point(s) lie outside the terrain, which covers "
+            f"x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
+            f"first: ({xs[p]:.6g}, {ys[p]:.6g})"
+        )
+
+    def contains(self, x, y) -> np.ndarray:
+        """Whether each point (x, y) lies on the terrain (boolean, broadcast shape)."""
+        shape, xs, ys = self._points(x, y)
+        out = np.empty(xs.size)
+        inside = np.empty(xs.size, dtype=np.bool_)
+        bilinear_batch(self.heights, self.x0, self.y0, self.dx, self.dy, xs, ys, out, inside)
+        return inside.reshape(shape)[()]
+
+    def height(self, x, y) -> np.ndarray:
+        """Bilinear height at (x, y), broadcast over arrays; ValueError for points outside."""
+        shape, xs, ys = self._points(x, y)
+        z = np.empty(xs.size)
+        inside = np.empty(xs.size, dtype=np.bool_)
+        outside = bilinear_batch(
+            self.heights, self.x0, self.y0, self.dx, self.dy, xs, ys, z, inside
+        )
+        if outside:
+            raise self._outside(xs, ys, inside, outside)
+        return z.reshape(shape)[()]
+
+    def normal(self, x, y) -> np.ndarray:
+        """Unit upward normal (L14 eq. 7) at (x, y), shape ``broadcast + (3,)``; ValueError for
+        points outside. On a cell edge the normal of the cell with the larger index is used
+        (the last cell at the far boundary)."""
+        shape, xs, ys = self._points(x, y)
+        z = np.empty(xs.size)
+        normal = np.empty((xs.size, 3))
+        inside = np.empty(xs.size, dtype=np.bool_)
+        outside = surface_batch(
+            self.heights, self.x0, self.y0, self.dx, self.dy, xs, ys, z, normal, inside
+        )
+        if outside:
+            raise self._outside(xs, ys, inside, outside)
+        return normal.reshape((*shape, 3))
+
+    def sample(self, name: str, x, y) -> np.ndarray:
+        """Soil raster ``name`` at (x, y): bilinear, except ``"zone"`` (the nearest sample)."""
+        if name not in self.soil:
+            present = ", ".join(self.soil) or "none"
+            raise ValueError(f"the terrain has no soil raster {name!r} (present: {present})")
+        shape, xs, ys = self._points(x, y)
+        out = np.empty(xs.size)
+        inside = np.empty(xs.size, dtype=np.bool_)
+        values = self.soil[name]
+        outside = bilinear_batch(values, self.x0, self.y0, self.dx, self.dy, xs, ys, out, inside)
+        if outside:
+            raise self._outside(xs, ys, inside, outside)
+        if name == "zone":
+            ny, nx = values.shape
+            i = np.clip(np.rint((xs - self.x0) / self.dx).astype(np.int64), 0, nx - 1)
+            j = np.clip(np.rint((ys - self.y0) / self.dy).astype(np.int64), 0, ny - 1)
+            out = values[j, i]
+        return out.reshape(shape)[()]
+
+    def hillshade(
+        self, azimuth_deg: float = 315.0, altitude_deg: float = 45.0, z_factor: float = 1.0
+    ) -> np.ndarray:
+        """Lambertian shading in [0, 1] of each sample, lit from ``azimuth_deg`` (clockwise from
+        north, +y) at ``altitude_deg`` above the horizon; heights are scaled by ``z_factor``.
+
+        Gradients by central differences (one-sided at the border). The result has the layout
+        of ``heights`` (row j at y0 + j dy): show it with ``imshow(..., origin="lower")``.
+        """
+        dz_dy, dz_dx = np.gradient(z_factor * self.heights, self.dy, self.dx)
+        azimuth = math.radians(azimuth_deg)
+        altitude = math.radians(altitude_deg)
+        sun = (
+            math.sin(azimuth) * math.cos(altitude),
+            math.cos(azimuth) * math.cos(altitude),
+            math.sin(altitude),
+        )
+        shade = (-dz_dx * sun[0] - dz_dy * sun[1] + sun[2]) / np.sqrt(1.0 + dz_dx**2 + dz_dy**2)
+        return np.clip(shade, 0.0, 1.0)
+
+    # --- files -------------------------------------------------------------------------------
+
+    def write(self, path: str | os.PathLike) -> Path:
+        """Write the heights as GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``)
+        with the terrain's CRS and transform; :meth:`from_file` reads it back unchanged."""
+        return self.write_raster(path, self.heights, nodata=self.nodata)
+
+    def write_raster(self, path: str | os.PathLike, values, nodata: float | None = None) -> Path:
+        """Write another (ny, nx) raster on this terrain's grid (NaN cells become nodata)."""
+        grid = np.asarray(values, dtype=np.float64)
+        if grid.shape != self.shape:
+            raise ValueError(f"raster shape {grid.shape} differs from the terrain's {self.shape}")
+        return write_raster(
+            path,
+            grid,
+            self.x0,
+            self.y0,
+            self.dx,
+            self.dy,
+            crs=self.crs,
+            nodata=nodata,
+            transform=self.transform,
+        )
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled arrays come back writeable; a terrain's arrays are read-only everywhere
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        for array in (self.heights, *self.soil.values()):
+            array.flags.writeable = False
+
+    def __repr__(self) -> str:
+        ny, nx = self.shape
+        b = self.bounds
+        crs = self.crs.to_string() if self.crs is not None else None
+        return (
+            f"Terrain({ny} x {nx} samples, dx = {self.dx:.10g}, dy = {self.dy:.10g}, "
+            f"x in [{b.x_min:.10g}, {b.x_max:.10g}], y in [{b.y_min:.10g}, {b.y_max:.10g}], "
+            f"crs = {crs}, "
+            f"soil = {list(self.soil)})"
+        )
