@@ -36,7 +36,7 @@ def principal_inertia(inertia, name: str = "inertia") -> np.ndarray:
                 f"{name} {arr.tolist()} is not physically possible: the triangle inequality "
                 f"I{i + 1} + I{j + 1} >= I{k + 1} fails ({arr[i] + arr[j]:.6g} < {arr[k]:.6g})"
             )
-    return np.ascontiguousarray(arr)
+    return np.array(arr, dtype=np.float64, order="C")  # a writable copy: one numba signature
 
 
 def inertia_matrix(inertia) -> np.ndarray:

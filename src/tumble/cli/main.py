@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.cli import demo, spin
+from tumble.cli import demo, spin, stability
 
-COMMANDS = {"spin": spin, "demo": demo}
+COMMANDS = {"spin": spin, "demo": demo, "stability": stability}
 
 
 def build_parser() -> argparse.ArgumentParser:
