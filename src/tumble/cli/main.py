@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from tumble import __version__
+from tumble.status import KernelError
 from tumble.cli import demo, spin, stability
 
 COMMANDS = {"spin": spin, "demo": demo, "stability": stability}
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, KernelError) as err:
         print(f"tumble {args.command}: error: {err}", file=sys.stderr)
         return 2
 
