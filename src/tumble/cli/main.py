@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.status import KernelError
 from tumble.cli import demo, spin, stability
+from tumble.status import KernelError
 
 COMMANDS = {"spin": spin, "demo": demo, "stability": stability}
 

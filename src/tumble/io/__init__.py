@@ -1,6 +1,7 @@
 """Files in and out: result directories written atomically, tables, provenance, DEMs and rasters."""
 
 from tumble.io.dem import RASTER_SUFFIXES, RasterGrid, read_raster, write_raster
+from tumble.io.mesh import TriangleMesh, read_mesh, read_points
 from tumble.io.provenance import provenance
 from tumble.io.results import ResultDir, write_csv
 
@@ -8,7 +9,10 @@ __all__ = [
     "RASTER_SUFFIXES",
     "RasterGrid",
     "ResultDir",
+    "TriangleMesh",
     "provenance",
+    "read_mesh",
+    "read_points",
     "read_raster",
     "write_csv",
     "write_raster",
