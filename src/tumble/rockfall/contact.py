@@ -1,0 +1,432 @@
+"""Vertex contacts of a convex rock with the bilinear terrain, and the frictional impact problem.
+
+Contact detection (Leine et al. 2014, section 3.3): every hull vertex P is placed at the midpoint
+configuration of the step, ``r_P = r + A_IK(p) K_r_SP``; its gap to the bilinear surface is
+``g_N = z_P - z(x_P, y_P)`` and the contact is closed when ``g_N <= 0`` (up to a tolerance of
+a few nanometres against round-off, see :func:`find_contacts`).
+
+Contact frame (L14 eq. 8): the unit upward normal n of eq. 7 at (x_P, y_P); the coordinate axis
+e in {e_x, e_y, e_z} that minimises |e . n| gives ``t1 = e x n / |e x n|`` and ``t2 = n x t1``.
+
+Force directions (L14 eq. 25-27): with ``A_IC = (n, t1, t2)`` the relative velocity of the contact
+point is ``gamma = A_IC^T (v + A_IK (omega x K_r_SP)) = W^T u`` for ``u = (v, omega)``, so the
+column of W for a direction d (in I) is ``(d, K_r_SP x A_KI d)``: translational part in the
+inertial frame, rotational part in the body frame.
+
+Frictional impact (L14 section 4; Moreau 1988): the velocity update of a step is linear in the
+contact percussions P_i = (P_N, P_T1, P_T2), ``u_E = u_free + M^-1 sum_i W_i P_i`` with the
+(drag-augmented) mass matrix M of the scheme. Newton's impact law with restitution eps_N
+(eps_T = 0) and spatial Coulomb friction are written per contact as the proximal point equations::
+
+    P_N = prox_{R+}(P_N - r_N xi_N),              xi_N = gamma_N,E + eps_N gamma_N,B
+    P_T = prox_{|P_T| <= mu P_N}(P_T - r_T xi_T),  xi_T = gamma_T,E
+
+and solved by projected Gauss-Seidel: contacts are visited in the fixed order of the hull
+vertices, the iteration starts from the percussions of the same vertices in the previous step
+(projected on the current friction cones; a warm start, zero for new contacts), and each update
+of P_i is applied to u at once (no Delassus matrix is formed, so the cost and the memory are
+linear in the number of contacts). The parameters are the inverses of the diagonal of the
+Delassus block ``G_ii = W_i^T M^-1 W_i``: ``r_N = 1 / G_NN`` and ``r_T = 1 / max(G_T1T1,
+G_T2T2)`` (one value for both tangential components, so that the fixed point of the disc
+projection is Coulomb's law). Three cases of the local problem of contact i (the others held
+fixed, ``xi_i = G_ii P_i + b_i``) are solved exactly instead of by one prox step, since the
+normal and tangential components of one vertex contact are strongly coupled through the lever
+arm and the componentwise iteration then crawls: an opening contact (``b_N >= 0``: ``P_i = 0``),
+a sticking one (``P_i = -G_ii^-1 b_i`` inside the friction cone) and a sliding one
+(``xi_N = 0``, ``P_T = -mu P_N xi_T / |xi_T|``, by Newton's method on the direction of P_T;
+when it does not converge, one prox step is taken instead). All are fixed points of
+the prox equations, so the solution is unchanged. The sweep stops when no percussion changed by
+more than ``tol`` times the largest normal percussion, or after ``max_iter`` sweeps.
+
+The contact buffer of a rock is one float64 array of shape ``(n_vertices, NCOL)`` allocated once;
+the column layout is given by the ``C_*`` constants. Because it carries the warm start from step
+to step it belongs to the state of the rock: clear it (:func:`forget_percussions`) before the first
+step of a rock, so that a rock's trajectory never depends on what the buffer held before.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tumble._jit import jit
+from tumble.rockfall.terrain import surface
+from tumble.rotation.quaternion import q_rotate, q_rotate_inverse
+from tumble.rotation.vec3 import cross
+
+#: buffer columns of the closed contact in row i: vertex index, gap, W (3 directions x
+#: (3 translational + 3 rotational)), M^-1 W (same layout), r_N, r_T, gamma_N at the beginning of
+#: the step, P (N, T1, T2), the diagonal block G_ii of the Delassus matrix and its inverse (row
+#: major); and, in row k for vertex k, the percussion of vertex k in the previous step (C_WARM,
+#: zero if it was not in contact), which starts the iteration
+C_VERTEX = 0
+C_GAP = 1
+C_W = 2
+C_MW = 20
+C_RN = 38
+C_RT = 39
+C_GAMMA_B = 40
+C_P = 41
+C_G = 44
+C_GINV = 53
+C_WARM = 62
+NCOL = 65
+
+#: cap of the Newton iteration of the local sliding solution
+SLIDING_ITER = 20
+
+
+@jit
+def tangent_frame(n):
+    """Tangents ``(t1, t2)`` of L14 eq. 8 for the unit normal ``n``."""
+    ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
+    if ax <= ay and ax <= az:
+        t = (0.0, n[2], -n[1])  # e_x x n
+    elif ay <= az:
+        t = (-n[2], 0.0, n[0])  # e_y x n
+    else:
+        t = (n[1], -n[0], 0.0)  # e_z x n
+    inv = 1.0 / math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
+    t1 = (t[0] * inv, t[1] * inv, t[2] * inv)
+    return t1, cross(n, t1)
+
+
+@jit
+def find_contacts(heights, grid, vertices, r, p, gap_tol, contacts):
+    """Closed vertex contacts at the configuration ``(r, p)``: returns ``(n_closed, inside)``.
+
+    A contact counts as closed when ``g_N <= gap_tol`` (a few nanometres): a rock resting on the
+    terrain has gaps of zero up to round-off, and a strict ``g_N <= 0`` would open and close such
+    contacts at random. Rows ``0 .. n_closed-1`` of ``contacts`` receive the vertex index, the
+    gap and the force directions W (L14 eq. 25-27). ``inside`` is False as soon as a vertex lies
+    outside the DEM (the rows are then incomplete and must not be used).
+    """
+    x0, y0, dx, dy = grid[0], grid[1], grid[2], grid[3]
+    n = 0
+    for k in range(vertices.shape[0]):
+        rk = (vertices[k, 0], vertices[k, 1], vertices[k, 2])
+        d = q_rotate(p, rk)
+        px, py, pz = r[0] + d[0], r[1] + d[1], r[2] + d[2]
+        z, normal, inside = surface(heights, x0, y0, dx, dy, px, py)
+        if not inside:
+            return n, False
+        gap = pz - z
+        if gap > gap_tol:
+            continue
+        t1, t2 = tangent_frame(normal)
+        row = contacts[n]
+        row[C_VERTEX] = k
+        row[C_GAP] = gap
+        for j in range(3):
+            if j == 0:
+                direction = normal
+            elif j == 1:
+                direction = t1
+            else:
+                direction = t2
+            lever = cross(rk, q_rotate_inverse(p, direction))
+            base = C_W + 6 * j
+            row[base + 0] = direction[0]
+            row[base + 1] = direction[1]
+            row[base + 2] = direction[2]
+            row[base + 3] = lever[0]
+            row[base + 4] = lever[1]
+            row[base + 5] = lever[2]
+        n += 1
+    return n, True
+
+
+@jit
+def inverse3(m):
+    """Inverse of a 3x3 matrix (row tuples) by the adjugate: returns ``(rows, ok)``."""
+    c0 = cross(m[1], m[2])
+    c1 = cross(m[2], m[0])
+    c2 = cross(m[0], m[1])
+    det = m[0][0] * c0[0] + m[0][1] * c0[1] + m[0][2] * c0[2]
+    if not (abs(det) > 1e-300) or not math.isfinite(det):
+        zero = (0.0, 0.0, 0.0)
+        return (zero, zero, zero), False
+    f = 1.0 / det
+    return (
+        (c0[0] * f, c1[0] * f, c2[0] * f),
+        (c0[1] * f, c1[1] * f, c2[1] * f),
+        (c0[2] * f, c1[2] * f, c2[2] * f),
+    ), True
+
+
+@jit
+def _dot6(row, a, b):
+    return (
+        row[a] * row[b]
+        + row[a + 1] * row[b + 1]
+        + row[a + 2] * row[b + 2]
+        + row[a + 3] * row[b + 3]
+        + row[a + 4] * row[b + 4]
+        + row[a + 5] * row[b + 5]
+    )
+
+
+@jit
+def prepare_contacts(contacts, n, m_inv, rot_inv, u_start):
+    """Fill ``M^-1 W``, the Delassus blocks ``G_ii`` and their inverses, the prox parameters
+    r_N, r_T and gamma_N at ``u_start``; returns False if a block is singular.
+
+    ``m_inv`` is the inverse translational mass (a scalar), ``rot_inv`` the inverse of the
+    rotational matrix of the scheme (three row tuples), ``u_start`` the 6-tuple ``(v, omega)`` at
+    the beginning of the step (the pre-impact velocity of Newton's law).
+    """
+    for i in range(n):
+        row = contacts[i]
+        for j in range(3):
+            base = C_W + 6 * j
+            mb = C_MW + 6 * j
+            wv0, wv1, wv2 = row[base], row[base + 1], row[base + 2]
+            ww0, ww1, ww2 = row[base + 3], row[base + 4], row[base + 5]
+            row[mb + 0] = m_inv * wv0
+            row[mb + 1] = m_inv * wv1
+            row[mb + 2] = m_inv * wv2
+            mw0 = rot_inv[0][0] * ww0 + rot_inv[0][1] * ww1 + rot_inv[0][2] * ww2
+            mw1 = rot_inv[1][0] * ww0 + rot_inv[1][1] * ww1 + rot_inv[1][2] * ww2
+            mw2 = rot_inv[2][0] * ww0 + rot_inv[2][1] * ww1 + rot_inv[2][2] * ww2
+            row[mb + 3] = mw0
+            row[mb + 4] = mw1
+            row[mb + 5] = mw2
+        for j in range(3):
+            for k in range(3):
+                row[C_G + 3 * j + k] = _dot6(row, C_W + 6 * j, C_MW + 6 * k)
+        g = (
+            (row[C_G], row[C_G + 1], row[C_G + 2]),
+            (row[C_G + 3], row[C_G + 4], row[C_G + 5]),
+            (row[C_G + 6], row[C_G + 7], row[C_G + 8]),
+        )
+        g_inv, ok = inverse3(g)
+        if not ok:
+            return False
+        for j in range(3):
+            for k in range(3):
+                row[C_GINV + 3 * j + k] = g_inv[j][k]
+        row[C_RN] = 1.0 / g[0][0]
+        row[C_RT] = 1.0 / max(g[1][1], g[2][2])
+        row[C_GAMMA_B] = (
+            row[C_W] * u_start[0]
+            + row[C_W + 1] * u_start[1]
+            + row[C_W + 2] * u_start[2]
+            + row[C_W + 3] * u_start[3]
+            + row[C_W + 4] * u_start[4]
+            + row[C_W + 5] * u_start[5]
+        )
+    return True
+
+
+@jit
+def _gamma(row, j, u0, u1, u2, u3, u4, u5):
+    base = C_W + 6 * j
+    return (
+        row[base] * u0
+        + row[base + 1] * u1
+        + row[base + 2] * u2
+        + row[base + 3] * u3
+        + row[base + 4] * u4
+        + row[base + 5] * u5
+    )
+
+
+@jit
+def _sliding(row, b_n, b_t1, b_t2, s_t1, s_t2, mu):
+    """Local sliding solution of one contact: ``xi_N = 0`` and ``P_T = mu P_N t`` on the rim of
+    the friction disc, with the sliding velocity ``xi_T`` opposite to ``t = (cos a, sin a)``.
+
+    Newton's method on the angle a (started from the direction of the sticking trial ``s_T``)
+    for ``f(a) = xi_T(a) x t(a) = 0``, where ``P_N(a) = -b_N / (G_NN + mu G_NT . t)`` and
+    ``xi_T(a) = P_N (G_TN + mu G_TT t) + b_T``. Returns ``(P_N, P_T1, P_T2, ok)``; ``ok`` is False
+    if the iteration did not converge to a solution with ``P_N > 0`` and ``xi_T . t <= 0``.
+    """
+    g = C_G
+    if s_t1 == 0.0 and s_t2 == 0.0:
+        return 0.0, 0.0, 0.0, False
+    angle = math.atan2(s_t2, s_t1)
+    for _ in range(SLIDING_ITER):
+        c = math.cos(angle)
+        s = math.sin(angle)
+        den = row[g] + mu * (row[g + 1] * c + row[g + 2] * s)
+        if not den > 0.0:
+            return 0.0, 0.0, 0.0, False
+        den_a = mu * (row[g + 2] * c - row[g + 1] * s)
+        p_n = -b_n / den
+        p_n_a = -p_n * den_a / den
+        v1 = row[g + 3] + mu * (row[g + 4] * c + row[g + 5] * s)
+        v2 = row[g + 6] + mu * (row[g + 7] * c + row[g + 8] * s)
+        v1_a = mu * (row[g + 5] * c - row[g + 4] * s)
+        v2_a = mu * (row[g + 8] * c - row[g + 7] * s)
+        xi1 = p_n * v1 + b_t1
+        xi2 = p_n * v2 + b_t2
+        xi1_a = p_n_a * v1 + p_n * v1_a
+        xi2_a = p_n_a * v2 + p_n * v2_a
+        f = xi1 * s - xi2 * c
+        f_a = xi1_a * s + xi1 * c - xi2_a * c + xi2 * s
+        if f_a == 0.0:
+            return 0.0, 0.0, 0.0, False
+        step = f / f_a
+        angle -= step
+        if abs(step) <= 1e-13:
+            c = math.cos(angle)
+            s = math.sin(angle)
+            den = row[g] + mu * (row[g + 1] * c + row[g + 2] * s)
+            if not den > 0.0:
+                return 0.0, 0.0, 0.0, False
+            p_n = -b_n / den
+            xi1 = p_n * (row[g + 3] + mu * (row[g + 4] * c + row[g + 5] * s)) + b_t1
+            xi2 = p_n * (row[g + 6] + mu * (row[g + 7] * c + row[g + 8] * s)) + b_t2
+            if p_n > 0.0 and xi1 * c + xi2 * s <= 0.0:
+                return p_n, mu * p_n * c, mu * p_n * s, True
+            return 0.0, 0.0, 0.0, False
+    return 0.0, 0.0, 0.0, False
+
+
+@jit
+def solve_pgs(contacts, n, u_free, mu, eps_n, tol, max_iter):
+    """Projected Gauss-Seidel on the proximal point equations; returns ``(u_E, sweeps, ok)``.
+
+    Starts from the previous step's percussions (``C_WARM``) projected on the friction cones and
+    leaves the final ones there for the next step. ``u_E = u_free + sum_i M^-1 W_i P_i`` is
+    recomputed from the final percussions (not accumulated), so that it matches P to round-off.
+    ``ok`` is False when ``max_iter`` sweeps did not reach the tolerance (the last iterate is
+    used).
+    """
+    for i in range(n):
+        row = contacts[i]
+        warm = contacts[int(row[C_VERTEX])]
+        p_n = max(warm[C_WARM], 0.0)
+        p_t1 = warm[C_WARM + 1]
+        p_t2 = warm[C_WARM + 2]
+        size = math.sqrt(p_t1 * p_t1 + p_t2 * p_t2)
+        if size > mu * p_n:
+            f = mu * p_n / size
+            p_t1 *= f
+            p_t2 *= f
+        row[C_P] = p_n
+        row[C_P + 1] = p_t1
+        row[C_P + 2] = p_t2
+    u0, u1, u2, u3, u4, u5 = _apply(contacts, n, u_free)
+    sweeps = 0
+    ok = False
+    for _ in range(max_iter):
+        sweeps += 1
+        change = 0.0
+        largest = 0.0
+        for i in range(n):
+            row = contacts[i]
+            p_n0 = row[C_P]
+            p_t10 = row[C_P + 1]
+            p_t20 = row[C_P + 2]
+            xi_n = _gamma(row, 0, u0, u1, u2, u3, u4, u5) + eps_n * row[C_GAMMA_B]
+            xi_t1 = _gamma(row, 1, u0, u1, u2, u3, u4, u5)
+            xi_t2 = _gamma(row, 2, u0, u1, u2, u3, u4, u5)
+            # the contact's velocity without its own percussion: b = xi - G_ii P
+            g = C_G
+            b_n = xi_n - (row[g] * p_n0 + row[g + 1] * p_t10 + row[g + 2] * p_t20)
+            b_t1 = xi_t1 - (row[g + 3] * p_n0 + row[g + 4] * p_t10 + row[g + 5] * p_t20)
+            b_t2 = xi_t2 - (row[g + 6] * p_n0 + row[g + 7] * p_t10 + row[g + 8] * p_t20)
+            gi = C_GINV
+            s_n = -(row[gi] * b_n + row[gi + 1] * b_t1 + row[gi + 2] * b_t2)
+            s_t1 = -(row[gi + 3] * b_n + row[gi + 4] * b_t1 + row[gi + 5] * b_t2)
+            s_t2 = -(row[gi + 6] * b_n + row[gi + 7] * b_t1 + row[gi + 8] * b_t2)
+            if b_n >= 0.0:
+                # opening contact
+                p_n = 0.0
+                p_t1 = 0.0
+                p_t2 = 0.0
+            elif s_n > 0.0 and s_t1 * s_t1 + s_t2 * s_t2 <= (mu * s_n) ** 2:
+                # sticking contact
+                p_n = s_n
+                p_t1 = s_t1
+                p_t2 = s_t2
+            else:
+                p_n, p_t1, p_t2, ok_slide = _sliding(row, b_n, b_t1, b_t2, s_t1, s_t2, mu)
+                if not ok_slide:
+                    # one prox step: normal on R+, tangential on the disc of radius mu P_N
+                    p_n = max(p_n0 - row[C_RN] * xi_n, 0.0)
+                    r_t = row[C_RT]
+                    p_t1 = p_t10 - r_t * xi_t1
+                    p_t2 = p_t20 - r_t * xi_t2
+                    limit = mu * p_n
+                    size = math.sqrt(p_t1 * p_t1 + p_t2 * p_t2)
+                    if size > limit:
+                        f = limit / size
+                        p_t1 *= f
+                        p_t2 *= f
+            d0 = p_n - p_n0
+            d1 = p_t1 - p_t10
+            d2 = p_t2 - p_t20
+            row[C_P] = p_n
+            row[C_P + 1] = p_t1
+            row[C_P + 2] = p_t2
+            if d0 != 0.0 or d1 != 0.0 or d2 != 0.0:
+                mb = C_MW
+                u0 += row[mb] * d0 + row[mb + 6] * d1 + row[mb + 12] * d2
+                u1 += row[mb + 1] * d0 + row[mb + 7] * d1 + row[mb + 13] * d2
+                u2 += row[mb + 2] * d0 + row[mb + 8] * d1 + row[mb + 14] * d2
+                u3 += row[mb + 3] * d0 + row[mb + 9] * d1 + row[mb + 15] * d2
+                u4 += row[mb + 4] * d0 + row[mb + 10] * d1 + row[mb + 16] * d2
+                u5 += row[mb + 5] * d0 + row[mb + 11] * d1 + row[mb + 17] * d2
+            change = max(change, abs(d0), abs(d1), abs(d2))
+            largest = max(largest, p_n)
+        if change <= tol * largest:
+            ok = True
+            break
+    forget_percussions(contacts)
+    for i in range(n):
+        row = contacts[i]
+        warm = contacts[int(row[C_VERTEX])]
+        warm[C_WARM] = row[C_P]
+        warm[C_WARM + 1] = row[C_P + 1]
+        warm[C_WARM + 2] = row[C_P + 2]
+    return _apply(contacts, n, u_free), sweeps, ok
+
+
+@jit
+def _apply(contacts, n, u):
+    """``u + sum_i M^-1 W_i P_i`` over the closed contacts."""
+    u0, u1, u2, u3, u4, u5 = u
+    for i in range(n):
+        row = contacts[i]
+        p_n = row[C_P]
+        p_t1 = row[C_P + 1]
+        p_t2 = row[C_P + 2]
+        mb = C_MW
+        u0 += row[mb] * p_n + row[mb + 6] * p_t1 + row[mb + 12] * p_t2
+        u1 += row[mb + 1] * p_n + row[mb + 7] * p_t1 + row[mb + 13] * p_t2
+        u2 += row[mb + 2] * p_n + row[mb + 8] * p_t1 + row[mb + 14] * p_t2
+        u3 += row[mb + 3] * p_n + row[mb + 9] * p_t1 + row[mb + 15] * p_t2
+        u4 += row[mb + 4] * p_n + row[mb + 10] * p_t1 + row[mb + 16] * p_t2
+        u5 += row[mb + 5] * p_n + row[mb + 11] * p_t1 + row[mb + 17] * p_t2
+    return (u0, u1, u2, u3, u4, u5)
+
+
+@jit
+def forget_percussions(contacts):
+    """Clear the warm start of every vertex (before a rock's first step, or after a flight step)."""
+    for k in range(contacts.shape[0]):
+        contacts[k, C_WARM] = 0.0
+        contacts[k, C_WARM + 1] = 0.0
+        contacts[k, C_WARM + 2] = 0.0
+
+
+@jit
+def contact_work(contacts, n, u_start, u_end):
+    """Work of the percussions, ``sum_i P_i . W_i^T (u_start + u_end) / 2`` (L14 eq. 54).
+
+    Also returns the number of contacts that carry a positive normal percussion.
+    """
+    work = 0.0
+    loaded = 0
+    for i in range(n):
+        row = contacts[i]
+        if row[C_P] > 0.0:
+            loaded += 1
+        for j in range(3):
+            base = C_W + 6 * j
+            g = 0.0
+            for k in range(6):
+                g += row[base + k] * 0.5 * (u_start[k] + u_end[k])
+            work += row[C_P + j] * g
+    return work, loaded

@@ -1,0 +1,435 @@
+"""Moreau time-stepping of one rock on a DEM, with the explicit or the implicit rotation scheme.
+
+The step follows Leine et al. 2021 (seed 000), section 5, on the contact model of Leine et al.
+2014 (L14). State ``q = (r, p)`` (centre of mass in I, unit quaternion K -> I, eq. 76) and
+``u = (v, omega)`` (velocity in I, angular velocity in K, eq. 77); external forces are gravity and
+the linear drag of eq. 78, ``f = -c v + f_grav``, ``M = -C omega`` with ``C = c_r 1``, active
+while the centre of mass is less than ``drag_height`` above the terrain. With ``h = dt / 2``:
+
+1. Midpoint (eq. 79)::
+
+       r_M = r_B + h v_B,        p_M = normalise(p_B + h F(p_B) omega_B)
+
+   Closed vertex contacts, their frames and force directions ``W = (W_v, W_omega)`` are taken at
+   ``q_M`` (L14 eq. 7-8, 25-27); soil parameters and the drag layer at the centre of mass r_M.
+
+2. Velocities, linear in the percussions P (drag linearly implicit):
+
+   * translation (eq. 81): ``(m + h c) v_E = (m - h c) v_B + f_grav dt + W_v P``;
+   * rotation, ``explicit`` (eq. 80, 82)::
+
+         (Theta + h (G(omega_B) + C)) omega_E = (Theta - h (G(omega_B) + C)) omega_B + W_omega P,
+         G(w) = Theta w~ + w~ Theta
+
+   * rotation, ``implicit`` (eq. 84-85): first the free angular velocity by the implicit
+     midpoint rule, ``Theta (omega_free - omega_B) + dt w_m x (Theta w_m) = 0`` with
+     ``w_m = (omega_B + omega_free) / 2`` (Newton, :func:`midpoint_omega`); then
+     ``Theta (omega_E - omega_free) = -dt C (omega_free + omega_E) / 2 + W_omega P``, i.e. the drag
+     torque of eq. 85 taken at the mean of the two velocities of the contact step.
+
+   The contact problem (Newton impact with eps_N, eps_T = 0, spatial Coulomb friction with
+   ``mu(s_B)``) is solved for P by projected Gauss-Seidel (:mod:`tumble.rockfall.contact`).
+
+3. Positions: ``r_E = r_M + h v_E`` (eq. 83, 86). Orientation, ``explicit``:
+   ``p_E = normalise(p_M + h F(p_M) omega_E)`` (eq. 83); ``implicit``: the spin-preserving update
+   of eq. 87 driven by omega_FREE, ``A_E = A_B exp(dt w_m~) B(omega_B, omega_free)``
+   (:func:`spin_preserving_update`), because the contact step does not conserve the spin.
+
+4. Slippage (L14 eq. 51): ``s_E = s_B + dt |v_E|`` if a contact is closed, else
+   ``s_B exp(-beta dt)``; the friction of the next step is ``mu(s_E)``.
+
+Energy balance (L14 eq. 54): since ``r_E - r_B = dt (v_B + v_E) / 2``, the scheme satisfies
+exactly (to round-off)::
+
+    T_E - T_B + m g (z_E - z_B) = P . W^T (u_S + u_E) / 2 - dt (c |v_m|^2 + c_r |omega_m|^2)
+
+with ``u_S = (v_B, omega_B)`` (explicit) or ``(v_B, omega_free)`` (implicit; the free rotation
+keeps T exactly), ``v_m, omega_m`` the means of the start and end velocities of the linear update.
+The kernel reports both work terms of every step.
+
+Kernels: :func:`rock_step` advances one rock by one step on plain arrays and returns a status code
+(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`); :func:`run_rock`
+loops it with saving and the stopping rules. Model arrays (terrain, soil, rock, options) are
+shared and read-only; the state (``STATE_SIZE`` floats) and the contact buffer
+(``n_vertices x NCOL``, which carries the warm start of the contact solver) belong to the rock.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tumble._jit import jit
+from tumble.freerot.explicit import quaternion_half_step
+from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
+from tumble.rockfall.contact import (
+    contact_work,
+    find_contacts,
+    forget_percussions,
+    inverse3,
+    prepare_contacts,
+    solve_pgs,
+)
+from tumble.rockfall.status import (
+    LEFT_DOMAIN,
+    NEWTON_NOT_CONVERGED,
+    NO_SOLUTION,
+    NON_FINITE,
+    OK,
+    SINGULAR_MATRIX,
+    STOPPED,
+    TIMED_OUT,
+)
+from tumble.rockfall.terrain import bilinear, surface
+from tumble.rotation.quaternion import q_normalize
+from tumble.rotation.vec3 import cross, dot, matvec
+from tumble.status import Status
+
+#: rotation schemes (the scheme ids of :mod:`tumble.freerot`)
+EXPLICIT = 1
+IMPLICIT = 2
+SCHEME_IDS = {"explicit": EXPLICIT, "implicit": IMPLICIT}
+
+#: state vector of one rock: r (3), p (4), v (3), omega (3), slippage
+S_R, S_P, S_V, S_OMEGA, S_SLIP = 0, 3, 7, 10, 13
+STATE_SIZE = 14
+
+#: options vector: dt, gravity, Newton tolerance and cap, PGS tolerance and cap, scheme id,
+#: contact gap tolerance
+O_DT, O_GRAVITY, O_NEWTON_TOL, O_NEWTON_MAX_ITER, O_PGS_TOL, O_PGS_MAX_ITER, O_SCHEME = range(7)
+O_GAP_TOL = 7
+N_OPTIONS = 8
+
+#: per-step diagnostics written by rock_step: closed contacts, loaded contacts (P_N > 0), the
+#: friction coefficient used, contact work, drag work (J), PGS sweeps, 1 if the PGS cap was hit,
+#: 1 if the drag layer was active
+D_CONTACTS, D_LOADED, D_MU, D_CONTACT_WORK, D_DRAG_WORK, D_SWEEPS, D_CAPPED, D_DRAG = range(8)
+N_DIAG = 8
+#: saved diagnostics per row: the above (work summed, sweeps maximal, caps counted since the
+#: previous row) plus the height of the centre of mass above the terrain
+D_HEIGHT = 8
+N_SAVED_DIAG = 9
+
+#: soil fields in the packed soil arrays (see :mod:`tumble.rockfall.soil`)
+_MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = range(8)
+
+
+@jit
+def soil_param(j, values, index, rasters, grid, x, y):
+    """Soil field ``j`` at (x, y): the constant, or the bilinear value of its raster."""
+    k = index[j]
+    if k < 0:
+        return values[j]
+    value, _ = bilinear(rasters[k], grid[0], grid[1], grid[2], grid[3], x, y)
+    return value
+
+
+@jit
+def explicit_rotation_matrix(inertia, w, h, c_r):
+    """``Theta + h (G(w) + c_r 1)`` of eq. 82, ``G(w)_ij = (I_i + I_j) (w~)_ij``."""
+    a, b, c = inertia
+    return (
+        (a + h * c_r, -h * (a + b) * w[2], h * (a + c) * w[1]),
+        (h * (a + b) * w[2], b + h * c_r, -h * (b + c) * w[0]),
+        (-h * (a + c) * w[1], h * (b + c) * w[0], c + h * c_r),
+    )
+
+
+@jit
+def rock_step(
+    heights,
+    grid,
+    soil_values,
+    soil_index,
+    soil_rasters,
+    vertices,
+    body,
+    options,
+    state,
+    contacts,
+    diag,
+):
+    """Advance one rock by one step in place; returns a status code.
+
+    Model: ``heights`` (ny, nx) and ``grid = (x0, y0, dx, dy)`` of the DEM; the packed soil
+    ``(values, index, rasters)``; the hull ``vertices`` (m, 3) in the principal frame;
+    ``body = (mass, A, B, C)``; ``options`` (``O_*`` layout). Rock: ``state`` (``S_*`` layout,
+    updated only on success), ``contacts`` (m, NCOL) buffer that also carries the percussions of
+    the previous step (clear it with :func:`forget_percussions` before a rock's first step),
+    ``diag`` (``D_*`` layout, written on success). No allocation; never raises.
+    """
+    dt = options[O_DT]
+    h = 0.5 * dt
+    gravity = options[O_GRAVITY]
+    scheme = int(options[O_SCHEME])
+    mass = body[0]
+    inertia = (body[1], body[2], body[3])
+    r_b = (state[S_R], state[S_R + 1], state[S_R + 2])
+    p_b = (state[S_P], state[S_P + 1], state[S_P + 2], state[S_P + 3])
+    v_b = (state[S_V], state[S_V + 1], state[S_V + 2])
+    w_b = (state[S_OMEGA], state[S_OMEGA + 1], state[S_OMEGA + 2])
+    s_b = state[S_SLIP]
+
+    # midpoint configuration (eq. 79)
+    r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
+    p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
+
+    # soil and drag layer at the centre of mass
+    z_m, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], r_m[0], r_m[1])
+    if not inside:
+        return LEFT_DOMAIN
+    x, y = r_m[0], r_m[1]
+    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
+    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
+    beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
+    eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu = mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * s_b)
+    c_v = 0.0
+    c_r = 0.0
+    in_drag = r_m[2] - z_m < soil_param(
+        _DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y
+    )
+    if in_drag:
+        c_v = soil_param(_DRAG, soil_values, soil_index, soil_rasters, grid, x, y)
+        c_r = soil_param(_DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
+
+    # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27)
+    n_closed, inside = find_contacts(
+        heights, grid, vertices, r_m, p_m, options[O_GAP_TOL], contacts
+    )
+    if not inside:
+        return LEFT_DOMAIN
+
+    # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
+    m_inv = 1.0 / (mass + h * c_v)
+    fall = -gravity * dt * (mass * m_inv)
+    v_free = (
+        v_b[0] - dt * c_v * v_b[0] * m_inv,
+        v_b[1] - dt * c_v * v_b[1] * m_inv,
+        v_b[2] - dt * c_v * v_b[2] * m_inv + fall,
+    )
+    if scheme == EXPLICIT:
+        rot_inv, ok = inverse3(explicit_rotation_matrix(inertia, w_b, h, c_r))
+        if not ok:
+            return SINGULAR_MATRIX
+        gyro = cross(w_b, (inertia[0] * w_b[0], inertia[1] * w_b[1], inertia[2] * w_b[2]))
+        rhs = (
+            -dt * (gyro[0] + c_r * w_b[0]),
+            -dt * (gyro[1] + c_r * w_b[1]),
+            -dt * (gyro[2] + c_r * w_b[2]),
+        )
+        dw = matvec(rot_inv, rhs)
+        w_s = w_b
+        w_free = (w_b[0] + dw[0], w_b[1] + dw[1], w_b[2] + dw[2])
+    elif scheme == IMPLICIT:
+        w_s, status = midpoint_omega(
+            inertia,
+            w_b,
+            dt,
+            (0.0, 0.0, 0.0),
+            options[O_NEWTON_TOL],
+            int(options[O_NEWTON_MAX_ITER]),
+        )
+        if status == Status.NEWTON_NOT_CONVERGED:
+            return NEWTON_NOT_CONVERGED
+        if status != Status.OK:
+            return SINGULAR_MATRIX
+        d0 = 1.0 / (inertia[0] + h * c_r)
+        d1 = 1.0 / (inertia[1] + h * c_r)
+        d2 = 1.0 / (inertia[2] + h * c_r)
+        rot_inv = ((d0, 0.0, 0.0), (0.0, d1, 0.0), (0.0, 0.0, d2))
+        w_free = (
+            w_s[0] - dt * c_r * w_s[0] * d0,
+            w_s[1] - dt * c_r * w_s[1] * d1,
+            w_s[2] - dt * c_r * w_s[2] * d2,
+        )
+    else:
+        return NO_SOLUTION
+
+    # contact problem: percussions by projected Gauss-Seidel
+    u_s = (v_b[0], v_b[1], v_b[2], w_s[0], w_s[1], w_s[2])
+    u_free = (v_free[0], v_free[1], v_free[2], w_free[0], w_free[1], w_free[2])
+    sweeps = 0
+    capped = False
+    work = 0.0
+    loaded = 0
+    if n_closed > 0:
+        u_pre = (v_b[0], v_b[1], v_b[2], w_b[0], w_b[1], w_b[2])
+        if not prepare_contacts(contacts, n_closed, m_inv, rot_inv, u_pre):
+            return SINGULAR_MATRIX
+        u_e, sweeps, ok = solve_pgs(
+            contacts, n_closed, u_free, mu, eps_n, options[O_PGS_TOL], int(options[O_PGS_MAX_ITER])
+        )
+        capped = not ok
+        work, loaded = contact_work(contacts, n_closed, u_s, u_e)
+    else:
+        forget_percussions(contacts)
+        u_e = u_free
+    v_e = (u_e[0], u_e[1], u_e[2])
+    w_e = (u_e[3], u_e[4], u_e[5])
+
+    # positions (eq. 83, 86) and orientation (eq. 83 or 87)
+    r_e = (r_m[0] + h * v_e[0], r_m[1] + h * v_e[1], r_m[2] + h * v_e[2])
+    if scheme == EXPLICIT:
+        p_e = q_normalize(quaternion_half_step(p_m, w_e, h))
+    else:
+        p_e = spin_preserving_update(p_b, w_b, w_s, inertia, dt)
+
+    # slippage (L14 eq. 51)
+    if n_closed > 0:
+        s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
+    else:
+        s_e = s_b * math.exp(-beta * dt)
+
+    # drag work of the linear update
+    vm = (0.5 * (v_b[0] + v_e[0]), 0.5 * (v_b[1] + v_e[1]), 0.5 * (v_b[2] + v_e[2]))
+    wm = (0.5 * (w_s[0] + w_e[0]), 0.5 * (w_s[1] + w_e[1]), 0.5 * (w_s[2] + w_e[2]))
+    drag_work = -dt * (c_v * dot(vm, vm) + c_r * dot(wm, wm))
+
+    total = 0.0
+    for value in r_e + p_e + v_e + w_e:
+        total += value
+    if not math.isfinite(total + s_e + work):
+        return NON_FINITE
+
+    state[S_R], state[S_R + 1], state[S_R + 2] = r_e
+    state[S_P], state[S_P + 1], state[S_P + 2], state[S_P + 3] = p_e
+    state[S_V], state[S_V + 1], state[S_V + 2] = v_e
+    state[S_OMEGA], state[S_OMEGA + 1], state[S_OMEGA + 2] = w_e
+    state[S_SLIP] = s_e
+    diag[D_CONTACTS] = n_closed
+    diag[D_LOADED] = loaded
+    diag[D_MU] = mu
+    diag[D_CONTACT_WORK] = work
+    diag[D_DRAG_WORK] = drag_work
+    diag[D_SWEEPS] = sweeps
+    diag[D_CAPPED] = 1.0 if capped else 0.0
+    diag[D_DRAG] = 1.0 if in_drag else 0.0
+    return OK
+
+
+@jit
+def kinetic_energy(body, state):
+    """``m |v|^2 / 2 + omega . Theta omega / 2`` of a state vector."""
+    t = body[0] * (
+        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
+    )
+    for k in range(3):
+        t += body[1 + k] * state[S_OMEGA + k] * state[S_OMEGA + k]
+    return 0.5 * t
+
+
+@jit
+def _height(heights, grid, state):
+    z, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1])
+    if not inside:
+        return math.nan
+    return state[S_R + 2] - z
+
+
+@jit
+def run_rock(
+    heights,
+    grid,
+    soil_values,
+    soil_index,
+    soil_rasters,
+    vertices,
+    body,
+    options,
+    state,
+    contacts,
+    n_steps,
+    save_every,
+    rest_energy,
+    rest_steps,
+    out_step,
+    out_state,
+    out_diag,
+):
+    """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
+
+    The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below
+    ``rest_energy`` for ``rest_steps`` consecutive steps. Row 0 of the outputs is the initial
+    state; then every ``save_every``-th step and always the final state are saved: the step
+    number in ``out_step``, the state in ``out_state`` and the diagnostics in ``out_diag``
+    (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted over the steps
+    since the previous row). Returns ``(status, steps_done, rows)``; ``state`` holds the final
+    state. Needs ``n_steps // save_every + 2`` rows.
+    """
+    diag = np.zeros(N_DIAG)
+    forget_percussions(contacts)
+    x, y, s = state[S_R], state[S_R + 1], state[S_SLIP]
+    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
+    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
+    out_step[0] = 0
+    out_state[0, :] = state
+    out_diag[0, :] = 0.0
+    out_diag[0, D_MU] = mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * s)
+    out_diag[0, D_HEIGHT] = _height(heights, grid, state)
+    rows = 1
+    contact_sum = 0.0
+    drag_sum = 0.0
+    sweeps_max = 0.0
+    caps = 0.0
+    quiet = 0
+    last_saved = 0
+    for i in range(n_steps):
+        status = rock_step(
+            heights,
+            grid,
+            soil_values,
+            soil_index,
+            soil_rasters,
+            vertices,
+            body,
+            options,
+            state,
+            contacts,
+            diag,
+        )
+        if status != OK:
+            if last_saved != i:
+                out_step[rows] = i
+                out_state[rows, :] = state
+                for k in range(N_DIAG):
+                    out_diag[rows, k] = diag[k]
+                out_diag[rows, D_CONTACT_WORK] = contact_sum
+                out_diag[rows, D_DRAG_WORK] = drag_sum
+                out_diag[rows, D_SWEEPS] = sweeps_max
+                out_diag[rows, D_CAPPED] = caps
+                out_diag[rows, D_HEIGHT] = _height(heights, grid, state)
+                rows += 1
+            return status, i, rows
+        contact_sum += diag[D_CONTACT_WORK]
+        drag_sum += diag[D_DRAG_WORK]
+        sweeps_max = max(sweeps_max, diag[D_SWEEPS])
+        caps += diag[D_CAPPED]
+        if kinetic_energy(body, state) <= rest_energy:
+            quiet += 1
+        else:
+            quiet = 0
+        done = i + 1
+        stop = quiet >= rest_steps
+        if done % save_every == 0 or stop or done == n_steps:
+            out_step[rows] = done
+            out_state[rows, :] = state
+            for k in range(N_DIAG):
+                out_diag[rows, k] = diag[k]
+            out_diag[rows, D_CONTACT_WORK] = contact_sum
+            out_diag[rows, D_DRAG_WORK] = drag_sum
+            out_diag[rows, D_SWEEPS] = sweeps_max
+            out_diag[rows, D_CAPPED] = caps
+            out_diag[rows, D_HEIGHT] = _height(heights, grid, state)
+            rows += 1
+            last_saved = done
+            contact_sum = 0.0
+            drag_sum = 0.0
+            sweeps_max = 0.0
+            caps = 0.0
+        if stop:
+            return STOPPED, done, rows
+    return TIMED_OUT, n_steps, rows

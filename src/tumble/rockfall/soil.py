@@ -1,0 +1,164 @@
+"""Soil parameters of the rock-terrain interaction: slippage-dependent friction, restitution, drag.
+
+Friction grows with the slippage distance ``s`` as the rock ploughs into the soil ("scarring",
+Leine et al. 2014, eq. 46-47; Lu et al. 2019, eq. 13-14)::
+
+    mu(s) = mu_min + (2 / pi) (mu_max - mu_min) arctan(kappa s)
+
+and the slippage follows L14 eq. 51: ``s_E = s_B + dt |v_E|`` while the rock touches the
+terrain, ``s_E = s_B exp(-beta dt)`` in flight. ``mu_min == mu_max`` is plain Coulomb friction.
+Impacts follow Newton's law with the normal restitution ``restitution`` (eps_N; eps_T = 0).
+A linear drag layer (L14 eq. 10-11, Leine et al. 2021, eq. 78) of height ``drag_height`` above the
+terrain acts on the centre of mass with ``F = -drag v`` and ``M = -drag_torque omega`` (the
+rotational drag matrix is ``drag_torque`` times the identity) while the centre of mass is less
+than ``drag_height`` above the terrain.
+
+Every field is one number or a raster on the DEM grid (a 2-D array of the DEM's shape, sampled at
+the same points as the heights); rasters are interpolated bilinearly at the horizontal position
+of the rock's centre of mass.
+
+Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in kg m^2/s,
+``drag_height`` in m; the rest is dimensionless.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+#: order of the fields in the packed kernel arrays
+FIELDS = (
+    "mu_min",
+    "mu_max",
+    "kappa",
+    "beta",
+    "restitution",
+    "drag",
+    "drag_torque",
+    "drag_height",
+)
+MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT = range(8)
+
+#: published parameter sets (see physics/rockfall_model.md)
+PRESETS = {
+    # Leine et al. 2014, section 5.1 (scarring demonstration)
+    "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
+    # Lu et al. 2019 after Bartelt 2016, Chant Sura: a reasonable "medium soil"
+    "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
+}
+
+
+def _field(value, name: str):
+    """A finite float, or a read-only float64 2-D raster."""
+    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, float | int) else None
+    if arr is None or arr.ndim == 0:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"soil {name} must be a number or a 2-D raster, got {value!r}"
+            ) from None
+        if not math.isfinite(x):
+            raise ValueError(f"soil {name} must be finite, got {x!r}")
+        return x
+    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 2:
+        raise ValueError(
+            f"soil {name} must be a number or a 2-D raster on the DEM grid, got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"soil {name} raster contains NaN or infinite values")
+    arr = np.ascontiguousarray(arr)
+    arr.setflags(write=False)
+    return arr
+
+
+def _minimum(value) -> float:
+    return float(np.min(value)) if isinstance(value, np.ndarray) else value
+
+
+@dataclass(frozen=True, eq=False)
+class Soil:
+    """Contact parameters of one soil (see the module docstring for the laws and units)."""
+
+    mu_min: float | np.ndarray
+    mu_max: float | np.ndarray
+    kappa: float | np.ndarray
+    beta: float | np.ndarray
+    restitution: float | np.ndarray = 0.0
+    drag: float | np.ndarray = 0.0
+    drag_torque: float | np.ndarray = 0.0
+    drag_height: float | np.ndarray = 0.0
+
+    def __post_init__(self):
+        for f in fields(self):
+            object.__setattr__(self, f.name, _field(getattr(self, f.name), f.name))
+        for name in FIELDS:
+            if _minimum(getattr(self, name)) < 0.0:
+                raise ValueError(f"soil {name} must not be negative, got {getattr(self, name)!r}")
+        if np.any(np.asarray(self.mu_max) < np.asarray(self.mu_min)):
+            raise ValueError(
+                f"soil mu_max must be at least mu_min, got mu_min={self.mu_min!r}, "
+                f"mu_max={self.mu_max!r}"
+            )
+        if np.any(np.asarray(self.restitution) > 1.0):
+            raise ValueError(f"soil restitution must lie in [0, 1], got {self.restitution!r}")
+        shapes = {
+            getattr(self, n).shape for n in FIELDS if isinstance(getattr(self, n), np.ndarray)
+        }
+        if len(shapes) > 1:
+            raise ValueError(f"soil rasters must all have the same shape, got {sorted(shapes)}")
+
+    @classmethod
+    def coulomb(cls, mu, restitution=0.0, **drag) -> Soil:
+        """Plain Coulomb friction ``mu`` (no slippage dependence)."""
+        return cls(mu_min=mu, mu_max=mu, kappa=0.0, beta=0.0, restitution=restitution, **drag)
+
+    @classmethod
+    def preset(cls, name: str, **overrides) -> Soil:
+        """A published parameter set (:data:`PRESETS`), with fields optionally overridden."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown soil preset {name!r}; choose one of {sorted(PRESETS)}")
+        return cls(**{**PRESETS[name], **overrides})
+
+    @property
+    def rasters(self) -> tuple[str, ...]:
+        """Names of the fields given as rasters."""
+        return tuple(n for n in FIELDS if isinstance(getattr(self, n), np.ndarray))
+
+    def mu(self, slippage):
+        """Friction coefficient after the slippage ``slippage`` (m); constant fields only."""
+        if {"mu_min", "mu_max", "kappa"} & set(self.rasters):
+            raise ValueError(
+                "Soil.mu needs constant mu_min, mu_max and kappa; sample rasters first"
+            )
+        s = np.asarray(slippage, dtype=np.float64)
+        return self.mu_min + (2.0 / np.pi) * (self.mu_max - self.mu_min) * np.arctan(self.kappa * s)
+
+    def pack(self, grid_shape: tuple[int, int]):
+        """Kernel arrays ``(values (8,), index (8,) int64, rasters (k, ny, nx))``.
+
+        ``index[j] = -1`` marks a constant field ``values[j]``; otherwise field j is the raster
+        ``rasters[index[j]]``. Rasters must have the DEM's ``grid_shape``.
+        """
+        values = np.zeros(8)
+        index = np.full(8, -1, dtype=np.int64)
+        layers = []
+        for j, name in enumerate(FIELDS):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                if value.shape != tuple(grid_shape):
+                    raise ValueError(
+                        f"soil {name} raster has shape {value.shape}, "
+                        f"the DEM has {tuple(grid_shape)}"
+                    )
+                index[j] = len(layers)
+                layers.append(value)
+            else:
+                values[j] = value
+        if layers:
+            rasters = np.ascontiguousarray(np.stack(layers))
+        else:
+            rasters = np.zeros((0, 2, 2))
+        return values, index, rasters

@@ -1,0 +1,73 @@
+"""How a simulated rock ends: the codes the rockfall kernels return, and their names.
+
+The per-rock step returns ``Status.OK`` while the rock moves on, ``LEFT_DOMAIN`` when a hull vertex
+leaves the DEM, or one of the failure codes of :class:`tumble.status.Status` (the Newton
+iteration of the implicit scheme, a singular 3x3 system, a NaN). The per-rock loop adds
+``STOPPED`` (at rest) and ``TIMED_OUT`` (``t_max`` reached). The Python API turns codes into the
+strings of :data:`NAMES`; an ensemble keeps the code of every rock.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from tumble.status import MESSAGES, Status
+
+
+class RockStatus(IntEnum):
+    """End states of a rock; the failure codes coincide with :class:`tumble.status.Status`."""
+
+    RUNNING = 0
+    NEWTON_NOT_CONVERGED = int(Status.NEWTON_NOT_CONVERGED)
+    SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
+    NON_FINITE = int(Status.NON_FINITE)
+    NO_SOLUTION = int(Status.NO_SOLUTION)
+    STOPPED = 10
+    LEFT_DOMAIN = 11
+    TIMED_OUT = 12
+
+
+#: plain kernel constants (numba reads module-level ints as compile-time constants)
+OK = 0
+RUNNING = 0
+NEWTON_NOT_CONVERGED = int(Status.NEWTON_NOT_CONVERGED)
+SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
+NON_FINITE = int(Status.NON_FINITE)
+NO_SOLUTION = int(Status.NO_SOLUTION)
+STOPPED = 10
+LEFT_DOMAIN = 11
+TIMED_OUT = 12
+
+#: the status strings of a trajectory
+NAMES = {
+    RockStatus.RUNNING: "running",
+    RockStatus.STOPPED: "stopped",
+    RockStatus.LEFT_DOMAIN: "left_domain",
+    RockStatus.TIMED_OUT: "timed_out",
+    RockStatus.NEWTON_NOT_CONVERGED: "newton_not_converged",
+    RockStatus.SINGULAR_MATRIX: "singular_matrix",
+    RockStatus.NON_FINITE: "non_finite",
+    RockStatus.NO_SOLUTION: "no_solution",
+}
+
+#: the regular ends of a run; every other status is a numerical failure
+REGULAR = frozenset({RockStatus.STOPPED, RockStatus.LEFT_DOMAIN, RockStatus.TIMED_OUT})
+
+
+def status_name(code: int) -> str:
+    """The string of a status code (``"stopped"``, ``"left_domain"``, ...)."""
+    return NAMES[RockStatus(int(code))]
+
+
+def status_message(code: int) -> str:
+    """A sentence explaining a status code, for error messages."""
+    code = RockStatus(int(code))
+    if code == RockStatus.STOPPED:
+        return "the rock came to rest"
+    if code == RockStatus.LEFT_DOMAIN:
+        return "a hull vertex left the DEM"
+    if code == RockStatus.TIMED_OUT:
+        return "t_max was reached while the rock was still moving"
+    if code == RockStatus.RUNNING:
+        return "the rock is still moving"
+    return MESSAGES[Status(int(code))]
