@@ -44,7 +44,7 @@ def work_precision(ref_q):
     print(f"{'method':<26} {'steps':>8} {'error at T':>12} {'run (s)':>10} {'per step (ns)':>14}")
     for name in STEPPERS:
         steps = [25600, 102400] if name == "explicit" else [100, 400, 1600]
-        integrate(name, INERTIA, OMEGA0, dt=T_END / 4, t_end=T_END)
+        integrate(name, INERTIA, OMEGA0, dt=T_END / steps[0], t_end=2 * T_END / steps[0])
         for n in steps:
             seconds, traj = best_of(
                 lambda n=n, name=name: integrate(

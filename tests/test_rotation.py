@@ -138,3 +138,26 @@ def test_normalize_and_bad_input():
         quat_normalize([0, 0, 0, 0])
     with pytest.raises(ValueError, match="shape"):
         matrix_to_quat(np.eye(4))
+
+
+@pytest.mark.parametrize("case", ["random", "parallel", "antiparallel_x", "antiparallel_z"])
+def test_q_between_rotates_b_onto_c(case):
+    """The rotation of Leine et al. 2021, eq. 72-73: R b is along c, about the axis b x c."""
+    from tumble.rotation.quaternion import q_between, q_rotate
+
+    b = RNG.normal(size=3)
+    c = {
+        "random": RNG.normal(size=3),
+        "parallel": 2.5 * b,
+        "antiparallel_x": -3.0 * b,
+        "antiparallel_z": None,
+    }[case]
+    if case == "antiparallel_z":
+        b, c = np.array([0.0, 0.1, 2.0]), np.array([0.0, -0.1, -2.0])
+    q = q_between(tuple(b), tuple(c))
+    assert abs(np.linalg.norm(q) - 1.0) < 1e-15
+    rb = np.array(q_rotate(q, tuple(b)))
+    np.testing.assert_allclose(rb / np.linalg.norm(rb), c / np.linalg.norm(c), atol=1e-14)
+    if case == "random":  # the axis is b x c, so it is left unchanged
+        axis = np.cross(b, c)
+        np.testing.assert_allclose(q_rotate(q, tuple(axis)), axis, atol=1e-14)

@@ -156,10 +156,11 @@ def q_between(b, c):
     kx = b[1] * c[2] - b[2] * c[1]
     ky = b[2] * c[0] - b[0] * c[2]
     kz = b[0] * c[1] - b[1] * c[0]
-    nb = math.sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2])
-    nc = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
-    w = nb * nc + (b[0] * c[0] + b[1] * c[1] + b[2] * c[2])
-    if w <= 1e-15 * nb * nc:
+    nbc = math.sqrt(
+        (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]) * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
+    )
+    w = nbc + (b[0] * c[0] + b[1] * c[1] + b[2] * c[2])
+    if w <= 1e-15 * nbc:
         # antiparallel: rotate by pi about an axis normal to b
         if abs(b[0]) < abs(b[2]):
             return q_normalize((0.0, 0.0, -b[2], b[1]))
