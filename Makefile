@@ -3,16 +3,22 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WEB := src/tumble/web
 
 .PHONY: demo test lint setup clean bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml | $(WEB)/node_modules
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
+
+# three.js and lil-gui for the Poinsot view, pinned in package-lock.json (npm registry)
+$(WEB)/node_modules: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $@
 
 setup: $(STAMP)
 

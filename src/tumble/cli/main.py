@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.cli import demo, spin, stability
+from tumble.cli import demo, serve, spin, stability
 from tumble.status import KernelError
 
-COMMANDS = {"spin": spin, "demo": demo, "stability": stability}
+COMMANDS = {"spin": spin, "demo": demo, "stability": stability, "serve": serve}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,6 +36,11 @@ def add_parser(sub) -> None:
     p.add_argument("--t-end", type=positive_float, default=20.0, help="duration (s)")
     p.add_argument("--save-every", type=int, default=1)
     p.add_argument("--out", default="out/spin", help="output directory")
+    p.add_argument(
+        "--animate",
+        metavar="MOVIE",
+        help="also write the Poinsot view of the first scheme as a movie (.mp4 or .gif)",
+    )
     p.set_defaults(run=run)
 
 
@@ -56,6 +61,10 @@ def run(args) -> int:
     from tumble.io.provenance import write_provenance
     from tumble.viz.freerot import plot_drift, plot_omega
 
+    if args.animate:
+        from tumble.viz.poinsot import animation_path
+
+        animation_path(args.animate)  # refuse a bad path before the work
     inertia, body = body_inertia(args)
     trajectories, timings, rows = [], {}, []
     for name in args.schemes:
@@ -116,4 +125,11 @@ def run(args) -> int:
             f"   ({w})"
         )
     print(f"wrote {args.out}/")
+    if args.animate:
+        from tumble.viz.poinsot import animate_poinsot
+
+        animate_poinsot(
+            trajectories[0], args.animate, title=f"inertia {np.round(inertia, 4).tolist()}"
+        )
+        print(f"wrote {args.animate}")
     return 0

@@ -1,0 +1,396 @@
+"""The Poinsot view: the JSON API (TestClient) and the page in Debian's Chromium (Playwright).
+
+The browser tests start the real server (``python -m tumble.web.server``) on a free port of
+127.0.0.1 and drive ``/usr/bin/chromium`` (never a downloaded browser) with software WebGL. Without
+that browser they are skipped with a message, unless ``TUMBLE_REQUIRE_BROWSER=1``, where they fail.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+
+from tumble.freerot import SCHEMES
+from tumble.status import KernelError, Status
+
+CHROMIUM = Path("/usr/bin/chromium")
+REQUIRE_BROWSER = os.environ.get("TUMBLE_REQUIRE_BROWSER", "") == "1"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    # WebGL without a GPU: ANGLE on the SwiftShader software rasteriser
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+]
+#: background of the page's WebGL canvas (#14161a)
+BACKGROUND = np.array([20, 22, 26])
+
+
+# ------------------------------------------------------------------------------------ API
+
+
+@pytest.fixture(scope="module")
+def client():
+    from fastapi.testclient import TestClient
+
+    from tumble.web.server import create_app
+
+    with TestClient(create_app(warm_up=False)) as c:
+        yield c
+
+
+def post(client, **request):
+    return client.post("/api/trajectory", json=request)
+
+
+def test_options_list_every_scheme_and_shape(client):
+    response = client.get("/api/options")
+    assert response.status_code == 200
+    options = response.json()
+    assert [s["name"] for s in options["schemes"]] == list(SCHEMES)
+    assert {"cuboid", "crossed_rods", "eota221", "moments"} <= set(options["shapes"])
+    assert client.get("/api/health").json()["ok"] is True
+
+
+def test_trajectory_carries_the_poinsot_construction(client):
+    response = post(client, scheme="implicit", axis="intermediate", t_end=6.0, max_frames=301)
+    assert response.status_code == 200, response.text
+    scene = response.json()
+    inertia = np.array(scene["inertia"])
+    omega = np.array(scene["omega"])
+    assert len(scene["t"]) == omega.shape[0] == 301
+    k0 = scene["invariants"]["energy"]
+    # omega / sqrt(2 K0) on the inertia ellipsoid, its image on the invariable plane
+    # (the samples are sent with 12 significant digits)
+    r_body = omega / math.sqrt(2.0 * k0)
+    assert np.abs(np.sum(inertia * r_body**2, axis=1) - 1.0).max() < 1e-10
+    point_lab = np.array(scene["point_lab"])
+    normal = np.array(scene["plane_normal"])
+    distance = np.array(scene["plane_distance"])
+    assert np.abs(np.sum(point_lab * normal[0], axis=1) - distance[0]).max() < 1e-10
+    assert max(scene["drift"]["energy"]) < 1e-12 and max(scene["drift"]["spin_norm"]) < 1e-12
+    # the flips of the intermediate axis: predicted interval and the count over 6 s
+    from tumble.freerot.exact import flip_period
+
+    interval = scene["flips"]["predicted_interval"]
+    assert abs(interval / flip_period(inertia, scene["omega0"]) - 1.0) < 1e-12
+    counted = scene["flips"]["counted"]
+    assert counted == sorted(counted)
+    assert abs(counted[-1] - 6.0 / interval) <= 1.0
+    # intersection curves of the momentum sphere with the energy ellipsoid
+    g0 = scene["invariants"]["spin_norm"]
+    for loop in scene["curves"]["current"]:
+        loop = np.array(loop)
+        assert np.abs(np.linalg.norm(loop, axis=1) / g0 - 1.0).max() < 1e-6
+
+
+def test_explicit_scheme_near_the_major_axis_drifts(client):
+    """Seed 000: the explicit scheme loses |L| near the major axis; the body starts to flip."""
+    request = {"scheme": "explicit", "axis": "major", "perturbation": 1e-4, "t_end": 20.0}
+    scene = post(client, **request).json()
+    assert max(scene["drift"]["energy"]) < 1e-12
+    assert max(scene["drift"]["spin_norm"]) > 0.05
+    assert scene["flips"]["counted"][-1] >= 1
+    assert scene["flips"]["predicted_interval"] is None  # stable in the exact motion
+    implicit = post(client, **{**request, "scheme": "implicit"}).json()
+    assert implicit["flips"]["counted"][-1] == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"shape": "cuboid", "a": 1.0, "b": 2.0, "c": 3.0},
+        {"shape": "ellipsoid"},
+        {"shape": "cylinder"},
+        {"shape": "crossed_rods", "angle_deg": 60.0, "crossing2": 0.2},
+        {"shape": "eota111", "a": 0.5},
+        {"shape": "eota221", "a": 0.5},
+        {"shape": "moments", "inertia": [1.0, 2.0, 2.5]},
+    ],
+    ids=lambda b: b["shape"],
+)
+def test_every_shape_builds_a_scene(client, body):
+    scene = post(client, body=body, scheme="implicit", t_end=0.5).json()
+    assert "error" not in scene, scene
+    drawing = scene["body"]["drawing"]
+    assert drawing["kind"] in {"mesh", "ellipsoid", "cylinder", "rods"}
+    # the drawn inertia ellipsoid encloses the body
+    inertia = np.array(scene["inertia"])
+    s = scene["body"]["ellipsoid_scale"]
+    if drawing["kind"] == "mesh":
+        reach = np.array(drawing["vertices"]) ** 2 @ inertia
+        assert reach.max() <= s * s
+        assert len(drawing["faces"]) >= 12
+    if drawing["kind"] == "rods":
+        assert len(drawing["segments"]) == 2
+
+
+def test_bad_requests_answer_422_with_a_message(client):
+    cases = [
+        ({"scheme": "verlet"}, "unknown scheme"),
+        ({"dt": -0.01}, "dt must be a positive"),
+        ({"dt": 1e-5, "t_end": 100.0}, "steps is more than"),
+        ({"body": {"shape": "moments", "inertia": [1.0, 1.0, 5.0]}}, "triangle inequality"),
+        ({"axis": "sideways"}, "invalid request: axis"),
+        ({"body": {"shape": "cuboid", "a": -1.0}}, "positive"),
+        ({"colour": "red"}, "invalid request"),
+    ]
+    for request, message in cases:
+        response = post(client, **request)
+        assert response.status_code == 422, request
+        assert message in response.json()["error"], response.json()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [KernelError(Status.NO_SOLUTION, "quat_em at step 3"), NotImplementedError("not yet")],
+    ids=["kernel", "not-implemented"],
+)
+def test_scheme_failures_answer_422(client, monkeypatch, error):
+    import tumble.web.scene as scene_module
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(scene_module, "integrate", fail)
+    response = post(client, scheme="quat_em")
+    assert response.status_code == 422
+    assert str(error) in response.json()["error"]
+
+
+def test_front_end_is_served_locally(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    for path in (
+        "/static/main.js",
+        "/static/style.css",
+        "/vendor/three/build/three.module.js",
+        "/vendor/three/build/three.core.js",
+        "/vendor/three/examples/jsm/controls/OrbitControls.js",
+        "/vendor/lil-gui/dist/lil-gui.esm.js",
+    ):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert len(response.content) > 1000, path
+    # nothing on the page points off this machine
+    for text in (page.text, client.get("/static/main.js").text):
+        assert not re.search(r"https?://|//cdn|unpkg|jsdelivr", text)
+
+
+# -------------------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not CHROMIUM.exists():
+        message = (
+            f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); "
+            "skipped"
+        )
+        if REQUIRE_BROWSER:
+            pytest.fail(message.replace("skipped", "required by TUMBLE_REQUIRE_BROWSER=1"))
+        pytest.skip(message)
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": CHROMIUM_ARGS,
+        "headless": True,
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}}
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    """The real server in a subprocess on a free port; waits until its kernels are compiled."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tumble.web.server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, f"the server did not print its address: {line!r}"
+        url = match.group(0)
+        deadline = time.monotonic() + 300.0
+        while True:
+            assert proc.poll() is None, "the server stopped"
+            try:
+                with urllib.request.urlopen(url + "api/health", timeout=5) as r:
+                    if b'"warm":true' in r.read():
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the server did not compile its kernels in time"
+            time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+class PageWatch:
+    """Console errors, page errors and requests leaving 127.0.0.1, collected for one page."""
+
+    def __init__(self, context, page):
+        self.console_errors: list[str] = []
+        self.page_errors: list[str] = []
+        self.external: list[str] = []
+        context.route("**/*", self._route)
+        page.on(
+            "console",
+            lambda m: self.console_errors.append(m.text) if m.type == "error" else None,
+        )
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+
+    def _route(self, route):
+        url = route.request.url
+        if urlparse(url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.external.append(url)
+            route.abort()
+
+
+def open_page(context, page, url) -> PageWatch:
+    watch = PageWatch(context, page)
+    page.goto(url)
+    wait_loaded(page, 1)
+    return watch
+
+
+def wait_loaded(page, generation: int) -> None:
+    page.wait_for_function(
+        f"window.tumble && window.tumble.generation >= {generation} && !window.tumble.loading",
+        timeout=60_000,
+    )
+    settle(page)
+
+
+def settle(page) -> None:
+    """Let the page draw two more animation frames."""
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def pixels(page, selector: str) -> np.ndarray:
+    from PIL import Image
+
+    png = page.locator(selector).screenshot()
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+
+
+def hold_at(page, t: float) -> None:
+    page.evaluate(f"window.tumble.params.playing = false; window.tumble.params.time = {t}")
+    settle(page)
+
+
+def readout(page, slot: int, field: str) -> str:
+    return page.locator(f'[data-readout="{slot}"] dd[data-field="{field}"]').inner_text()
+
+
+def test_page_draws_the_scene_and_stays_local(context, page, server_url):
+    watch = open_page(context, page, server_url)
+    assert page.evaluate("document.body.dataset.state") == "ready"
+    # WebGL works and the lab view shows the scene: many colours, far from a blank background
+    assert page.evaluate("!!document.getElementById('scene').getContext('webgl2')")
+    lab = pixels(page, '[data-view="lab-0"]')
+    drawn = np.abs(lab - BACKGROUND).sum(axis=-1) > 30
+    assert drawn.mean() > 0.05
+    assert len(np.unique(lab.reshape(-1, 3), axis=0)) > 100
+    body = pixels(page, '[data-view="body-0"]')
+    assert (np.abs(body - BACKGROUND).sum(axis=-1) > 30).mean() > 0.05
+    # the read-outs follow the playback
+    first = readout(page, 0, "time")
+    page.wait_for_timeout(700)
+    assert readout(page, 0, "time") != first
+    assert readout(page, 0, "scheme") == "implicit"
+    assert re.fullmatch(r"\d\.\d\de-\d\d.*", readout(page, 0, "energy"))
+    assert readout(page, 0, "period") == "2.555 s"
+    hold_at(page, 19.0)
+    assert int(readout(page, 0, "flips")) >= 6
+    assert watch.console_errors == [] and watch.page_errors == []
+    assert watch.external == []
+
+
+def test_scheme_and_axis_change_what_is_drawn(context, page, server_url):
+    watch = open_page(context, page, server_url)
+    hold_at(page, 15.0)
+    before = pixels(page, '[data-view="lab-0"]')
+    energy_before = readout(page, 0, "energy")
+
+    page.select_option('[data-control="scheme"] select', "explicit")
+    wait_loaded(page, 2)
+    hold_at(page, 15.0)
+    explicit = pixels(page, '[data-view="lab-0"]')
+    assert readout(page, 0, "scheme") == "explicit"
+    assert float(readout(page, 0, "spin").split()[0]) > 1e-6  # |L| drifts
+    assert readout(page, 0, "energy") != energy_before
+    changed = np.abs(explicit - before).sum(axis=-1) > 30
+    assert changed.mean() > 0.005
+
+    page.select_option('[data-control="axis"] select', "major")
+    wait_loaded(page, 3)
+    hold_at(page, 15.0)
+    major = pixels(page, '[data-view="lab-0"]')
+    assert (np.abs(major - explicit).sum(axis=-1) > 30).mean() > 0.005
+    assert readout(page, 0, "period") == "∞ (no flip)"
+    assert watch.console_errors == [] and watch.page_errors == []
+    assert watch.external == []
+
+
+def test_comparison_mode_and_errors_on_the_page(context, page, server_url):
+    watch = open_page(context, page, server_url)
+    page.locator('[data-control="compare"] input').check()
+    wait_loaded(page, 2)
+    hold_at(page, 10.0)
+    assert page.locator('[data-slot="1"]').is_visible()
+    assert readout(page, 1, "scheme") == "explicit"
+    # synchronised: both views show the same sample, the last one at or before t = 10 s
+    shown = readout(page, 0, "time")
+    assert readout(page, 1, "time") == shown
+    assert 9.9 <= float(shown.split()[0]) <= 10.0
+    second = pixels(page, '[data-view="lab-1"]')
+    assert (np.abs(second - BACKGROUND).sum(axis=-1) > 30).mean() > 0.05
+
+    # an impossible body: the server answers 422 and the page shows why, without crashing
+    page.select_option('[data-control="shape"] select', label="custom moments")
+    wait_loaded(page, 3)
+    field = page.locator('[data-control="C"] input')
+    field.fill("5")
+    field.press("Enter")
+    wait_loaded(page, 4)
+    error = page.locator('[data-slot="0"] .error')
+    assert error.is_visible()
+    assert "triangle inequality" in error.inner_text()
+    assert page.evaluate("document.body.dataset.state") == "error"
+    assert watch.page_errors == []
+    # the only console errors are the browser's own notes of the two 422 answers
+    assert all("422" in message for message in watch.console_errors), watch.console_errors
+    assert watch.external == []
