@@ -71,3 +71,30 @@ def solve3(m, b):
         (c0[1] * b[0] + c1[1] * b[1] + c2[1] * b[2]) * inv,
         (c0[2] * b[0] + c1[2] * b[1] + c2[2] * b[2]) * inv,
     ), True
+
+
+@jit
+def factor3(m):
+    """Cofactor columns and inverse determinant of ``m``, for repeated solves with one matrix.
+
+    Returns ``(c0, c1, c2, inv_det, ok)``; ``m^-1 b = (c0 b0 + c1 b1 + c2 b2) inv_det``. ``ok`` is
+    False under the same singularity test as :func:`solve3`.
+    """
+    c0 = cross(m[1], m[2])
+    c1 = cross(m[2], m[0])
+    c2 = cross(m[0], m[1])
+    det = dot(m[0], c0)
+    scale2 = dot(m[0], m[0]) * dot(m[1], m[1]) * dot(m[2], m[2])
+    if not (det * det > 1e-28 * scale2 and det != 0.0):
+        return c0, c1, c2, 0.0, False
+    return c0, c1, c2, 1.0 / det, True
+
+
+@jit
+def solve_factored(c0, c1, c2, inv_det, b):
+    """``m^-1 b`` from the output of :func:`factor3`."""
+    return (
+        (c0[0] * b[0] + c1[0] * b[1] + c2[0] * b[2]) * inv_det,
+        (c0[1] * b[0] + c1[1] * b[1] + c2[1] * b[2]) * inv_det,
+        (c0[2] * b[0] + c1[2] * b[1] + c2[2] * b[2]) * inv_det,
+    )
