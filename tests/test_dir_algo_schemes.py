@@ -9,6 +9,7 @@ from scipy.integrate import solve_ivp
 from tumble.freerot import integrate, step
 from tumble.freerot.algo_c1 import AlgoC1
 from tumble.freerot.dir_em import DirEM, director_energy, director_spin, euler_tensor
+from tumble.freerot.heavy_top import HeavyTop
 from tumble.rotation import quat_conj, quat_exp, quat_log, quat_mul, quat_rotate, quat_to_matrix
 from tumble.status import KernelError, Status
 
@@ -183,17 +184,17 @@ def test_major_axis_stays_stable(name):
 
 def heavy_top():
     """Betsch & Siebert 2009, section 5.2: cone on its tip in steady precession."""
-    height, radius, rho, g = 0.1, 0.05, 2700.0, 9.81
-    mass = rho * np.pi * radius**2 * height / 3
-    arm = 0.75 * height
-    j1 = 3 * mass / 80 * (4 * radius**2 + height**2) + mass * arm**2
-    j3 = 0.3 * mass * radius**2
-    theta0, precession = np.pi / 3, 10.0
-    spin_rate = mass * g * arm / (j3 * precession) + (j1 - j3) / j3 * precession * np.cos(theta0)
-    q0 = np.array([np.cos(theta0 / 2), np.sin(theta0 / 2), 0.0, 0.0])
-    r0 = quat_to_matrix(q0)
-    omega0 = r0.T @ (precession * np.array([0.0, 0.0, 1.0]) + spin_rate * r0[:, 2])
-    return (j1, j1, j3), omega0, q0, (mass * g, 0.0, 0.0, arm), arm, theta0, precession
+    top = HeavyTop()
+    q0, omega0 = top.initial_state()
+    return (
+        tuple(top.inertia),
+        omega0,
+        q0,
+        tuple(top.potential),
+        top.arm,
+        top.theta0,
+        top.precession_rate,
+    )
 
 
 def test_dir_em_heavy_top_keeps_energy_and_vertical_spin():

@@ -7,6 +7,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from tumble.freerot import integrate
+from tumble.freerot.heavy_top import HeavyTop
 from tumble.freerot.invariants import relative_drift
 from tumble.freerot.quat_em import QuatEM
 from tumble.freerot.quat_vi import QuatVI
@@ -115,47 +116,20 @@ def test_second_order_attitude_convergence(scheme, reference_attitude):
 # ----------------------------------------------------------------------------------------------
 # heavy symmetric top in steady precession (section 5.2, physics/integrators.md)
 
-CONE_H, CONE_R, RHO, G = 0.1, 0.05, 2700.0, 9.81
-MASS = RHO * np.pi * CONE_R**2 * CONE_H / 3.0
-ARM = 0.75 * CONE_H
-J1 = 3.0 * MASS / 80.0 * (4.0 * CONE_R**2 + CONE_H**2) + MASS * ARM**2
-J3 = 3.0 * MASS * CONE_R**2 / 10.0
-THETA0 = np.pi / 3.0
-W_P = 10.0
-W_S = MASS * G * ARM / (J3 * W_P) + (J1 - J3) / J3 * W_P * np.cos(THETA0)
-TOP = (J1, J1, J3)
-TOP_POTENTIAL = (MASS * G, 0.0, 0.0, ARM)
-
-
-def steady_precession_start():
-    """Initial attitude and body angular velocity of the steady precession.
-
-    The body is tilted by theta0 about the space x axis, ``q0 = (cos(theta0/2), sin(theta0/2),
-    0, 0)`` (section 5.2.1), so the symmetry axis is ``d3 = R(q0) e3 = (0, -sin theta0, cos
-    theta0)`` and the centre of mass ``L d3`` starts at ``-L sin(theta0) e_y``. The angular
-    velocity is the precession about the space z axis plus the spin about the symmetry axis,
-    ``w = w_p e_z + w_s d3``; in the body frame ``Omega = R(q0)^T w = w_p R(q0)^T e_z + w_s e3``
-    with ``R(q0)^T e_z = (0, sin theta0, cos theta0)`` (rotation by -theta0 about x), so::
-
-        Omega0 = (0, w_p sin theta0, w_p cos theta0 + w_s).
-
-    Check of the spin rate: the body spin ``(0, J1 w_p sin, J3 (w_p cos + w_s))`` rotated back is
-    ``L = (0, sin cos (J1 - J3) w_p - J3 w_s sin, ...)``; steady precession needs
-    ``dL/dt = w_p e_z x L = (-w_p L_y, 0, 0)`` equal to the gravity torque
-    ``L d3 x (-M g e_z) = M g L sin theta0 e_x``, which gives the w_s of Moon (section 5.2.1).
-    """
-    q0 = np.array([np.cos(THETA0 / 2), np.sin(THETA0 / 2), 0.0, 0.0])
-    omega0 = np.array([0.0, W_P * np.sin(THETA0), W_P * np.cos(THETA0) + W_S])
-    return q0, omega0
+TOP_MODEL = HeavyTop()
+MASS, ARM, G = TOP_MODEL.mass, TOP_MODEL.arm, TOP_MODEL.gravity
+THETA0, W_P, W_S = TOP_MODEL.theta0, TOP_MODEL.precession_rate, TOP_MODEL.spin_rate
+TOP = tuple(TOP_MODEL.inertia)
+TOP_POTENTIAL = tuple(TOP_MODEL.potential)
+#: q0 = (cos(theta0/2), sin(theta0/2) e_x), Omega0 = (0, w_p sin theta0, w_p cos theta0 + w_s)
+steady_precession_start = TOP_MODEL.initial_state
 
 
 def centre_of_mass_errors(traj):
     """Deviations from the analytic circle (radius, height) and from ``phi_ref(t)``, over L."""
     phi = quat_rotate(traj.q, np.array([0.0, 0.0, ARM]))
-    t = traj.t
     radius = ARM * np.sin(THETA0)
-    height = np.full_like(t, ARM * np.cos(THETA0))
-    ref = np.stack([radius * np.sin(W_P * t), -radius * np.cos(W_P * t), height], axis=1)
+    ref = TOP_MODEL.centre_of_mass(traj.t)
     off_circle = np.maximum(
         np.abs(np.hypot(phi[:, 0], phi[:, 1]) - radius), np.abs(phi[:, 2] - ARM * np.cos(THETA0))
     )

@@ -6,10 +6,16 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.cli import demo, serve, spin, stability
+from tumble.cli import demo, reproduce, serve, spin, stability
 from tumble.status import KernelError
 
-COMMANDS = {"spin": spin, "demo": demo, "stability": stability, "serve": serve}
+COMMANDS = {
+    "spin": spin,
+    "demo": demo,
+    "stability": stability,
+    "serve": serve,
+    "reproduce": reproduce,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
