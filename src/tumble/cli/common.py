@@ -49,3 +49,27 @@ def scheme_list(text: str) -> tuple[str, ...]:
             f"choose from {', '.join(SCHEMES)} or 'all'"
         )
     return names
+
+
+DEFAULT_BOX = (3.0, 2.0, 1.0)
+
+
+def add_body_arguments(parser) -> None:
+    """``--inertia A,B,C`` or ``--box a,b,c`` with ``--mass``; default the Leine cuboid."""
+    body = parser.add_mutually_exclusive_group()
+    body.add_argument("--inertia", type=float_tuple(3), help="principal moments A,B,C (kg m^2)")
+    body.add_argument(
+        "--box", type=float_tuple(3), help="cuboid edge lengths a,b,c (m); default 3,2,1"
+    )
+    parser.add_argument("--mass", type=positive_float, default=1.0, help="mass for --box (kg)")
+
+
+def body_inertia(args) -> tuple[np.ndarray, dict]:
+    """Principal moments from the body arguments, and a description for the provenance."""
+    if args.inertia is not None:
+        return np.asarray(args.inertia, dtype=np.float64), {"inertia": list(args.inertia)}
+    from tumble.bodies.catalogue import cuboid
+
+    box = args.box or DEFAULT_BOX
+    body = cuboid(*box, mass=args.mass)
+    return np.array(body.inertia, dtype=np.float64), {"box": list(box), "mass": args.mass}

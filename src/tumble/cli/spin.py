@@ -7,9 +7,13 @@ import time
 
 import numpy as np
 
-from tumble.cli.common import float_tuple, positive_float, scheme_list
-
-DEFAULT_BOX = (3.0, 2.0, 1.0)
+from tumble.cli.common import (
+    add_body_arguments,
+    body_inertia,
+    float_tuple,
+    positive_float,
+    scheme_list,
+)
 
 
 def add_parser(sub) -> None:
@@ -23,12 +27,7 @@ def add_parser(sub) -> None:
             "implicit, dt = 0.01 s, 20 s."
         ),
     )
-    body = p.add_mutually_exclusive_group()
-    body.add_argument("--inertia", type=float_tuple(3), help="principal moments A,B,C (kg m^2)")
-    body.add_argument(
-        "--box", type=float_tuple(3), help="cuboid edge lengths a,b,c (m); default 3,2,1"
-    )
-    p.add_argument("--mass", type=positive_float, default=1.0, help="mass for --box (kg)")
+    add_body_arguments(p)
     p.add_argument("--omega0", type=float_tuple(3), default=(1e-3, 1e-3, 10.0), help="rad/s, body")
     p.add_argument("--q0", type=float_tuple(4), default=(1.0, 0.0, 0.0, 0.0), help="w,x,y,z")
     p.add_argument("--schemes", type=scheme_list, default=("explicit", "implicit"))
@@ -42,16 +41,6 @@ def add_parser(sub) -> None:
         help="also write the Poinsot view of the first scheme as a movie (.mp4 or .gif)",
     )
     p.set_defaults(run=run)
-
-
-def body_inertia(args) -> tuple[np.ndarray, dict]:
-    if args.inertia is not None:
-        return np.asarray(args.inertia), {"inertia": list(args.inertia)}
-    from tumble.bodies.catalogue import cuboid
-
-    box = args.box or DEFAULT_BOX
-    body = cuboid(*box, mass=args.mass)
-    return np.asarray(body.inertia), {"box": list(box), "mass": args.mass}
 
 
 def run(args) -> int:

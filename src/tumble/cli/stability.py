@@ -8,9 +8,14 @@ import time
 
 import numpy as np
 
-from tumble.cli.common import float_tuple, positive_float, scheme_list
+from tumble.cli.common import (
+    add_body_arguments,
+    body_inertia,
+    float_tuple,
+    positive_float,
+    scheme_list,
+)
 
-DEFAULT_BOX = (3.0, 2.0, 1.0)
 AXIS_CHOICES = ("major", "intermediate", "minor", "0", "1", "2")
 
 
@@ -27,12 +32,7 @@ def add_parser(sub) -> None:
             "Default body: the cuboid of Leine et al. 2021 (3 x 2 x 1 m, 1 kg)."
         ),
     )
-    body = p.add_mutually_exclusive_group()
-    body.add_argument("--inertia", type=float_tuple(3), help="principal moments A,B,C (kg m^2)")
-    body.add_argument(
-        "--box", type=float_tuple(3), help="cuboid edge lengths a,b,c (m); default 3,2,1"
-    )
-    p.add_argument("--mass", type=positive_float, default=1.0, help="mass for --box (kg)")
+    add_body_arguments(p)
     p.add_argument(
         "--axis",
         choices=AXIS_CHOICES,
@@ -53,16 +53,6 @@ def add_parser(sub) -> None:
     p.add_argument("--map-points", type=int, default=24, help="grid points per map direction")
     p.add_argument("--out", default=None, help="output directory (default out/stability)")
     p.set_defaults(run=run)
-
-
-def body_inertia(args) -> tuple[np.ndarray, dict]:
-    if args.inertia is not None:
-        return np.asarray(args.inertia, dtype=np.float64), {"inertia": list(args.inertia)}
-    from tumble.bodies.catalogue import cuboid
-
-    box = args.box or DEFAULT_BOX
-    body = cuboid(*box, mass=args.mass)
-    return np.array(body.inertia, dtype=np.float64), {"box": list(box), "mass": args.mass}
 
 
 def _complex(z: complex) -> str:

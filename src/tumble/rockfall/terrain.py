@@ -69,8 +69,11 @@ EDGE_SLACK = 1e-9
 
 
 @jit
-def bilinear(values, x0, y0, dx, dy, x, y):
-    """Bilinear interpolation of a grid ``values[j, i]`` at (x, y); returns ``(value, inside)``."""
+def _cell(values, x0, y0, dx, dy, x, y):
+    """The four samples of the cell holding (x, y) and the local coordinates (eta, xi) in it.
+
+    Returns ``(h00, h10, h01, h11, eta, xi, inside)`` (L14 section 3.3 notation).
+    """
     u = (x - x0) / dx
     v = (y - y0) / dy
     nx = values.shape[1]
@@ -81,15 +84,26 @@ def bilinear(values, x0, y0, dx, dy, x, y):
         and u <= nx - 1 + EDGE_SLACK
         and v <= ny - 1 + EDGE_SLACK
     ):
-        return 0.0, False
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False
     k = min(int(u), nx - 2)
     l = min(int(v), ny - 2)
-    eta = u - k
-    xi = v - l
-    h00 = values[l, k]
-    h10 = values[l, k + 1]
-    h01 = values[l + 1, k]
-    h11 = values[l + 1, k + 1]
+    return (
+        values[l, k],
+        values[l, k + 1],
+        values[l + 1, k],
+        values[l + 1, k + 1],
+        u - k,
+        v - l,
+        True,
+    )
+
+
+@jit
+def bilinear(values, x0, y0, dx, dy, x, y):
+    """Bilinear interpolation of a grid ``values[j, i]`` at (x, y); returns ``(value, inside)``."""
+    h00, h10, h01, h11, eta, xi, inside = _cell(values, x0, y0, dx, dy, x, y)
+    if not inside:
+        return 0.0, False
     z = (
         h00 * (1.0 - eta) * (1.0 - xi)
         + h10 * eta * (1.0 - xi)
@@ -106,25 +120,9 @@ def surface(heights, x0, y0, dx, dy, x, y):
     Returns ``(z, (n_x, n_y, n_z), inside)``; outside the grid ``inside`` is False and the other
     values are meaningless.
     """
-    u = (x - x0) / dx
-    v = (y - y0) / dy
-    nx = heights.shape[1]
-    ny = heights.shape[0]
-    if not (
-        u >= -EDGE_SLACK
-        and v >= -EDGE_SLACK
-        and u <= nx - 1 + EDGE_SLACK
-        and v <= ny - 1 + EDGE_SLACK
-    ):
+    h00, h10, h01, h11, eta, xi, inside = _cell(heights, x0, y0, dx, dy, x, y)
+    if not inside:
         return 0.0, (0.0, 0.0, 1.0), False
-    k = min(int(u), nx - 2)
-    l = min(int(v), ny - 2)
-    eta = u - k
-    xi = v - l
-    h00 = heights[l, k]
-    h10 = heights[l, k + 1]
-    h01 = heights[l + 1, k]
-    h11 = heights[l + 1, k + 1]
     z = (
         h00 * (1.0 - eta) * (1.0 - xi)
         + h10 * eta * (1.0 - xi)
