@@ -65,3 +65,24 @@ def jit_parallel(func=None):
 
 
 prange = range if DISABLED else numba.prange
+
+
+def set_threads(n: int | None = None) -> int:
+    """Use ``n`` threads in the ``prange`` loops of :func:`jit_parallel` kernels (None: all the
+    cores numba was started with); returns the number used before. A no-op returning 1 when
+    the JIT is disabled."""
+    if DISABLED:
+        return 1
+    previous = numba.get_num_threads()
+    limit = numba.config.NUMBA_NUM_THREADS
+    if n is None:
+        n = limit
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit:
+        raise ValueError(f"threads must be an integer from 1 to {limit}, got {n!r}")
+    numba.set_num_threads(n)
+    return previous
+
+
+def get_threads() -> int:
+    """Number of threads the ``prange`` loops use now."""
+    return 1 if DISABLED else numba.get_num_threads()

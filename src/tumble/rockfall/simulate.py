@@ -193,7 +193,9 @@ def pack_model(
     options[O_SCHEME] = SCHEME_IDS[scheme]
     options[O_GAP_TOL] = GAP_TOL
     body = np.array([rock.mass, *rock.inertia], dtype=np.float64)
-    vertices = np.ascontiguousarray(rock.vertices, dtype=np.float64)
+    # a writeable copy: the ensemble driver passes per-rock (writeable) vertex arrays to the same
+    # step kernel, which is then compiled once for both
+    vertices = np.array(rock.vertices, dtype=np.float64, order="C")
     return RockModel(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)
 
 

@@ -1,0 +1,293 @@
+"""Rockfall ensembles: the same numbers whatever the threads, the chunking or Dask; agreement with a
+plain loop over ``simulate``; resumed runs; per-rock random streams; heterogeneous rocks; inputs
+refused before any work."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tumble._jit import get_threads
+from tumble.rockfall import Rock, Soil, Terrain, simulate
+from tumble.rockfall.ensemble import Ensemble, read_chunk, run_chunks
+from tumble.rockfall.hazard import RASTERS, reduce_chunks
+from tumble.rockfall.release import Release, rock_rng, uniform_quaternion
+
+SOIL = Soil.preset("medium")
+TIMING = ("wall_time_s", "rock_steps_per_s")
+MAXIMA = (
+    "kinetic_energy_max_kJ",
+    "velocity_max_ms",
+    "rotational_velocity_max_rps",
+    "jump_height_max_m",
+)
+
+
+def small_slope() -> Terrain:
+    """A 40 degree slope over 20 m, then a flat run-out of 40 m, 30 m wide, 1 m grid."""
+    x = np.arange(61.0)
+    heights = np.broadcast_to(np.maximum(20.0 - x, 0.0) * math.tan(math.radians(40.0)), (31, 61))
+    return Terrain.from_array(heights, x0=0.0, y0=-15.0, dx=1.0)
+
+
+TERRAIN = small_slope()
+RELEASE = Release(point=(3.0, 0.0), height=1.2, speed_downslope=1.0)
+
+
+def ensemble(n=20, scheme="implicit", seed=7, **kwargs) -> Ensemble:
+    return Ensemble(
+        TERRAIN,
+        Rock.eota221(mass=780.0),
+        SOIL,
+        RELEASE.draw(TERRAIN, n, seed),
+        scheme=scheme,
+        t_max=kwargs.pop("t_max", 16.0),
+        seed=seed,
+        **kwargs,
+    )
+
+
+def same_result(a, b) -> None:
+    for name in RASTERS:
+        assert np.array_equal(a.rasters[name], b.rasters[name], equal_nan=True), name
+    for name, column in a.rocks.items():
+        assert np.array_equal(column, b.rocks[name], equal_nan=column.dtype.kind == "f"), name
+    strip = {k: v for k, v in a.summary.items() if k not in TIMING}
+    assert strip == {k: v for k, v in b.summary.items() if k not in TIMING}
+
+
+def test_same_numbers_for_any_threads_and_chunking():
+    """Bit-identical rasters, per-rock table and statistics with 1 and 2 threads and with chunks
+    of 20, 7 and 3 rocks."""
+    ens = ensemble()
+    before = get_threads()
+    one = ens.run(threads=1, chunk_size=20)
+    assert get_threads() == before
+    two = ens.run(threads=2, chunk_size=7)
+    small = ens.run(threads=2, chunk_size=3)
+    same_result(one, two)
+    same_result(one, small)
+    assert one.summary["fractions"]["stopped"] > 0.5  # the rocks reach the flat and stop
+
+
+def test_dask_local_cluster_gives_the_local_numbers(tmp_path):
+    """Chunks computed on a LocalCluster of 2 single-threaded worker processes equal the local
+    ones bit for bit."""
+    ens = ensemble(n=8, t_max=4.0)
+    local = run_chunks(ens, tmp_path / "local", chunk_size=3, progress=False)
+    remote = run_chunks(ens, tmp_path / "dask", chunk_size=3, dask="local:2", progress=False)
+    assert len(local.chunks) == len(remote.chunks) == 3
+    for a, b in zip(local.chunks, remote.chunks, strict=True):
+        assert a.keys() == b.keys()
+        for name in a:
+            assert np.array_equal(a[name], b[name], equal_nan=True), name
+
+
+def reference(ens: Ensemble, rest_speed: float):
+    """Per-rock loop over simulate: trajectories of every step, and the ensemble quantities
+    recomputed from them with numpy."""
+    rows = []
+    for k in range(ens.n_rocks):
+        traj = simulate(
+            TERRAIN,
+            Rock.eota221(mass=780.0),
+            SOIL,
+            ens.states.position[k],
+            ens.states.orientation[k],
+            ens.states.velocity[k],
+            ens.states.omega[k],
+            scheme=ens.scheme,
+            t_max=ens.t_max,
+            pgs_tol=ens.pgs_tol,
+        )
+        energy = traj.kinetic_energy()[1:]
+        speed = traj.speed()[1:]
+        rotation = traj.rotation_speed()[1:]
+        flying = ~traj.in_contact[1:]
+        jump = np.where(flying, traj.height[1:], np.nan)
+        step = np.rint(traj.t[1:] / traj.dt).astype(int)
+        moving = energy > 0.5 * traj.mass * rest_speed**2
+        sample = (step % ens.sample_every == 0) & moving
+        i = np.floor((traj.position[1:, 0] - TERRAIN.x0) / TERRAIN.dx + 0.5).astype(int)
+        j = np.floor((traj.position[1:, 1] - TERRAIN.y0) / TERRAIN.dy + 0.5).astype(int)
+        rows.append(
+            {
+                "traj": traj,
+                "max": [energy.max(), speed.max(), rotation.max(), np.nanmax(jump)],
+                "samples": [energy[sample], speed[sample], rotation[sample]],
+                "jump_samples": jump[sample & flying],
+                "cell": j * TERRAIN.shape[1] + i,
+                "energy": energy,
+                "jump": jump,
+            }
+        )
+    return rows
+
+
+def test_statistics_and_rasters_agree_with_a_loop_over_simulate():
+    """20 rocks: final states, statuses and the cells passed identical to simulate; per-rock and
+    per-cell maxima within 1e-13 (the kinetic energy is summed in another order there), path
+    statistics, mean and percentile rasters within 1e-12."""
+    ens = ensemble(n=20, scheme="explicit")
+    result = ens.run(threads=2, chunk_size=6)
+    ref = reference(ens, ens.rest_speed)
+    rocks = result.rocks
+    for k, r in enumerate(ref):
+        traj = r["traj"]
+        assert rocks["status"][k] == traj.status
+        assert rocks["steps"][k] == traj.steps
+        assert np.array_equal([rocks["x"][k], rocks["y"][k], rocks["z"][k]], traj.position[-1])
+        maxima = [rocks[name][k] for name in MAXIMA]
+        np.testing.assert_allclose(maxima, np.multiply(r["max"], [1e-3, 1, 1, 1]), rtol=1e-13)
+    for q, name in enumerate(("kinetic_energy_kJ", "velocity_ms", "rotational_velocity_rps")):
+        values = np.concatenate([r["samples"][q] for r in ref]) * (1e-3 if q == 0 else 1.0)
+        path = result.summary[name]["path"]
+        assert path["samples"] == values.size
+        assert path["mean"] == pytest.approx(values.mean(), rel=1e-12)
+        assert path["std"] == pytest.approx(values.std(), rel=1e-12)
+    jumps = np.concatenate([r["jump_samples"] for r in ref])
+    assert result.summary["jump_height_m"]["path"]["mean"] == pytest.approx(jumps.mean(), rel=1e-12)
+    # rasters: each rock's maximum per cell, then over rocks
+    size = TERRAIN.heights.size
+    passing = np.zeros(size)
+    energy_max = np.full(size, -np.inf)
+    per_cell: dict[int, list[float]] = {}
+    jump_max = np.full(size, -np.inf)
+    for r in ref:
+        cells = r["cell"]
+        for cell in np.unique(cells):
+            here = cells == cell
+            passing[cell] += 1
+            e = r["energy"][here].max() * 1e-3
+            energy_max[cell] = max(energy_max[cell], e)
+            per_cell.setdefault(int(cell), []).append(e)
+            if np.isfinite(r["jump"][here]).any():
+                jump_max[cell] = max(jump_max[cell], np.nanmax(r["jump"][here]))
+    rasters = {k: v.ravel() for k, v in result.rasters.items()}
+    assert np.array_equal(rasters["passing_count"], passing)
+    assert np.array_equal(rasters["reach_probability"], passing / ens.n_rocks)
+    reached = passing > 0
+    np.testing.assert_allclose(rasters["kinetic_energy_max"][reached], energy_max[reached], 1e-13)
+    assert np.isnan(rasters["kinetic_energy_max"][~reached]).all()
+    flown = np.isfinite(jump_max)
+    assert np.array_equal(np.isfinite(rasters["jump_height_max"]), flown)
+    np.testing.assert_allclose(rasters["jump_height_max"][flown], jump_max[flown], rtol=1e-13)
+    cells = np.array(sorted(per_cell))
+    mean = np.array([np.mean(per_cell[c]) for c in cells])
+    p95 = np.array([np.percentile(per_cell[c], 95) for c in cells])
+    np.testing.assert_allclose(rasters["kinetic_energy_mean"][cells], mean, rtol=1e-12)
+    np.testing.assert_allclose(rasters["kinetic_energy_p95"][cells], p95, rtol=1e-12)
+    stopped = [r["traj"].position[-1] for r in ref if r["traj"].status == "stopped"]
+    assert rasters["deposit_count"].sum() == len(stopped)
+
+
+def test_resume_after_an_interrupted_run_gives_the_uninterrupted_result(tmp_path):
+    """Two of four chunks, then --resume: the chunk files and the reduced results equal those
+    of one uninterrupted run; a finished run is not recomputed; other inputs are refused."""
+    ens = ensemble(n=10, t_max=6.0)
+    whole = run_chunks(ens, tmp_path / "whole", chunk_size=3, progress=False)
+    part = run_chunks(ens, tmp_path / "cut", chunk_size=3, progress=False, max_chunks=2)
+    assert part.computed == 2 and len(part.chunks) == 2
+    with pytest.raises(ValueError, match="incomplete"):
+        reduce_chunks(ens, part.chunks, 1.0)
+    with pytest.raises(ValueError, match="--resume"):
+        run_chunks(ens, tmp_path / "cut", chunk_size=3, progress=False)
+    with pytest.raises(ValueError, match="chunk size"):
+        run_chunks(ens, tmp_path / "cut", chunk_size=4, resume=True, progress=False)
+    other = ensemble(n=10, t_max=6.0, seed=8)
+    with pytest.raises(ValueError, match="different run"):
+        run_chunks(other, tmp_path / "cut", resume=True, progress=False)
+    resumed = run_chunks(ens, tmp_path / "cut", resume=True, progress=False)
+    assert resumed.computed == 2
+    for i in range(4):
+        a = read_chunk(tmp_path / "whole" / "chunks" / f"chunk_{i:06d}.npz")
+        b = read_chunk(tmp_path / "cut" / "chunks" / f"chunk_{i:06d}.npz")
+        for name in a:
+            assert np.array_equal(a[name], b[name], equal_nan=True), name
+    same_result(
+        reduce_chunks(ens, whole.chunks, whole.wall_time),
+        reduce_chunks(ens, resumed.chunks, resumed.wall_time),
+    )
+    again = run_chunks(ens, tmp_path / "cut", resume=True, progress=False)
+    assert again.computed == 0 and len(again.chunks) == 4
+    assert not list((tmp_path / "cut" / "chunks").glob("*.partial"))
+
+
+def test_release_streams_do_not_depend_on_the_number_of_rocks():
+    """Rock k's stream is the k-th child of SeedSequence(seed).spawn(n); its start is the same
+    when drawn among 5 or 50 rocks or alone; places on a line and in a polygon lie there."""
+    children = np.random.SeedSequence(11).spawn(6)
+    for k in (0, 5):
+        expected = np.random.default_rng(children[k]).random(3)
+        assert np.array_equal(rock_rng(11, k).random(3), expected)
+    few = RELEASE.draw(TERRAIN, 5, seed=11)
+    many = RELEASE.draw(TERRAIN, 50, seed=11)
+    alone = RELEASE.draw(TERRAIN, 1, seed=11, first=4)
+    assert np.array_equal(few.orientation, many.orientation[:5])
+    assert np.array_equal(alone.orientation[0], many.orientation[4])
+    norms = np.linalg.norm(many.orientation, axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-15)
+    # 1.2 m above the terrain, 1 m/s down the 40 deg slope
+    assert np.allclose(many.position[:, 2] - TERRAIN.height(3.0, 0.0), 1.2)
+    a = math.radians(40.0)
+    assert np.allclose(many.velocity, [math.cos(a), 0.0, -math.sin(a)], atol=1e-15)
+    line = Release(line=((2.0, -5.0), (4.0, 5.0))).draw(TERRAIN, 30, seed=1)
+    t = (line.position[:, 1] + 5.0) / 10.0
+    assert np.allclose(line.position[:, 0], 2.0 + 2.0 * t) and 0 < t.min() < t.max() < 1
+    square = ((1.0, -2.0), (5.0, -2.0), (5.0, 2.0), (1.0, 2.0))
+    triangle = Release(polygon=square[:3]).draw(TERRAIN, 40, seed=2).position
+    assert (triangle[:, 0] - 1.0 >= triangle[:, 1] + 2.0).all()  # below the diagonal
+
+
+def test_uniform_orientations():
+    """Uniform on SO(3): E[w^2] = 1/4 and E[(x.e)^2] = 1/3 for the rotated x axis (4000 draws,
+    tolerance 4 standard errors)."""
+    q = np.array([uniform_quaternion(rock_rng(3, k)) for k in range(4000)])
+    w2 = q[:, 0] ** 2
+    assert abs(w2.mean() - 0.25) < 4 * w2.std() / math.sqrt(q.shape[0])
+    y, z = q[:, 2], q[:, 3]
+    first_row = 1.0 - 2.0 * (y * y + z * z)  # (A e_x) . e_x
+    assert abs((first_row**2).mean() - 1.0 / 3.0) < 4 * (first_row**2).std() / 63.0
+
+
+def test_heterogeneous_rocks_match_simulate_of_the_same_rock():
+    """A table of two shapes with a scale and a mass per rock: every rock equals simulate of
+    ensemble.rock(k), and a scaled EOTA221 at constant density has the inertia of the EOTA221
+    of the scaled size (to 1e-12)."""
+    shapes = (Rock.eota221(mass=780.0), Rock.box(0.8, 0.6, 0.4, density=2740.0))
+    n = 6
+    shape_id = np.array([0, 1, 0, 1, 1, 0])
+    scale = np.array([1.0, 1.2, 0.8, 1.0, 0.9, 1.1])
+    ens = Ensemble(
+        TERRAIN,
+        shapes,
+        SOIL,
+        Release(point=(3.0, 0.0), height=1.5).draw(TERRAIN, n, seed=4),
+        shape_id=shape_id,
+        scale=scale,
+        t_max=3.0,
+    )
+    chunk = ens.run_chunk(0, n)
+    for k in range(n):
+        traj = ens.trajectory(k)
+        assert chunk["steps"][k] == traj.steps
+        assert np.array_equal(chunk["final_state"][k, :3], traj.position[-1])
+    scaled = ens.rock(2)
+    direct = Rock.eota221(size=0.8 * np.ptp(Rock.eota221(mass=780.0).vertices[:, 0]))
+    np.testing.assert_allclose(scaled.inertia, direct.inertia, rtol=1e-12)
+    assert scaled.mass == pytest.approx(780.0 * 0.8**3, rel=1e-14)
+
+
+def test_bad_inputs_fail_before_any_work():
+    """Negative mass, a release outside the DEM, a rock starting inside the terrain: ValueError
+    naming the field."""
+    states = RELEASE.draw(TERRAIN, 3, seed=1)
+    with pytest.raises(ValueError, match=r"rock\.mass"):
+        Ensemble(TERRAIN, Rock.eota221(mass=780.0), SOIL, states, mass=np.array([1.0, -2, 3]))
+    with pytest.raises(ValueError, match=r"release\.point.*outside the DEM"):
+        Release(point=(80.0, 0.0)).draw(TERRAIN, 3, seed=1)
+    with pytest.raises(ValueError, match=r"release\.height.*below the terrain"):
+        low = Release(point=(30.0, 0.0), height=0.05)
+        Ensemble(TERRAIN, Rock.eota221(mass=780.0), SOIL, low.draw(TERRAIN, 3, seed=1))
+    with pytest.raises(ValueError, match="exactly one"):
+        Release(point=(1.0, 0.0), line=((0, 0), (1, 1)))

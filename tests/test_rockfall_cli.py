@@ -1,0 +1,194 @@
+"""``tumble rockfall run`` and ``compare`` end to end on a small DEM: every listed output, rasters
+georeferenced like the DEM, configuration files with overrides, resumed runs, and bad
+configurations refused before any work."""
+
+import json
+import math
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import rasterio
+
+from tumble.cli.main import main
+from tumble.io.config import apply_overrides, load_config
+from tumble.rockfall import Terrain
+from tumble.rockfall.hazard import RASTERS
+
+CRS = "EPSG:2056"
+
+
+@pytest.fixture(scope="module")
+def dem(tmp_path_factory):
+    """A 50 m long, 30 m wide 35 degree slope with a 20 m flat foot, 1 m grid, Swiss CRS, with
+    an origin that is not zero."""
+    x = np.arange(51.0)
+    z = np.maximum(30.0 - x, 0.0) * math.tan(math.radians(35.0))
+    heights = np.broadcast_to(z, (31, 51))
+    terrain = Terrain.from_array(heights, x0=2600000.0, y0=1200000.0, dx=1.0, crs=CRS)
+    path = tmp_path_factory.mktemp("dem") / "slope.tif"
+    terrain.write(path)
+    return path
+
+
+def run(dem, out, *extra) -> int:
+    return main(
+        [
+            "rockfall",
+            "run",
+            "--dem",
+            str(dem),
+            "--release",
+            "2600003,1200015",
+            "--t-max",
+            "6",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+
+
+def test_run_writes_every_output_georeferenced_like_the_dem(dem, tmp_path, capsys):
+    out = tmp_path / "run"
+    code = run(dem, out, "--rocks", "10", "--chunk-size", "4", "--ascii", "output.trajectories=3")
+    assert code == 0
+    assert "10 rocks (implicit)" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_rocks"] == 10 and summary["scheme"] == "implicit"
+    assert summary["dt"] == 0.002 and summary["seed"] == 0
+    for name in ("kinetic_energy_kJ", "velocity_ms", "rotational_velocity_rps", "jump_height_m"):
+        assert set(summary[name]["path"]) == {"mean", "std", "samples"}
+        assert set(summary[name]["rock_max"]) == {"mean", "std", "p50", "p95", "max"}
+    assert set(summary["runout_m"]) == {"mean", "std", "p50", "p95", "max"}
+    assert set(summary["lateral_spread_m"]) == {"std", "p95"}
+    assert sum(summary["fractions"].values()) == pytest.approx(1.0)
+    assert summary["wall_time_s"] > 0 and summary["rock_steps_per_s"] > 0
+    with rasterio.open(dem) as source:
+        transform, crs = source.transform, source.crs
+    for name in RASTERS:
+        for suffix in (".tif", ".asc"):
+            assert (out / "rasters" / f"{name}{suffix}").is_file(), name + suffix
+        with rasterio.open(out / "rasters" / f"{name}.tif") as raster:
+            assert raster.transform == transform and raster.crs == crs
+    with rasterio.open(out / "rasters" / "passing_count.tif") as raster:
+        passing = raster.read(1)
+    assert passing.max() <= 10 and passing.sum() > 10
+    deposits = (out / "deposits.csv").read_text().splitlines()
+    assert len(deposits) == 11 and deposits[0].startswith("rock,x,y,z,status,t_s")
+    table = pq.read_table(out / "trajectories.parquet")
+    assert set(table.column("rock").to_pylist()) == {0, 1, 2}
+    for figure in ("energy_map.png", "profile.png", "histograms.png"):
+        assert (out / "figures" / figure).stat().st_size > 10_000
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["config"]["resolved"]["rocks"] == 10
+    assert provenance["config"]["resolved"]["output"]["trajectories"] == 3
+    assert not list(out.glob(".outputs-partial-*"))
+    # a finished run is not recomputed; without --resume the directory is refused
+    assert run(dem, out, "--rocks", "10", "--resume") == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert run(dem, out, "--rocks", "10") == 2
+    assert "--resume" in capsys.readouterr().err
+
+
+def test_single_rock_writes_its_trajectory(dem, tmp_path):
+    out = tmp_path / "one"
+    assert run(dem, out, "--rocks", "1", "--scheme", "explicit", "--no-figures") == 0
+    csv = (out / "trajectory.csv").read_text().splitlines()
+    header = csv[0].split(",")
+    for column in ("t", "x", "qw", "vx", "omega_z", "kinetic_energy_J", "in_contact", "mu"):
+        assert column in header
+    assert "slippage_m" in header and "height_m" in header
+    table = pq.read_table(out / "trajectory.parquet")
+    assert table.num_rows == len(csv) - 1
+    summary = json.loads((out / "summary.json").read_text())
+    steps = summary["rock_steps"]
+    assert table.num_rows == steps + 1  # every step and the release
+
+
+def test_config_file_and_overrides(tmp_path, dem):
+    config = tmp_path / "run.toml"
+    config.write_text(
+        f'dem = "{dem}"\nrocks = 3\nscheme = "explicit"\n\n[release]\n'
+        'point = [2600003.0, 1200015.0]\nheight = 2.0\n\n[rock]\nshape = "box"\n'
+        "box = [0.6, 0.5, 0.4]\n"
+    )
+    resolved = load_config(config, {"rocks": 4}, ["release.height=1.5", "soil.preset=l14_scarring"])
+    assert resolved.rocks == 4 and resolved.release.height == 1.5
+    assert resolved.rock.box == (0.6, 0.5, 0.4) and resolved.soil.preset == "l14_scarring"
+    assert apply_overrides({}, ["a.b.c=[1, 2]", "d=word"]) == {
+        "a": {"b": {"c": [1, 2]}},
+        "d": "word",
+    }
+    out = tmp_path / "cfg"
+    assert main(["rockfall", "run", "--config", str(config), "--out", str(out), "t_max=3"]) == 0
+    provenance = json.loads((out / "provenance.json").read_text())["config"]["resolved"]
+    assert provenance["t_max"] == 3.0 and provenance["rock"]["shape"] == "box"
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        (["release.hieght=2"], "release.hieght"),
+        (["rock.mass=-5"], "rock.mass"),
+        (["--release", "2600080,1200015"], "release.point"),
+        (["release.height=0.05", "--release", "2600040,1200015"], "release.height"),
+        (["soil.preset=clay"], "soil.preset"),
+    ],
+)
+def test_bad_configurations_fail_before_any_work(dem, tmp_path, capsys, extra, field):
+    out = tmp_path / "bad"
+    assert run(dem, out, "--rocks", "3", *extra) == 2
+    assert field in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_holes_in_the_dem_are_refused(dem, tmp_path, capsys):
+    terrain = Terrain.from_file(dem)
+    heights = terrain.heights.copy()
+    heights[15, 3] = np.nan
+    holed = tmp_path / "holed.tif"
+    from tumble.io.dem import write_raster
+
+    write_raster(holed, heights, terrain.x0, terrain.y0, 1.0, 1.0, crs=CRS)
+    out = tmp_path / "holed"
+    assert run(holed, out, "--rocks", "2") == 2
+    err = capsys.readouterr().err
+    assert "dem" in err and "holes" in err and not out.exists()
+
+
+def test_interrupted_cli_run_resumes_to_the_uninterrupted_result(dem, tmp_path):
+    """Chunks 0 and 1 of 3 written by an interrupted run, then --resume: the rasters and the
+    statistics equal those of one uninterrupted run; then compare writes the table."""
+    from tumble.io.config import load_config
+    from tumble.rockfall.ensemble import build_ensemble, run_chunks
+
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    common = ["--rocks", "6", "--chunk-size", "2", "--no-figures", "output.trajectories=0"]
+    assert run(dem, whole, *common) == 0
+    config = load_config(
+        None,
+        {"dem": str(dem), "release.point": [2600003, 1200015], "t_max": 6, "rocks": 6},
+        ["output.trajectories=0"],
+    )
+    run_chunks(build_ensemble(config), cut, chunk_size=2, progress=False, max_chunks=2)
+    assert not (cut / "summary.json").exists()
+    assert run(dem, cut, *common, "--resume") == 0
+    a = json.loads((whole / "summary.json").read_text())
+    b = json.loads((cut / "summary.json").read_text())
+    for key in ("wall_time_s", "rock_steps_per_s"):
+        a.pop(key), b.pop(key)
+    assert a == b
+    for name in RASTERS:
+        with (
+            rasterio.open(whole / "rasters" / f"{name}.tif") as ra,
+            rasterio.open(cut / "rasters" / f"{name}.tif") as rb,
+        ):
+            assert np.array_equal(ra.read(1), rb.read(1), equal_nan=True), name
+    out = tmp_path / "cmp"
+    assert main(["rockfall", "compare", str(whole), str(cut), "--out", str(out)]) == 0
+    rows = json.loads((out / "compare.json").read_text())["rows"]
+    assert rows[0]["published implicit"] == "188.00 +- 131.70"
+    assert rows[0]["whole"] == rows[0]["cut"]
+    assert (out / "compare.csv").is_file() and (out / "compare.md").is_file()
+    assert (out / "envelopes.png").stat().st_size > 10_000
