@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.cli import demo, reproduce, rockfall, serve, spin, stability
+from tumble.cli import demo, reproduce, rockfall, serve, spin, stability, validate
 from tumble.status import KernelError
 
 COMMANDS = {
@@ -15,6 +15,7 @@ COMMANDS = {
     "stability": stability,
     "serve": serve,
     "reproduce": reproduce,
+    "validate": validate,
     "rockfall": rockfall,
 }
 

@@ -1,0 +1,306 @@
+"""``tumble validate authume``: simulated against measured stop points of the Authume tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from tumble.cli.common import positive_float
+
+SCHEME_CHOICES = ("both", "implicit", "explicit")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="compare simulated with measured stop points of field tests (Authume quarry)",
+        description=(
+            "Simulate the releases of the Authume quarry field tests on both profiles (P1, P2) "
+            "with per-zone soils, compare the stop points with the measured ones (run-out along "
+            "the profile, lateral offset, 95 % stop envelope) and write metrics.json, per-rock "
+            "stop tables and figures. With --calibrate, first search the soil parameters on a "
+            "grid on P1 only (objective: run-out plus lateral Wasserstein distance) and validate "
+            "with the best; otherwise use the stored calibrated parameters. P2 is never used "
+            "for tuning (docs/validation_authume.md)."
+        ),
+    )
+    p.add_argument("site", choices=("authume",), help="field test site")
+    p.add_argument("--out", default="out/authume", help="output directory")
+    p.add_argument(
+        "--scheme", choices=SCHEME_CHOICES, default="both", help="rotation scheme(s) to run"
+    )
+    p.add_argument(
+        "--rocks-per-profile",
+        type=_positive_int,
+        default=256,
+        help="releases per profile (default 256: 4 drop points x 64 orientations)",
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the releases (default 0)")
+    p.add_argument(
+        "--t-max", type=positive_float, default=60.0, help="simulated time per rock (s), 60"
+    )
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="threads running rocks (default: the number of CPUs); results do not depend on it",
+    )
+    p.add_argument("--calibrate", action="store_true", help="run the calibration grid on P1 first")
+    p.add_argument(
+        "--calibration-scheme",
+        choices=("implicit", "explicit"),
+        default="implicit",
+        help="scheme of the calibration runs (default implicit)",
+    )
+    p.add_argument(
+        "--bandwidth",
+        type=positive_float,
+        default=3.0,
+        help="kernel standard deviation of the stop envelope (m), default 3",
+    )
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help="directory of the Authume data (default $TUMBLE_AUTHUME_DATA or data/authume)",
+    )
+    p.set_defaults(run=run)
+
+
+def _progress(total: int, label: str):
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="rock", disable=None, leave=False)
+    return bar
+
+
+def _stop_table(run, path) -> None:
+    from tumble.io import write_csv
+
+    r = run.releases
+    write_csv(
+        path,
+        {
+            "rock": np.arange(len(run)),
+            "drop": r.drop_id,
+            "orientation": r.orientation_id,
+            "shape": np.array([r.shape_names[s] for s in r.shape_id]),
+            "mass_kg": r.mass,
+            "status": np.array(run.status),
+            "t_end_s": run.t_end,
+            "x_m": run.stop[:, 0],
+            "y_m": run.stop[:, 1],
+            "z_m": run.stop[:, 2],
+            "runout_m": run.coordinates[:, 0],
+            "lateral_m": run.coordinates[:, 1],
+        },
+    )
+
+
+def _measured_table(profile, measured, data_dir, path) -> None:
+    from tumble.io import write_csv
+    from tumble.rockfall.authume import profile_coordinates
+
+    coords = profile_coordinates(profile, measured.position, data_dir)
+    write_csv(
+        path,
+        {
+            "block": np.arange(1, measured.mass.size + 1),
+            "mass_kg": measured.mass,
+            "x_m": measured.position[:, 0],
+            "y_m": measured.position[:, 1],
+            "z_m": measured.position[:, 2],
+            "runout_m": coords[:, 0],
+            "lateral_m": coords[:, 1],
+        },
+    )
+
+
+def run(args) -> int:
+    from tumble.io import ResultDir, write_csv
+    from tumble.io.provenance import write_provenance
+    from tumble.rockfall import authume
+    from tumble.rockfall import validation as V
+    from tumble.viz.validation import plot_calibration, plot_runout, plot_stop_map
+
+    workers = args.workers or max(1, os.cpu_count() or 1)
+    schemes = ("implicit", "explicit") if args.scheme == "both" else (args.scheme,)
+    n = args.rocks_per_profile
+    authume.data_directory(args.data_dir)  # a missing data set fails before any work
+    timings: dict[str, float] = {}
+
+    calibration = None
+    parameters = V.CALIBRATED
+    if args.calibrate:
+        points = len(V.calibration_points(V.CALIBRATION_GRID))
+        bar = _progress(points, "calibration on P1")
+        calibration = V.calibrate(
+            V.CALIBRATION_GRID,
+            scheme=args.calibration_scheme,
+            n=n,
+            seed=args.seed,
+            t_max=args.t_max,
+            workers=workers,
+            data_dir=args.data_dir,
+            progress=lambda i, total: bar.update(1),
+        )
+        bar.close()
+        parameters = calibration.best
+        timings["calibration"] = calibration.seconds
+
+    runs: dict[str, dict] = {}
+    measured = {}
+    metrics: dict = {
+        "site": "authume",
+        "soil_parameters": parameters.as_dict(),
+        "soil": parameters.table(),
+        "zone_rows": {str(k): v for k, v in V.ZONE_ROWS.items()},
+        "calibrated_here": calibration is not None,
+        "calibration_command": None if calibration is not None else V.CALIBRATION_COMMAND,
+        "envelope": {
+            "method": "highest-density region of an isotropic Gaussian KDE of the simulated "
+            "stop points (x, y) holding the given content of them",
+            "content": V.ENVELOPE_CONTENT,
+            "bandwidth_m": args.bandwidth,
+        },
+        "settings": {
+            "rocks_per_profile": n,
+            "seed": args.seed,
+            "t_max_s": args.t_max,
+            "schemes": list(schemes),
+            "spacing_m": 0.5,
+        },
+    }
+    for profile in authume.PROFILES:
+        measured[profile] = authume.measured_endpoints(profile, args.data_dir)
+        coords = authume.profile_coordinates(profile, measured[profile].position, args.data_dir)
+        entry = {
+            "median_runout_measured_m": float(np.median(coords[:, 0])),
+            "n_measured": int(coords.shape[0]),
+            "held_out": profile != "p1",
+        }
+        runs[profile] = {}
+        for scheme in schemes:
+            bar = _progress(n, f"{profile.upper()} {scheme}")
+            run = V.run_profile(
+                profile,
+                parameters,
+                scheme,
+                n=n,
+                seed=args.seed,
+                t_max=args.t_max,
+                workers=workers,
+                data_dir=args.data_dir,
+                progress=lambda k, bar=bar: bar.update(1),
+            )
+            bar.close()
+            runs[profile][scheme] = run
+            timings[f"{profile}_{scheme}"] = run.seconds
+            entry[scheme] = V.profile_metrics(
+                run, measured[profile], args.data_dir, bandwidth=args.bandwidth
+            )
+        metrics[profile] = entry
+
+    terrain = authume.authume_terrain(args.data_dir)
+    config = {
+        "site": args.site,
+        "schemes": list(schemes),
+        "rocks_per_profile": n,
+        "seed": args.seed,
+        "t_max": args.t_max,
+        "workers": workers,
+        "calibrate": bool(args.calibrate),
+        "calibration_scheme": args.calibration_scheme if args.calibrate else None,
+        "calibration_grid": {k: list(v) for k, v in V.CALIBRATION_GRID.items()},
+        "bandwidth": args.bandwidth,
+        "soil_parameters": parameters.as_dict(),
+        "data_dir": str(authume.data_directory(args.data_dir)),
+    }
+    start = time.perf_counter()
+    with ResultDir(args.out) as stage:
+        (stage / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+        for profile, by_scheme in runs.items():
+            _measured_table(
+                profile, measured[profile], args.data_dir, stage / f"measured_{profile}.csv"
+            )
+            for scheme, run in by_scheme.items():
+                _stop_table(run, stage / f"stops_{profile}_{scheme}.csv")
+        label = f"soil {parameters.as_dict()}, {n} rocks per profile, seed {args.seed}"
+        plot_stop_map(
+            terrain, runs, measured, stage / "stop_map.png", bandwidth=args.bandwidth, title=label
+        )
+        plot_runout(runs, measured, stage / "runout.png", title=label)
+        if calibration is not None:
+            columns = {
+                k: np.array([row[k] for row in calibration.rows]) for k in calibration.rows[0]
+            }
+            write_csv(stage / "calibration.csv", columns)
+            (stage / "calibration.json").write_text(
+                json.dumps(
+                    {
+                        "profile": "p1",
+                        "scheme": calibration.scheme,
+                        "rocks": calibration.n,
+                        "seed": calibration.seed,
+                        "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1",
+                        "grid": {k: list(v) for k, v in V.CALIBRATION_GRID.items()},
+                        "best": calibration.best.as_dict(),
+                        "seconds": calibration.seconds,
+                    },
+                    indent=2,
+                )
+                + "\n"
+            )
+            plot_calibration(
+                calibration.rows,
+                stage / "calibration.png",
+                title=f"calibration on P1 ({calibration.scheme}, {n} rocks, seed {args.seed})",
+            )
+        timings["output"] = time.perf_counter() - start
+        write_provenance(stage, config=config, timings=timings, seed=args.seed)
+
+    if calibration is not None:
+        print(
+            f"calibration on P1 ({calibration.scheme}): {len(calibration.rows)} grid points, "
+            f"{calibration.seconds:.1f} s; best {calibration.best.as_dict()}"
+        )
+    print(f"soil parameters {parameters.as_dict()}")
+    header = (
+        f"{'profile':<8}{'scheme':<10}{'median meas':>12}{'median sim':>11}{'W runout':>10}"
+        f"{'W lateral':>10}{'inside':>8}{'seconds':>9}"
+    )
+    print(header)
+    for profile in runs:
+        for scheme in runs[profile]:
+            m = metrics[profile][scheme]
+            print(
+                f"{profile:<8}{scheme:<10}{m['median_runout_measured_m']:12.2f}"
+                f"{m['median_runout_simulated_m']:11.2f}{m['runout_wasserstein_m']:10.2f}"
+                f"{m['lateral_wasserstein_m']:10.2f}{m['fraction_measured_inside_envelope']:8.2f}"
+                f"{m['seconds']:9.1f}"
+            )
+    print(f"wrote {args.out}/")
+    return 0

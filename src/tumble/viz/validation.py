@@ -1,0 +1,227 @@
+"""Figures of the Authume validation: stop-point maps, run-out distributions, calibration grid."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+
+from tumble.rockfall import authume
+from tumble.rockfall.validation import ENVELOPE_BANDWIDTH, ENVELOPE_CONTENT, stop_envelope
+
+#: Zone id -> colour of the map overlay (0: outside the survey).
+ZONE_COLORS = ("white", "tab:blue", "0.55", "tab:red")
+SCHEME_COLORS = {"implicit": "tab:orange", "explicit": "tab:green"}
+MEASURED_COLOR = "k"
+
+
+def _extent(terrain):
+    b = terrain.bounds
+    return (
+        b.x_min - 0.5 * terrain.dx,
+        b.x_max + 0.5 * terrain.dx,
+        b.y_min - 0.5 * terrain.dy,
+        b.y_max + 0.5 * terrain.dy,
+    )
+
+
+def plot_stop_map(
+    terrain,
+    runs,
+    measured,
+    path,
+    content: float = ENVELOPE_CONTENT,
+    bandwidth: float = ENVELOPE_BANDWIDTH,
+    title: str = "",
+) -> None:
+    """Measured and simulated stop points over the hillshade with the zones, one panel per
+    profile (rows) and scheme (columns), with the simulated stop envelope (its contour) and the
+    drop points.
+
+    ``runs``: profile -> scheme -> :class:`~tumble.rockfall.validation.ProfileRun`;
+    ``measured``: profile -> :class:`~tumble.rockfall.authume.MeasuredEndpoints`.
+    """
+    profiles = list(runs)
+    schemes = list(dict.fromkeys(s for p in profiles for s in runs[p]))
+    if not profiles or not schemes:
+        raise ValueError("no runs to draw")
+    shade = terrain.hillshade()
+    zone = np.asarray(terrain.soil["zone"])
+    extent = _extent(terrain)
+    fig, axes = plt.subplots(
+        len(profiles),
+        len(schemes),
+        figsize=(5.6 * len(schemes) + 0.4, 4.4 * len(profiles) + 0.8),
+        squeeze=False,
+    )
+    zone_cmap = ListedColormap(ZONE_COLORS)
+    for r, profile in enumerate(profiles):
+        observed = np.asarray(measured[profile].position)[:, :2]
+        drops = authume.drop_points(profile)
+        for c, scheme in enumerate(schemes):
+            ax = axes[r, c]
+            ax.imshow(shade, origin="lower", extent=extent, cmap="gray", vmin=0, vmax=1)
+            ax.imshow(
+                zone, origin="lower", extent=extent, cmap=zone_cmap, vmin=-0.5, vmax=3.5, alpha=0.3
+            )
+            run = runs[profile].get(scheme)
+            if run is None:
+                ax.set_axis_off()
+                continue
+            stops = run.stop[run.regular, :2]
+            lo = np.minimum(stops.min(axis=0), observed.min(axis=0)) - 8.0
+            hi = np.maximum(stops.max(axis=0), observed.max(axis=0)) + 8.0
+            lo = np.maximum(np.minimum(lo, drops[:, :2].min(axis=0) - 4.0), extent[::2])
+            hi = np.minimum(hi, extent[1::2])
+            envelope = stop_envelope(stops, content, bandwidth)
+            gx = np.linspace(lo[0], hi[0], 240)
+            gy = np.linspace(lo[1], hi[1], 240)
+            density = envelope.density(np.stack(np.meshgrid(gx, gy), axis=-1))
+            ax.contour(gx, gy, density, levels=[envelope.level], colors="gold", linewidths=1.4)
+            ax.plot(*stops.T, ".", color=SCHEME_COLORS.get(scheme, "tab:purple"), ms=3, alpha=0.7)
+            ax.plot(*observed.T, "o", mfc="none", mec=MEASURED_COLOR, ms=5, mew=1.2)
+            ax.plot(*drops[:, :2].T, "^", color="magenta", ms=6)
+            ax.set_xlim(lo[0], hi[0])
+            ax.set_ylim(lo[1], hi[1])
+            ax.set_aspect("equal")
+            ax.set_title(f"{profile.upper()}, {scheme}", fontsize=10, loc="left")
+            ax.set_xlabel("x (m)")
+            ax.set_ylabel("y (m)")
+    handles = [
+        plt.Line2D([], [], ls="none", marker="o", mfc="none", mec=MEASURED_COLOR, label="measured"),
+        *(
+            plt.Line2D(
+                [],
+                [],
+                ls="none",
+                marker=".",
+                color=SCHEME_COLORS.get(s, "tab:purple"),
+                label=f"simulated, {s}",
+            )
+            for s in schemes
+        ),
+        plt.Line2D([], [], color="gold", label=f"{content:.0%} stop envelope"),
+        plt.Line2D([], [], ls="none", marker="^", color="magenta", label="drop points"),
+        *(
+            Patch(color=ZONE_COLORS[i], alpha=0.5, label=name.split(":")[0])
+            for i, name in authume.ZONE_NAMES.items()
+            if i != authume.ZONE_OUTSIDE
+        ),
+        Patch(fc="white", ec="0.5", label="outside the survey"),
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.97 if title else 1.0))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _ecdf(ax, values, **style) -> None:
+    x = np.sort(values)
+    y = np.arange(1, x.size + 1) / x.size
+    ax.step(np.r_[x[0], x], np.r_[0.0, y], where="post", **style)
+
+
+def plot_runout(runs, measured, path, title: str = "") -> None:
+    """Run-out (distance along the profile from the drop line) and lateral offset, measured
+    against simulated: per profile (rows) the ECDFs of the run-out, its histograms, and the
+    ECDFs of the lateral offset; one curve per scheme."""
+    profiles = list(runs)
+    if not profiles:
+        raise ValueError("no runs to draw")
+    fig, axes = plt.subplots(
+        len(profiles), 3, figsize=(14, 3.6 * len(profiles) + 0.6), squeeze=False
+    )
+    for r, profile in enumerate(profiles):
+        observed = authume.profile_coordinates(profile, measured[profile].position)
+        simulated = {
+            s: run.coordinates[run.regular] for s, run in runs[profile].items() if run.regular.any()
+        }
+        top = max([observed[:, 0].max(), *(v[:, 0].max() for v in simulated.values())])
+        bins = np.arange(0.0, top + 2.5, 2.0)
+        ax_cdf, ax_hist, ax_lat = axes[r]
+        label = f"measured (n = {observed.shape[0]})"
+        _ecdf(ax_cdf, observed[:, 0], color=MEASURED_COLOR, lw=2, label=label)
+        _ecdf(ax_lat, observed[:, 1], color=MEASURED_COLOR, lw=2, label=label)
+        ax_hist.hist(
+            observed[:, 0], bins=bins, density=True, color="0.6", alpha=0.6, label="measured"
+        )
+        for scheme, coords in simulated.items():
+            color = SCHEME_COLORS.get(scheme, "tab:purple")
+            label = f"{scheme} (n = {coords.shape[0]})"
+            _ecdf(ax_cdf, coords[:, 0], color=color, lw=1.5, label=label)
+            _ecdf(ax_lat, coords[:, 1], color=color, lw=1.5, label=label)
+            ax_hist.hist(
+                coords[:, 0],
+                bins=bins,
+                density=True,
+                histtype="step",
+                lw=1.5,
+                color=color,
+                label=scheme,
+            )
+        ax_cdf.set_xlabel("run-out along the profile (m)")
+        ax_cdf.set_ylabel("fraction of blocks")
+        ax_cdf.set_title(f"{profile.upper()}: run-out ECDF", fontsize=10, loc="left")
+        ax_hist.set_xlabel("run-out along the profile (m)")
+        ax_hist.set_ylabel("density (1/m)")
+        ax_hist.set_title(
+            f"{profile.upper()}: run-out histogram (2 m bins)", fontsize=10, loc="left"
+        )
+        ax_lat.set_xlabel("lateral offset, left of the profile (m)")
+        ax_lat.set_ylabel("fraction of blocks")
+        ax_lat.set_title(f"{profile.upper()}: lateral ECDF", fontsize=10, loc="left")
+        for ax in axes[r]:
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8, loc="best")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_calibration(rows, path, title: str = "") -> None:
+    """Objective of the calibration grid on P1 (a heat map over the two grid axes, the chosen
+    point circled); ``rows`` as :attr:`tumble.rockfall.validation.Calibration.rows`."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("no calibration rows to draw")
+    drag = sorted({row["vegetation_drag"] for row in rows})
+    friction = sorted({row["hard_friction"] for row in rows})
+    grid = np.full((len(friction), len(drag)), np.nan)
+    for row in rows:
+        grid[friction.index(row["hard_friction"]), drag.index(row["vegetation_drag"])] = row[
+            "objective_m"
+        ]
+    best = min(rows, key=lambda row: row["objective_m"])
+    fig, ax = plt.subplots(figsize=(1.5 * len(drag) + 2.5, 1.1 * len(friction) + 1.8))
+    mesh = ax.imshow(grid, origin="lower", cmap="viridis_r", aspect="auto")
+    for j in range(len(friction)):
+        for i in range(len(drag)):
+            if np.isfinite(grid[j, i]):
+                ax.text(i, j, f"{grid[j, i]:.2f}", ha="center", va="center", fontsize=8, color="w")
+    ax.plot(
+        drag.index(best["vegetation_drag"]),
+        friction.index(best["hard_friction"]),
+        "o",
+        mfc="none",
+        mec="red",
+        ms=28,
+        mew=2,
+    )
+    ax.set_xticks(range(len(drag)), [f"{v:g}" for v in drag])
+    ax.set_yticks(range(len(friction)), [f"{v:g}" for v in friction])
+    ax.set_xlabel("vegetation drag on Blue (kg/s)")
+    ax.set_ylabel("friction factor, Gray and Red")
+    fig.colorbar(mesh, ax=ax, label="run-out + lateral Wasserstein on P1 (m)")
+    ax.set_title(title or "calibration on P1", fontsize=10, loc="left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

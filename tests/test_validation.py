@@ -1,0 +1,196 @@
+"""Validation against the Authume field tests: metrics, per-zone soils, runs, CLI, calibration."""
+
+import inspect
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tumble.cli.main import main
+from tumble.rockfall import authume as A
+from tumble.rockfall import validation as V
+from tumble.rockfall.soil import FIELDS
+
+METRIC_KEYS = (
+    "median_runout_measured_m",
+    "median_runout_simulated_m",
+    "runout_wasserstein_m",
+    "lateral_wasserstein_m",
+    "fraction_measured_inside_envelope",
+    "soil_parameters",
+    "soil",
+)
+
+
+# --- metrics ----------------------------------------------------------------------------------
+
+
+def test_wasserstein_of_a_shifted_sample_is_the_shift():
+    rng = np.random.default_rng(1)
+    sample = rng.gamma(2.0, 10.0, size=57)
+    for shift in (0.0, 0.3, 12.5, -4.0):
+        assert V.wasserstein(sample, sample + shift) == pytest.approx(abs(shift), abs=1e-12)
+    # two point masses: their distance; unequal sizes of the same distribution: zero
+    assert V.wasserstein([2.0], [7.5]) == pytest.approx(5.5, abs=1e-15)
+    assert V.wasserstein([1.0, 2.0], [1.0, 1.0, 2.0, 2.0]) == pytest.approx(0.0, abs=1e-15)
+    with pytest.raises(ValueError, match="non-empty"):
+        V.wasserstein([], [1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        V.wasserstein([np.nan], [1.0])
+
+
+def test_envelope_of_a_gaussian_is_its_95_percent_disc():
+    """For points from N(0, I) the kernel estimate tends to N(0, s^2 I), s^2 = 1 + h^2, which
+    decreases with the radius; its region holding 95 % of the points is the disc of radius
+    r = sqrt(-2 ln 0.05) = 2.448 (the points' own 95 % disc), at the density level
+    exp(-r^2 / (2 s^2)) / (2 pi s^2)."""
+    rng = np.random.default_rng(7)
+    points = rng.standard_normal((6000, 2))
+    h = 0.35
+    envelope = V.stop_envelope(points, content=0.95, bandwidth=h)
+    s2 = 1.0 + h * h
+    r2 = -2.0 * math.log(0.05)
+    level = math.exp(-0.5 * r2 / s2) / (2.0 * math.pi * s2)
+    assert envelope.level == pytest.approx(level, rel=0.1)
+    assert envelope.area() == pytest.approx(math.pi * r2, rel=0.1)
+    angle = np.linspace(0.0, 2.0 * math.pi, 16, endpoint=False)
+    ring = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    assert envelope.contains(2.0 * ring).all()
+    assert not envelope.contains(3.0 * ring).any()
+    # by construction it holds 95 % of its own points (one more at most for the threshold)
+    inside = V.fraction_inside(envelope, points)
+    assert 0.95 <= inside <= 0.95 + 1.0 / points.shape[0]
+
+
+def test_fraction_inside_counts_points_of_a_known_region():
+    # simulated stops fill the disc of radius 10 on a 0.5 m lattice; the envelope lies within
+    # one bandwidth of it and covers its inner part
+    g = np.arange(-10.0, 10.01, 0.5)
+    lattice = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    disc = lattice[np.hypot(*lattice.T) <= 10.0]
+    envelope = V.stop_envelope(disc, bandwidth=1.0)
+    measured = [[0.0, 0.0], [5.0, -3.0], [-6.0, 4.0], [30.0, 0.0], [0.0, 13.0]]
+    assert V.fraction_inside(envelope, measured) == pytest.approx(3.0 / 5.0, abs=1e-15)
+    with pytest.raises(ValueError, match="content"):
+        V.stop_envelope(disc, content=1.5)
+    with pytest.raises(ValueError, match="bandwidth"):
+        V.stop_envelope(disc, bandwidth=0.0)
+    with pytest.raises(ValueError, match=r"\(n, 2\)"):
+        V.stop_envelope(np.zeros((4, 3)))
+
+
+# --- soils ------------------------------------------------------------------------------------
+
+
+def test_soil_table_scales_and_adds_the_vegetation_layer():
+    table = V.SoilParameters(vegetation_drag=120.0, hard_friction=1.5).table()
+    base = V.BASE_FRICTION
+    assert set(table) == set(V.ZONES)
+    for row in table.values():
+        assert set(row) == set(FIELDS)
+        assert row["kappa"] == base["kappa"] and row["beta"] == base["beta"]
+        assert row["restitution"] == 0.0
+    for zone in ("gray", "red"):
+        assert table[zone]["mu_min"] == pytest.approx(1.5 * base["mu_min"], rel=1e-15)
+        assert table[zone]["mu_max"] == pytest.approx(1.5 * base["mu_max"], rel=1e-15)
+        assert table[zone]["drag"] == 0.0
+    assert table["blue"]["mu_min"] == base["mu_min"]
+    assert table["blue"]["drag"] == 120.0
+    assert table["blue"]["drag_torque"] == pytest.approx(120.0 * 0.25, rel=1e-15)
+    assert table["blue"]["drag_height"] == V.VEGETATION_HEIGHT
+    with pytest.raises(ValueError, match="vegetation_drag"):
+        V.SoilParameters(vegetation_drag=-1.0)
+    with pytest.raises(ValueError, match="hard_friction"):
+        V.SoilParameters(hard_friction=0.0)
+
+
+def test_zone_soil_maps_each_node_to_its_row_and_outside_to_gray():
+    zone = np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0]])
+    table = V.SoilParameters(vegetation_drag=50.0, hard_friction=2.0).table()
+    soil = V.zone_soil(zone, table)
+    rows = [[V.ZONE_ROWS[int(z)] for z in line] for line in zone]
+    for name in ("mu_min", "mu_max", "drag", "drag_torque", "drag_height"):
+        expected = np.array([[table[row][name] for row in line] for line in rows])
+        np.testing.assert_array_equal(getattr(soil, name), expected)
+    # fields equal in every zone stay numbers
+    assert soil.kappa == V.BASE_FRICTION["kappa"] and soil.restitution == 0.0
+    with pytest.raises(ValueError, match="zone ids"):
+        V.zone_soil(np.array([[1.0, 7.0], [1.0, 1.0]]), table)
+    with pytest.raises(ValueError, match="no row"):
+        V.zone_soil(zone, {"blue": table["blue"]})
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+
+def test_runs_are_deterministic_and_do_not_depend_on_workers():
+    kwargs = {"n": 4, "seed": 3, "t_max": 2.5}
+    one = V.run_profile("p1", V.CALIBRATED, "implicit", workers=1, **kwargs)
+    again = V.run_profile("p1", V.CALIBRATED, "implicit", workers=1, **kwargs)
+    two = V.run_profile("p1", V.CALIBRATED, "implicit", workers=2, **kwargs)
+    for other in (again, two):
+        np.testing.assert_array_equal(one.stop, other.stop)
+        assert one.status == other.status
+    measured = A.measured_endpoints("p1")
+    m1, m2 = V.profile_metrics(one, measured), V.profile_metrics(two, measured)
+    m1.pop("seconds"), m2.pop("seconds")
+    assert m1 == m2
+    # the releases are the scenario's: drop point k mod 4, orientation k div 4
+    np.testing.assert_array_equal(one.releases.drop_id, [0, 1, 2, 3])
+    # coordinates are the profile coordinates of the stop points
+    np.testing.assert_allclose(one.coordinates, A.profile_coordinates("p1", one.stop), atol=0)
+    with pytest.raises(ValueError, match="scheme"):
+        V.run_profile("p1", scheme="rk4", n=1)
+    with pytest.raises(ValueError, match="workers"):
+        V.run_profile("p1", n=1, workers=0)
+
+
+def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
+    out = tmp_path / "authume"
+    argv = ["validate", "authume", "--out", str(out), "--rocks-per-profile", "4"]
+    assert main([*argv, "--t-max", "2", "--workers", "2"]) == 0
+    assert "p2" in capsys.readouterr().out
+    metrics = json.loads((out / "metrics.json").read_text())
+    for profile, n_measured in (("p1", 41), ("p2", 48)):
+        assert metrics[profile]["n_measured"] == n_measured
+        for scheme in ("implicit", "explicit"):
+            entry = metrics[profile][scheme]
+            assert set(METRIC_KEYS) <= set(entry)
+            assert entry["n_simulated"] == 4
+            assert 0.0 <= entry["fraction_measured_inside_envelope"] <= 1.0
+            assert entry["soil_parameters"] == V.CALIBRATED.as_dict()
+            assert entry["median_runout_measured_m"] == metrics[profile]["median_runout_measured_m"]
+    for name in ("stop_map.png", "runout.png", "provenance.json", "stops_p2_explicit.csv"):
+        assert (out / name).stat().st_size > 0
+    assert main(["validate", "authume", "--out", str(out), "--data-dir", str(tmp_path)]) == 2
+    assert "not the Authume data directory" in capsys.readouterr().err
+
+
+# --- calibration ------------------------------------------------------------------------------
+
+
+def test_calibration_reads_only_p1(monkeypatch):
+    """Every reader of profile data refuses P2 while the calibration runs."""
+    assert "profile" not in inspect.signature(V.calibrate).parameters
+    for name in ("measured_endpoints", "drop_points", "profile_geometry"):
+        original = getattr(A, name)
+
+        def guarded(profile, *args, _original=original, **kwargs):
+            if A._profile(profile) != "p1":
+                raise AssertionError(f"the calibration read {profile}")
+            return _original(profile, *args, **kwargs)
+
+        monkeypatch.setattr(A, name, guarded)
+    A._geometry.cache_clear()
+    grid = {"vegetation_drag": (0.0, 300.0), "hard_friction": (1.0,)}
+    result = V.calibrate(grid, n=2, t_max=2.0, workers=2)
+    assert [row["vegetation_drag"] for row in result.rows] == [0.0, 300.0]
+    for row in result.rows:
+        assert row["objective_m"] == pytest.approx(
+            row["runout_wasserstein_m"] + row["lateral_wasserstein_m"], rel=1e-15
+        )
+    best = min(result.rows, key=lambda row: row["objective_m"])
+    assert result.best == V.SoilParameters(best["vegetation_drag"], best["hard_friction"])
+    with pytest.raises(ValueError, match="unknown calibration parameter"):
+        V.calibration_points({"kappa": (1.0,)})
