@@ -26,14 +26,31 @@ def float_tuple(n: int):
     return parse
 
 
-def positive_float(text: str) -> float:
+def _number(text: str, convert, accept, kind: str):
+    """``convert(text)`` if ``accept`` holds for it; otherwise an argparse error saying that
+    ``kind`` was expected (``"a positive integer"``, ...)."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}")
     return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    return _number(text, float, lambda x: np.isfinite(x) and x > 0, "a positive number")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _number(text, int, lambda n: n >= 1, "a positive integer")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0 (a seed)."""
+    return _number(text, int, lambda n: n >= 0, "a non-negative integer")
 
 
 def scheme_list(text: str) -> tuple[str, ...]:

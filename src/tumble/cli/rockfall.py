@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tumble.cli.common import float_tuple, positive_float
+from tumble.cli.common import float_tuple, positive_float, positive_int
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
 TRAJECTORY_COLUMNS = (
@@ -48,18 +48,6 @@ TRAJECTORY_COLUMNS = (
     "omega_y",
     "omega_z",
 )
-
-
-def positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def add_parser(sub) -> None:

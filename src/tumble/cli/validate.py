@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 
 import numpy as np
 
-from tumble.cli.common import positive_float
+from tumble.cli.common import non_negative_int, positive_float, positive_int
 
 SCHEME_CHOICES = ("both", "implicit", "explicit")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
 def add_parser(sub) -> None:
@@ -55,17 +34,19 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--rocks-per-profile",
-        type=_positive_int,
+        type=positive_int,
         default=256,
         help="releases per profile (default 256: 4 drop points x 64 orientations)",
     )
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the releases (default 0)")
+    p.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of the releases (default 0)"
+    )
     p.add_argument(
         "--t-max", type=positive_float, default=60.0, help="simulated time per rock (s), 60"
     )
     p.add_argument(
         "--workers",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="threads running rocks (default: the number of CPUs); results do not depend on it",
     )

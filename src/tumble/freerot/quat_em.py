@@ -282,6 +282,20 @@ def quat_em_step(inertia, y, dt, tol, max_iter, potential, y_out):
     return Status.OK
 
 
+def momentum_state(inertia, q0, omega0) -> np.ndarray:
+    """The state ``(q0, Omega0, p0)`` of the quaternion schemes, with the conjugate momentum
+    from the Legendre map ``p0 = 2 q0 (x) (0, J Omega0)`` as private state."""
+    y = np.zeros(PRIVATE + 4)
+    y[Q] = q0
+    y[OMEGA] = omega0
+    y[PRIVATE : PRIVATE + 4] = quaternion_momentum(
+        (float(inertia[0]), float(inertia[1]), float(inertia[2])),
+        (float(q0[0]), float(q0[1]), float(q0[2]), float(q0[3])),
+        (float(omega0[0]), float(omega0[1]), float(omega0[2])),
+    )
+    return y
+
+
 @dataclass(frozen=True)
 class QuatEM(FreeRotationScheme):
     """Quaternion energy-momentum scheme (Betsch & Siebert 2009, eq. 51-54, Appendix D)."""
@@ -296,12 +310,4 @@ class QuatEM(FreeRotationScheme):
 
     def initial_state(self, inertia, q0, omega0, dt, potential) -> np.ndarray:
         """``(q0, Omega0, p0)`` with the Legendre map ``p0 = 2 q0 (x) (0, J Omega0)``."""
-        y = np.zeros(self.state_size)
-        y[Q] = q0
-        y[OMEGA] = omega0
-        y[PRIVATE : PRIVATE + 4] = quaternion_momentum(
-            (float(inertia[0]), float(inertia[1]), float(inertia[2])),
-            (float(q0[0]), float(q0[1]), float(q0[2]), float(q0[3])),
-            (float(omega0[0]), float(omega0[1]), float(omega0[2])),
-        )
-        return y
+        return momentum_state(inertia, q0, omega0)

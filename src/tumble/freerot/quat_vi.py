@@ -59,8 +59,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tumble._jit import jit
-from tumble.freerot.base import OMEGA, PRIVATE, FreeRotationScheme, Q
-from tumble.freerot.quat_em import q_add, q_dot, q_scale, quaternion_momentum
+from tumble.freerot.base import PRIVATE, FreeRotationScheme, Q
+from tumble.freerot.quat_em import momentum_state, q_add, q_dot, q_scale
 from tumble.rotation.quaternion import (
     q_conj,
     q_mul,
@@ -197,15 +197,7 @@ class QuatVI(FreeRotationScheme):
 
     def initial_state(self, inertia, q0, omega0, dt, potential) -> np.ndarray:
         """``(q0, Omega0, mu0)`` with ``mu0 = p0 = 2 q0 (x) (0, J Omega0)``."""
-        y = np.zeros(self.state_size)
-        y[Q] = q0
-        y[OMEGA] = omega0
-        y[PRIVATE : PRIVATE + 4] = quaternion_momentum(
-            (float(inertia[0]), float(inertia[1]), float(inertia[2])),
-            (float(q0[0]), float(q0[1]), float(q0[2]), float(q0[3])),
-            (float(omega0[0]), float(omega0[1]), float(omega0[2])),
-        )
-        return y
+        return momentum_state(inertia, q0, omega0)
 
     def momentum_map(self, traj) -> np.ndarray:
         """The discrete momentum map of every saved sample of a QUAT.VI trajectory, (n, 3)."""

@@ -12,8 +12,8 @@ used as in :func:`tumble.rockfall.simulate`.
 
 Driver. :func:`run_rocks` is one compiled kernel with a ``prange`` loop over the rocks of a chunk;
 each iteration allocates the rock's vertex and contact buffers once and calls
-:func:`tumble.rockfall.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
-``t_max``, with the stopping rules of :func:`tumble.rockfall.simulate` (so rock k of an ensemble
+:func:`tumble.rockfall.moreau.advance` until the rock stops, leaves the DEM, fails or reaches
+``t_max``: the per-rock loop of :func:`tumble.rockfall.simulate` (so rock k of an ensemble
 is bit-identical to ``simulate`` of the same rock, :meth:`Ensemble.trajectory`). Every rock writes
 only its own outputs:
 
@@ -69,13 +69,11 @@ from tumble.rockfall.moreau import (
     D_CAPPED,
     D_CONTACTS,
     N_DIAG,
-    OK,
     S_OMEGA,
     S_R,
     S_V,
     STATE_SIZE,
-    kinetic_energy,
-    rock_step,
+    advance,
 )
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
@@ -95,7 +93,7 @@ from tumble.rockfall.simulate import (
     simulate,
 )
 from tumble.rockfall.soil import Soil
-from tumble.rockfall.status import STOPPED, TIMED_OUT
+from tumble.rockfall.status import RUNNING
 from tumble.rockfall.terrain import bilinear
 
 #: Gauss-Seidel tolerance of ensembles (relative change of the percussions between two sweeps).
@@ -147,35 +145,17 @@ def _welford(acc, q, x):
 
 
 @jit
-def run_one(
-    heights,
-    grid,
-    soil_values,
-    soil_index,
-    soil_rasters,
-    vertices,
-    body,
-    options,
-    state,
-    contacts,
-    diag,
-    n_steps,
-    rest_energy,
-    rest_steps,
-    sample_every,
-    maxima,
-    path,
-    visit_cell,
-    visit_value,
-    counts,
-):
+def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, sample_every, out):
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
-    The stepping and the stopping rules are those of :func:`tumble.rockfall.moreau.run_rock`.
-    ``maxima`` (4,), ``path`` (4, 3), ``visit_cell`` (cap,), ``visit_value`` (cap, 4) and
-    ``counts`` (``N_ROCK_INTS``) are the rock's own outputs; visits beyond the capacity are
-    counted but not stored.
+    ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
+    rules are those of :func:`tumble.rockfall.moreau.run_rock` (both loop over
+    :func:`tumble.rockfall.moreau.advance`). ``out`` holds the rock's own outputs
+    ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
+    (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored.
     """
+    heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
+    maxima, path, visit_cell, visit_value, counts = out
     ny = heights.shape[0]
     nx = heights.shape[1]
     capacity = visit_cell.shape[0]
@@ -189,11 +169,11 @@ def run_one(
     current = -2
     contact_steps = 0
     caps = 0
+    status = RUNNING
+    done = 0
     quiet = 0
-    status = TIMED_OUT
-    done = n_steps
-    for i in range(n_steps):
-        code = rock_step(
+    while status == RUNNING:
+        status, step, quiet, energy = advance(
             heights,
             grid,
             soil_values,
@@ -205,16 +185,15 @@ def run_one(
             state,
             contacts,
             diag,
+            done,
+            quiet,
+            n_steps,
+            rest_energy,
+            rest_steps,
         )
-        if code != OK:
-            status = code
-            done = i
+        if step == done:
             break
-        energy = kinetic_energy(body, state)
-        if energy <= rest_energy:
-            quiet += 1
-        else:
-            quiet = 0
+        done = step
         flying = diag[D_CONTACTS] == 0.0
         if not flying:
             contact_steps += 1
@@ -263,17 +242,12 @@ def run_one(
             visit_value[v, Q_ROTATION] = max(visit_value[v, Q_ROTATION], rotation)
             visit_value[v, Q_JUMP] = max(visit_value[v, Q_JUMP], jump)
         # path samples of the moving rock
-        step = i + 1
         if step % sample_every == 0 and energy > rest_energy:
             _welford(path, Q_ENERGY, energy)
             _welford(path, Q_SPEED, speed)
             _welford(path, Q_ROTATION, rotation)
             if flying and jump > -math.inf:
                 _welford(path, Q_JUMP, jump)
-        if quiet >= rest_steps:
-            status = STOPPED
-            done = step
-            break
     counts[R_STATUS] = status
     counts[R_STEPS] = done
     counts[R_CONTACT_STEPS] = contact_steps
@@ -317,15 +291,9 @@ def run_rocks(
         contacts = np.zeros((m, NCOL))
         diag = np.zeros(N_DIAG)
         rest_energy = 0.5 * bodies[k, 0] * rest_speed * rest_speed
+        model = (heights, grid, soil_values, soil_index, soil_rasters, vertices, bodies[k], options)
         run_one(
-            heights,
-            grid,
-            soil_values,
-            soil_index,
-            soil_rasters,
-            vertices,
-            bodies[k],
-            options,
+            model,
             states[k],
             contacts,
             diag,
@@ -333,11 +301,7 @@ def run_rocks(
             rest_energy,
             rest_steps,
             sample_every,
-            maxima[k],
-            path[k],
-            visit_cell[k],
-            visit_value[k],
-            counts[k],
+            (maxima[k], path[k], visit_cell[k], visit_value[k], counts[k]),
         )
 
 

@@ -48,10 +48,13 @@ keeps T exactly), ``v_m, omega_m`` the means of the start and end velocities of 
 The kernel reports both work terms of every step.
 
 Kernels: :func:`rock_step` advances one rock by one step on plain arrays and returns a status code
-(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`); :func:`run_rock`
-loops it with saving and the stopping rules. Model arrays (terrain, soil, rock, options) are
-shared and read-only; the state (``STATE_SIZE`` floats) and the contact buffer
-(``n_vertices x NCOL``, which carries the warm start of the contact solver) belong to the rock.
+(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`); :func:`advance` adds
+the stopping rules (at rest, ``t_max``) and is the one per-rock loop body of :func:`run_rock` (which
+saves samples) and of the ensemble driver (which keeps statistics). The model is the tuple
+``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
+:class:`tumble.rockfall.simulate.RockModel`, shared and read-only; the state (``STATE_SIZE``
+floats) and the contact buffer (``n_vertices x NCOL``, which carries the warm start of the
+contact solver) belong to the rock.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ from tumble.rockfall.status import (
     NO_SOLUTION,
     NON_FINITE,
     OK,
+    RUNNING,
     SINGULAR_MATRIX,
     STOPPED,
     TIMED_OUT,
@@ -123,6 +127,16 @@ def soil_param(j, values, index, rasters, grid, x, y):
         return values[j]
     value, _ = bilinear(rasters[k], grid[0], grid[1], grid[2], grid[3], x, y)
     return value
+
+
+@jit
+def friction(soil_values, soil_index, soil_rasters, grid, x, y, slippage):
+    """Friction coefficient at (x, y) after the slippage s (L14 eq. 51):
+    ``mu_min + (2 / pi) (mu_max - mu_min) atan(kappa s)``."""
+    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
+    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
+    return mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * slippage)
 
 
 @jit
@@ -180,12 +194,9 @@ def rock_step(
     if not inside:
         return LEFT_DOMAIN
     x, y = r_m[0], r_m[1]
-    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
-    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
-    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
     beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
     eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
-    mu = mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * s_b)
     c_v = 0.0
     c_r = 0.0
     in_drag = r_m[2] - z_m < soil_param(
@@ -330,7 +341,7 @@ def _height(heights, grid, state):
 
 
 @jit
-def run_rock(
+def advance(
     heights,
     grid,
     soil_values,
@@ -339,6 +350,58 @@ def run_rock(
     vertices,
     body,
     options,
+    state,
+    contacts,
+    diag,
+    steps,
+    quiet,
+    n_steps,
+    rest_energy,
+    rest_steps,
+):
+    """One step of a rock with the stopping rules: the per-rock loop body of every driver.
+
+    ``steps`` steps are done, the last ``quiet`` of them ended with the kinetic energy at or
+    below ``rest_energy``. Returns ``(status, steps, quiet, energy)`` after the step: ``RUNNING``
+    while the rock moves on; ``STOPPED`` once ``quiet`` reaches ``rest_steps``; ``TIMED_OUT`` when
+    ``steps`` reaches ``n_steps``; else the code of the failed :func:`rock_step` (``LEFT_DOMAIN``
+    or a failure), and then no step was taken: ``steps`` is unchanged and ``state`` is the last
+    good state. ``energy`` is the kinetic energy of ``state``. The arrays are passed one by one
+    (not as the model tuple): taking arrays out of a tuple costs reference counting every step.
+    """
+    if steps >= n_steps:
+        return TIMED_OUT, steps, quiet, kinetic_energy(body, state)
+    status = rock_step(
+        heights,
+        grid,
+        soil_values,
+        soil_index,
+        soil_rasters,
+        vertices,
+        body,
+        options,
+        state,
+        contacts,
+        diag,
+    )
+    energy = kinetic_energy(body, state)
+    if status != OK:
+        return status, steps, quiet, energy
+    steps += 1
+    if energy <= rest_energy:
+        quiet += 1
+    else:
+        quiet = 0
+    if quiet >= rest_steps:
+        return STOPPED, steps, quiet, energy
+    if steps >= n_steps:
+        return TIMED_OUT, steps, quiet, energy
+    return RUNNING, steps, quiet, energy
+
+
+@jit
+def run_rock(
+    model,
     state,
     contacts,
     n_steps,
@@ -352,33 +415,34 @@ def run_rock(
     """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
 
     The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below
-    ``rest_energy`` for ``rest_steps`` consecutive steps. Row 0 of the outputs is the initial
-    state; then every ``save_every``-th step and always the final state are saved: the step
-    number in ``out_step``, the state in ``out_state`` and the diagnostics in ``out_diag``
-    (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted over the steps
-    since the previous row). Returns ``(status, steps_done, rows)``; ``state`` holds the final
-    state. Needs ``n_steps // save_every + 2`` rows.
+    ``rest_energy`` for ``rest_steps`` consecutive steps (:func:`advance`). Row 0 of the outputs
+    is the initial state; then every ``save_every``-th step and always the final state are saved:
+    the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
+    ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
+    over the steps since the previous row). Returns ``(status, steps_done, rows)``; ``state``
+    holds the final state. Needs ``n_steps // save_every + 2`` rows.
     """
+    heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     diag = np.zeros(N_DIAG)
     forget_percussions(contacts)
-    x, y, s = state[S_R], state[S_R + 1], state[S_SLIP]
-    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
-    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
-    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
     out_step[0] = 0
     out_state[0, :] = state
     out_diag[0, :] = 0.0
-    out_diag[0, D_MU] = mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * s)
+    out_diag[0, D_MU] = friction(
+        soil_values, soil_index, soil_rasters, grid, state[S_R], state[S_R + 1], state[S_SLIP]
+    )
     out_diag[0, D_HEIGHT] = _height(heights, grid, state)
     rows = 1
     contact_sum = 0.0
     drag_sum = 0.0
     sweeps_max = 0.0
     caps = 0.0
+    status = RUNNING
+    done = 0
     quiet = 0
     last_saved = 0
-    for i in range(n_steps):
-        status = rock_step(
+    while status == RUNNING:
+        status, steps, quiet, _ = advance(
             heights,
             grid,
             soil_values,
@@ -390,31 +454,19 @@ def run_rock(
             state,
             contacts,
             diag,
+            done,
+            quiet,
+            n_steps,
+            rest_energy,
+            rest_steps,
         )
-        if status != OK:
-            if last_saved != i:
-                out_step[rows] = i
-                out_state[rows, :] = state
-                for k in range(N_DIAG):
-                    out_diag[rows, k] = diag[k]
-                out_diag[rows, D_CONTACT_WORK] = contact_sum
-                out_diag[rows, D_DRAG_WORK] = drag_sum
-                out_diag[rows, D_SWEEPS] = sweeps_max
-                out_diag[rows, D_CAPPED] = caps
-                out_diag[rows, D_HEIGHT] = _height(heights, grid, state)
-                rows += 1
-            return status, i, rows
-        contact_sum += diag[D_CONTACT_WORK]
-        drag_sum += diag[D_DRAG_WORK]
-        sweeps_max = max(sweeps_max, diag[D_SWEEPS])
-        caps += diag[D_CAPPED]
-        if kinetic_energy(body, state) <= rest_energy:
-            quiet += 1
-        else:
-            quiet = 0
-        done = i + 1
-        stop = quiet >= rest_steps
-        if done % save_every == 0 or stop or done == n_steps:
+        if steps > done:
+            done = steps
+            contact_sum += diag[D_CONTACT_WORK]
+            drag_sum += diag[D_DRAG_WORK]
+            sweeps_max = max(sweeps_max, diag[D_SWEEPS])
+            caps += diag[D_CAPPED]
+        if done != last_saved and (status != RUNNING or done % save_every == 0):
             out_step[rows] = done
             out_state[rows, :] = state
             for k in range(N_DIAG):
@@ -430,6 +482,4 @@ def run_rock(
             drag_sum = 0.0
             sweeps_max = 0.0
             caps = 0.0
-        if stop:
-            return STOPPED, done, rows
-    return TIMED_OUT, n_steps, rows
+    return status, done, rows

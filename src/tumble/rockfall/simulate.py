@@ -88,7 +88,8 @@ START_GAP_TOLERANCE = 1e-6
 
 
 class RockModel(NamedTuple):
-    """The plain arrays the kernels read: terrain, soil, rock and options (shared, read-only)."""
+    """The plain arrays the kernels read: terrain, soil, rock and options (shared, read-only);
+    the kernels take them as one plain tuple, ``tuple(model)``."""
 
     heights: np.ndarray
     grid: np.ndarray
@@ -390,7 +391,7 @@ def simulate(
     out_diag = np.zeros((capacity, N_SAVED_DIAG))
     contacts = np.zeros((model.vertices.shape[0], NCOL))
     code, steps, rows = run_rock(
-        *model,
+        tuple(model),
         state,
         contacts,
         n_steps,
