@@ -12,10 +12,11 @@ used as in :func:`tumble.rockfall.simulate`.
 
 Driver. :func:`run_rocks` is one compiled kernel with a ``prange`` loop over the rocks of a chunk;
 each iteration allocates the rock's vertex and contact buffers once and calls
-:func:`tumble.rockfall.moreau.advance` until the rock stops, leaves the DEM, fails or reaches
-``t_max``: the per-rock loop of :func:`tumble.rockfall.simulate` (so rock k of an ensemble
-is bit-identical to ``simulate`` of the same rock, :meth:`Ensemble.trajectory`). Every rock writes
-only its own outputs:
+:func:`tumble.rockfall.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
+``t_max``, with the stopping rules of :func:`tumble.rockfall.simulate`
+(:func:`tumble.rockfall.moreau.stopping_rules`; so rock k of an ensemble is bit-identical to
+``simulate`` of the same rock, :meth:`Ensemble.trajectory`). Every rock writes only its own
+outputs:
 
 * status, steps, the final state, the number of steps with a closed contact and of Gauss-Seidel
   iterations that hit their cap;
@@ -73,7 +74,9 @@ from tumble.rockfall.moreau import (
     S_R,
     S_V,
     STATE_SIZE,
-    advance,
+    kinetic_energy,
+    rock_step,
+    stopping_rules,
 )
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
@@ -93,7 +96,7 @@ from tumble.rockfall.simulate import (
     simulate,
 )
 from tumble.rockfall.soil import Soil
-from tumble.rockfall.status import RUNNING
+from tumble.rockfall.status import RUNNING, TIMED_OUT
 from tumble.rockfall.terrain import bilinear
 
 #: Gauss-Seidel tolerance of ensembles (relative change of the percussions between two sweeps).
@@ -149,8 +152,8 @@ def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, samp
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
     ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
-    rules are those of :func:`tumble.rockfall.moreau.run_rock` (both loop over
-    :func:`tumble.rockfall.moreau.advance`). ``out`` holds the rock's own outputs
+    rules are those of :func:`tumble.rockfall.moreau.run_rock` (both end with
+    :func:`tumble.rockfall.moreau.stopping_rules`). ``out`` holds the rock's own outputs
     ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
     (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored.
     """
@@ -169,11 +172,11 @@ def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, samp
     current = -2
     contact_steps = 0
     caps = 0
-    status = RUNNING
+    status = RUNNING if n_steps > 0 else TIMED_OUT
     done = 0
     quiet = 0
     while status == RUNNING:
-        status, step, quiet, energy = advance(
+        code = rock_step(
             heights,
             grid,
             soil_values,
@@ -185,11 +188,10 @@ def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, samp
             state,
             contacts,
             diag,
-            done,
-            quiet,
-            n_steps,
-            rest_energy,
-            rest_steps,
+        )
+        energy = kinetic_energy(body, state)
+        status, step, quiet = stopping_rules(
+            code, energy, done, quiet, n_steps, rest_energy, rest_steps
         )
         if step == done:
             break

@@ -48,8 +48,8 @@ keeps T exactly), ``v_m, omega_m`` the means of the start and end velocities of 
 The kernel reports both work terms of every step.
 
 Kernels: :func:`rock_step` advances one rock by one step on plain arrays and returns a status code
-(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`); :func:`advance` adds
-the stopping rules (at rest, ``t_max``) and is the one per-rock loop body of :func:`run_rock` (which
+(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`);
+:func:`stopping_rules` (at rest, ``t_max``) ends the per-rock loops of :func:`run_rock` (which
 saves samples) and of the ensemble driver (which keeps statistics). The model is the tuple
 ``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
 :class:`tumble.rockfall.simulate.RockModel`, shared and read-only; the state (``STATE_SIZE``
@@ -341,62 +341,29 @@ def _height(heights, grid, state):
 
 
 @jit
-def advance(
-    heights,
-    grid,
-    soil_values,
-    soil_index,
-    soil_rasters,
-    vertices,
-    body,
-    options,
-    state,
-    contacts,
-    diag,
-    steps,
-    quiet,
-    n_steps,
-    rest_energy,
-    rest_steps,
-):
-    """One step of a rock with the stopping rules: the per-rock loop body of every driver.
+def stopping_rules(code, energy, steps, quiet, n_steps, rest_energy, rest_steps):
+    """The end of a rock after one call of :func:`rock_step`, for every per-rock loop.
 
-    ``steps`` steps are done, the last ``quiet`` of them ended with the kinetic energy at or
-    below ``rest_energy``. Returns ``(status, steps, quiet, energy)`` after the step: ``RUNNING``
+    ``code`` is what :func:`rock_step` returned, ``energy`` the kinetic energy of the state after
+    it, ``steps`` the steps done before it, ``quiet`` how many of the last of them ended with the
+    kinetic energy at or below ``rest_energy``. Returns ``(status, steps, quiet)``: ``RUNNING``
     while the rock moves on; ``STOPPED`` once ``quiet`` reaches ``rest_steps``; ``TIMED_OUT`` when
-    ``steps`` reaches ``n_steps``; else the code of the failed :func:`rock_step` (``LEFT_DOMAIN``
-    or a failure), and then no step was taken: ``steps`` is unchanged and ``state`` is the last
-    good state. ``energy`` is the kinetic energy of ``state``. The arrays are passed one by one
-    (not as the model tuple): taking arrays out of a tuple costs reference counting every step.
+    ``steps`` reaches ``n_steps``; else ``code`` (``LEFT_DOMAIN`` or a failure), with ``steps``
+    unchanged since the step was not taken. On scalars only: a loop that passed its arrays
+    through a helper would pay numba's reference counting of them every step.
     """
-    if steps >= n_steps:
-        return TIMED_OUT, steps, quiet, kinetic_energy(body, state)
-    status = rock_step(
-        heights,
-        grid,
-        soil_values,
-        soil_index,
-        soil_rasters,
-        vertices,
-        body,
-        options,
-        state,
-        contacts,
-        diag,
-    )
-    energy = kinetic_energy(body, state)
-    if status != OK:
-        return status, steps, quiet, energy
+    if code != OK:
+        return code, steps, quiet
     steps += 1
     if energy <= rest_energy:
         quiet += 1
     else:
         quiet = 0
     if quiet >= rest_steps:
-        return STOPPED, steps, quiet, energy
+        return STOPPED, steps, quiet
     if steps >= n_steps:
-        return TIMED_OUT, steps, quiet, energy
-    return RUNNING, steps, quiet, energy
+        return TIMED_OUT, steps, quiet
+    return RUNNING, steps, quiet
 
 
 @jit
@@ -415,9 +382,9 @@ def run_rock(
     """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
 
     The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below
-    ``rest_energy`` for ``rest_steps`` consecutive steps (:func:`advance`). Row 0 of the outputs
-    is the initial state; then every ``save_every``-th step and always the final state are saved:
-    the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
+    ``rest_energy`` for ``rest_steps`` consecutive steps (:func:`stopping_rules`). Row 0 of the
+    outputs is the initial state; then every ``save_every``-th step and always the final state are
+    saved: the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
     ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
     over the steps since the previous row). Returns ``(status, steps_done, rows)``; ``state``
     holds the final state. Needs ``n_steps // save_every + 2`` rows.
@@ -437,12 +404,12 @@ def run_rock(
     drag_sum = 0.0
     sweeps_max = 0.0
     caps = 0.0
-    status = RUNNING
+    status = RUNNING if n_steps > 0 else TIMED_OUT
     done = 0
     quiet = 0
     last_saved = 0
     while status == RUNNING:
-        status, steps, quiet, _ = advance(
+        code = rock_step(
             heights,
             grid,
             soil_values,
@@ -454,11 +421,9 @@ def run_rock(
             state,
             contacts,
             diag,
-            done,
-            quiet,
-            n_steps,
-            rest_energy,
-            rest_steps,
+        )
+        status, steps, quiet = stopping_rules(
+            code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )
         if steps > done:
             done = steps
