@@ -92,6 +92,7 @@ from scipy import ndimage
 
 from tumble.bodies.polyhedron import ConvexPolyhedron
 from tumble.io.mesh import cap_holes, is_closed, mesh_volume, read_mesh
+from tumble.rockfall.release import uniform_quaternion
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.terrain import Terrain
 from tumble.rotation.quaternion import quat_mul, quat_rotate
@@ -652,21 +653,6 @@ class AuthumeReleases:
         return self.blocks[self.shape_names[self.shape_id[k]]].rock(float(self.mass[k]))
 
 
-def _random_rotation(rng: np.random.Generator) -> np.ndarray:
-    """Uniformly distributed unit quaternion (Shoemake 1992), scalar first, w >= 0."""
-    u1, u2, u3 = rng.random(3)
-    a, b = math.sqrt(1.0 - u1), math.sqrt(u1)
-    q = np.array(
-        [
-            a * math.sin(2 * math.pi * u2),
-            a * math.cos(2 * math.pi * u2),
-            b * math.sin(2 * math.pi * u3),
-            b * math.cos(2 * math.pi * u3),
-        ]
-    )
-    return q if q[0] >= 0 else -q
-
-
 def _aspect(size: np.ndarray) -> np.ndarray:
     """``log(L2 / L1), log(L3 / L1)`` of sizes sorted descending, shape (..., 2)."""
     size = np.asarray(size, dtype=np.float64)
@@ -748,7 +734,7 @@ def authume_releases(
             q_mesh[k] = given[orientation_id[k]]
         else:
             drop_id[k] = int(rng.integers(4))
-            q_mesh[k] = quat_mul(Q_DATA_TO_TUMBLE[None], _random_rotation(rng)[None])[0]
+            q_mesh[k] = quat_mul(Q_DATA_TO_TUMBLE[None], uniform_quaternion(rng)[None])[0]
         measured_id[k], masses[k], shape_id[k] = m_id, m, s_id
 
     scale = np.array(

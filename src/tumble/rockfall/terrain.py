@@ -48,19 +48,10 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.io.dem import north_up_transform, read_raster, write_raster
+from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
 
 #: Names of the per-cell soil rasters a terrain may carry ("zone" holds integer zone ids).
-SOIL_RASTERS = (
-    "mu_min",
-    "mu_max",
-    "kappa",
-    "beta",
-    "restitution",
-    "drag",
-    "drag_torque",
-    "drag_height",
-    "zone",
-)
+SOIL_RASTERS = (*SOIL_FIELDS, "zone")
 
 #: Points up to this fraction of a cell beyond the outer samples still count as on the grid, so
 #: that the rounding of ``(x - x0) / dx`` never puts a point on :attr:`Terrain.bounds` outside;
