@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-#: relative slack allowed in the triangle inequalities (round-off of computed moments)
-TRIANGLE_RTOL = 1e-9
+from tumble import _check
+from tumble._check import TRIANGLE_RTOL
+
+__all__ = ["TRIANGLE_RTOL", "axis_order", "inertia_matrix", "principal_inertia"]
 
 
 def principal_inertia(inertia, name: str = "inertia") -> np.ndarray:
@@ -20,23 +22,7 @@ def principal_inertia(inertia, name: str = "inertia") -> np.ndarray:
     Raises ``ValueError`` naming the problem for a wrong shape, NaN, non-positive moments or a
     violated triangle inequality.
     """
-    arr = np.asarray(inertia, dtype=np.float64)
-    if arr.shape != (3,):
-        raise ValueError(
-            f"{name} must be the three principal moments (A, B, C), got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values: {arr.tolist()}")
-    if np.any(arr <= 0.0):
-        raise ValueError(f"{name} must be positive, got {arr.tolist()}")
-    total = float(arr.sum())
-    for i, j, k in ((0, 1, 2), (1, 2, 0), (0, 2, 1)):
-        if arr[i] + arr[j] < arr[k] - TRIANGLE_RTOL * total:
-            raise ValueError(
-                f"{name} {arr.tolist()} is not physically possible: the triangle inequality "
-                f"I{i + 1} + I{j + 1} >= I{k + 1} fails ({arr[i] + arr[j]:.6g} < {arr[k]:.6g})"
-            )
-    return np.array(arr, dtype=np.float64, order="C")  # a writable copy: one numba signature
+    return _check.inertia(inertia, name)
 
 
 def inertia_matrix(inertia) -> np.ndarray:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from tumble._check import positive_number
 from tumble.bodies.inertia import principal_inertia
 from tumble.rotation.quaternion import matrix_to_quat
 
@@ -80,17 +81,6 @@ def mass_density(volume: float, density=None, mass=None) -> tuple[float, float]:
         return mass, mass / volume
     density = 1.0 if density is None else positive_number(density, "density")
     return density * volume, density
-
-
-def positive_number(value, name: str) -> float:
-    """``float(value)``, or a ValueError naming ``name`` unless it is finite and positive."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not np.isfinite(x) or x <= 0.0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return x
 
 
 def hull_triangles(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -4,15 +4,17 @@
 >>> traj = integrate("implicit", (5/12, 10/12, 13/12), (1e-3, 1e-3, 10.0), dt=0.01, t_end=1.0)
 """
 
-from tumble.freerot.base import FreeRotationScheme
+from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.freerot.exact import exact
 from tumble.freerot.registry import SCHEMES, STEPPERS, get_scheme
-from tumble.freerot.solve import Trajectory, integrate, step
+from tumble.freerot.solve import integrate, step
+from tumble.freerot.trajectory import Trajectory
 
 __all__ = [
     "SCHEMES",
     "STEPPERS",
     "FreeRotationScheme",
+    "SchemeId",
     "Trajectory",
     "exact",
     "get_scheme",

@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 
 from tumble._jit import jit
-from tumble.freerot.base import FreeRotationScheme
+from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import q_exp, q_mul, q_normalize, q_rotate_inverse
 from tumble.rotation.vec3 import cross, mul_diag, norm, solve3
 from tumble.status import Status
@@ -120,8 +120,7 @@ def algo_c1_step(inertia, y, dt, tol, max_iter, potential, y_out):
 class AlgoC1(FreeRotationScheme):
     """Energy-momentum midpoint Lie algorithm ALGO_C1 (Simo & Wong 1991)."""
 
-    name = "algo_c1"
     order = 2
     preserves = frozenset({"energy", "spin_norm", "spin", "unit_quaternion"})
     implicit = True
-    scheme_id = 6
+    scheme_id = SchemeId.ALGO_C1

@@ -2,8 +2,11 @@
 
 A scheme is a frozen dataclass whose class-level metadata says what it is:
 
+``scheme_id``
+    the scheme's :class:`SchemeId`, on which the compiled driver dispatches;
 ``name``
-    the short name used everywhere (``tumble.freerot.SCHEMES``, the command line);
+    the short name used everywhere (``tumble.freerot.SCHEMES``, the command line), derived from
+    ``scheme_id`` (its member name in lower case);
 ``order``
     the order of accuracy of the attitude and angular velocity;
 ``preserves``
@@ -38,6 +41,7 @@ from the fixed point to the centre of mass; all zero for a free body) and a stat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import ClassVar
 
 import numpy as np
@@ -52,20 +56,55 @@ INVARIANTS = frozenset(
 )
 
 
+class SchemeId(IntEnum):
+    """The id of every stepping scheme, as the compiled drivers dispatch on it.
+
+    The member's lower-case name is the scheme's name everywhere else (``SchemeId.QUAT_EM`` is
+    ``"quat_em"`` on the command line, in configurations and in :data:`tumble.freerot.SCHEMES`).
+    """
+
+    EXPLICIT = 1
+    IMPLICIT = 2
+    QUAT_EM = 3
+    QUAT_VI = 4
+    DIR_EM = 5
+    ALGO_C1 = 6
+    RK4 = 7
+
+    @property
+    def label(self) -> str:
+        """The scheme's name: the member name in lower case."""
+        return self.name.lower()
+
+    @classmethod
+    def from_label(cls, label: str) -> SchemeId:
+        """The id of the scheme called ``label``; ValueError listing the names otherwise."""
+        for member in cls:
+            if member.label == label:
+                return member
+        known = ", ".join(m.label for m in cls)
+        raise ValueError(f"unknown scheme {label!r}; choose one of: {known}")
+
+
 @dataclass(frozen=True)
 class FreeRotationScheme:
     """Base of all free-rotation schemes; see the module docstring for the contract."""
 
+    scheme_id: ClassVar[SchemeId]
     name: ClassVar[str]
     order: ClassVar[int]
     preserves: ClassVar[frozenset[str]]
     implicit: ClassVar[bool]
-    scheme_id: ClassVar[int]
     state_size: ClassVar[int] = 7
     supports_potential: ClassVar[bool] = False
 
     tol: float = 1e-14
     max_iter: int = 50
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # the name is spelled once, in SchemeId
+        cls.name = cls.scheme_id.label
 
     def __post_init__(self):
         if not (0.0 < self.tol < 1e-3):

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tumble._jit import jit
-from tumble.freerot.base import PRIVATE, FreeRotationScheme
+from tumble.freerot.base import PRIVATE, FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import matrix_to_q, quat_to_matrix
 from tumble.rotation.vec3 import cross, dot, solve3
 from tumble.status import Status
@@ -240,11 +240,10 @@ def director_spin(state, inertia) -> np.ndarray:
 class DirEM(FreeRotationScheme):
     """Director-based energy-momentum scheme DIR.EM (Betsch & Steinmann 2001)."""
 
-    name = "dir_em"
     order = 2
     preserves = frozenset({"director_energy", "spin_norm", "spin", "unit_quaternion"})
     implicit = True
-    scheme_id = 5
+    scheme_id = SchemeId.DIR_EM
     state_size = 25
     supports_potential = True
 

@@ -81,6 +81,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import elliprf, elliprj
 
+from tumble import _check
+from tumble.freerot.trajectory import Trajectory, validate_initial
 from tumble.rotation.quaternion import matrix_to_quat, quat_exp, quat_mul
 
 _EPS = np.finfo(np.float64).eps
@@ -353,8 +355,6 @@ def _prepare(inertia: np.ndarray, omega0: np.ndarray) -> _Solution:
 
 
 def _validated(inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0)):
-    from tumble.freerot.solve import validate_initial
-
     return validate_initial(inertia, omega0, q0)
 
 
@@ -426,28 +426,16 @@ def _shortest_rotation(sol: _Solution, spin_body: np.ndarray) -> np.ndarray:
     return p / np.sqrt(2.0 * g * (g + ma))[:, None]
 
 
-def _as_times(t) -> np.ndarray:
-    t = np.asarray(t, dtype=np.float64)
-    if t.ndim > 1:
-        raise ValueError(f"t must be a scalar or a 1-D array of times, got shape {t.shape}")
-    t = np.atleast_1d(t).copy()
-    if not np.all(np.isfinite(t)):
-        raise ValueError("t contains NaN or infinite values")
-    return t
-
-
 def exact(inertia, omega0, q0, t):
     """The exact torque-free motion sampled at the times ``t`` (any order, any sign).
 
     ``inertia`` are the principal moments in any order, ``omega0`` the initial body angular
     velocity (rad/s) and ``q0`` the initial unit quaternion (body to space). Returns a
-    :class:`tumble.freerot.solve.Trajectory` with ``omega`` in the body frame and ``q`` body to
+    :class:`tumble.freerot.trajectory.Trajectory` with ``omega`` in the body frame and ``q`` body to
     space, continuous in ``t`` and equal to ``q0`` at ``t = 0``.
     """
-    from tumble.freerot.solve import Trajectory
-
     inertia, omega0, q0 = _validated(inertia, omega0, q0)
-    t = _as_times(t)
+    t = _check.times(t)
     sol = _prepare(inertia, omega0)
     p = sol.params
     if p.regime in ("rest", "steady", "spherical"):

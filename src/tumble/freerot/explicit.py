@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tumble._jit import jit
-from tumble.freerot.base import FreeRotationScheme
+from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import q_mul, q_norm, q_normalize
 from tumble.rotation.vec3 import matvec, solve3
 from tumble.status import Status
@@ -74,8 +74,7 @@ def explicit_step(inertia, y, dt, tol, max_iter, potential, y_out):
 class Explicit(FreeRotationScheme):
     """RAMMS explicit scheme (Leine et al. 2021, eq. 45-47)."""
 
-    name = "explicit"
     order = 1
     preserves = frozenset({"energy", "unit_quaternion"})
     implicit = False
-    scheme_id = 1
+    scheme_id = SchemeId.EXPLICIT

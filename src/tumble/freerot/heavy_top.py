@@ -51,13 +51,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tumble.freerot.solve import Trajectory, integrate
+from tumble import _check
+from tumble.freerot.solve import integrate
+from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import quat_exp, quat_mul, quat_rotate
-
-
-def _positive(name: str, value) -> None:
-    if not (isinstance(value, int | float | np.floating) and math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -80,9 +77,9 @@ class HeavyTop:
     precession_rate: float = 10.0
 
     def __post_init__(self) -> None:
-        _positive("height", self.height)
-        _positive("radius", self.radius)
-        _positive("density", self.density)
+        _check.strict_positive(self.height, "height")
+        _check.strict_positive(self.radius, "radius")
+        _check.strict_positive(self.density, "density")
         g = self.gravity
         if not (isinstance(g, int | float | np.floating) and math.isfinite(g) and g >= 0):
             raise ValueError(f"gravity must be a non-negative finite number, got {g!r}")

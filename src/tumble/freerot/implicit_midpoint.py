@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tumble._jit import jit
-from tumble.freerot.base import FreeRotationScheme
+from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import q_between, q_exp, q_mul, q_normalize, q_rotate_inverse
 from tumble.rotation.vec3 import cross, dot, factor3, mul_diag, solve_factored
 from tumble.status import Status
@@ -111,8 +111,7 @@ def implicit_step(inertia, y, dt, tol, max_iter, potential, y_out):
 class Implicit(FreeRotationScheme):
     """Implicit midpoint with spin-preserving orientation update (Leine et al. 2021, eq. 61-75)."""
 
-    name = "implicit"
     order = 2
     preserves = frozenset({"energy", "spin_norm", "spin", "unit_quaternion"})
     implicit = True
-    scheme_id = 2
+    scheme_id = SchemeId.IMPLICIT

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tumble._jit import jit
-from tumble.freerot.base import OMEGA, PRIVATE, FreeRotationScheme, Q
+from tumble.freerot.base import OMEGA, PRIVATE, FreeRotationScheme, Q, SchemeId
 from tumble.rotation.quaternion import q_conj, q_exp, q_mul, q_rotate
 from tumble.rotation.vec3 import solve3
 from tumble.status import Status
@@ -300,11 +300,10 @@ def momentum_state(inertia, q0, omega0) -> np.ndarray:
 class QuatEM(FreeRotationScheme):
     """Quaternion energy-momentum scheme (Betsch & Siebert 2009, eq. 51-54, Appendix D)."""
 
-    name = "quat_em"
     order = 2
     preserves = frozenset({"energy", "spin_norm", "spin", "unit_quaternion"})
     implicit = True
-    scheme_id = 3
+    scheme_id = SchemeId.QUAT_EM
     state_size = 11
     supports_potential = True
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tumble._jit import jit
-from tumble.freerot.base import PRIVATE, FreeRotationScheme, Q
+from tumble.freerot.base import PRIVATE, FreeRotationScheme, Q, SchemeId
 from tumble.freerot.quat_em import momentum_state, q_add, q_dot, q_scale
 from tumble.rotation.quaternion import (
     q_conj,
@@ -187,11 +187,10 @@ def discrete_momentum_map(q, mu) -> np.ndarray:
 class QuatVI(FreeRotationScheme):
     """Quaternion variational integrator (Betsch & Siebert 2009, Appendix E)."""
 
-    name = "quat_vi"
     order = 2
     preserves = frozenset({"energy", "momentum_map", "spin", "spin_norm", "unit_quaternion"})
     implicit = True
-    scheme_id = 4
+    scheme_id = SchemeId.QUAT_VI
     state_size = 11
     supports_potential = True
 

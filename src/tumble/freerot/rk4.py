@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tumble._jit import jit
-from tumble.freerot.base import FreeRotationScheme
+from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import q_mul, q_normalize
 from tumble.rotation.vec3 import cross, mul_diag
 from tumble.status import Status
@@ -58,8 +58,7 @@ def rk4_step(inertia, y, dt, tol, max_iter, potential, y_out):
 class RK4(FreeRotationScheme):
     """Classical RK4 with quaternion projection (the baseline)."""
 
-    name = "rk4"
     order = 4
     preserves = frozenset({"unit_quaternion"})
     implicit = False
-    scheme_id = 7
+    scheme_id = SchemeId.RK4

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tumble import _check
+
 #: default releases of the built-in terrains (fields of :class:`Release`)
 SCENARIO_RELEASES = {
     "slope40": {"point": (10.0, 0.0), "height": 1.5, "speed_downslope": 1.0},
@@ -61,26 +63,6 @@ def uniform_quaternion(rng: np.random.Generator) -> np.ndarray:
         ]
     )
     return q if q[0] >= 0.0 else -q
-
-
-def _pair(value, name: str) -> tuple[float, float]:
-    try:
-        x, y = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be two numbers (x, y), got {value!r}") from None
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return x, y
-
-
-def _triple(value, name: str) -> tuple[float, float, float]:
-    try:
-        out = tuple(float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be three numbers, got {value!r}") from None
-    if len(out) != 3 or not all(math.isfinite(v) for v in out):
-        raise ValueError(f"{name} must be three finite numbers, got {value!r}")
-    return out
 
 
 def _inside_polygon(x: float, y: float, polygon: np.ndarray) -> bool:
@@ -123,7 +105,7 @@ class Release:
                 f"got {', '.join(given) or 'none'}"
             )
         if self.point is not None:
-            object.__setattr__(self, "point", _pair(self.point, "release.point"))
+            object.__setattr__(self, "point", _check.pair(self.point, "release.point"))
         if self.line is not None:
             try:
                 a, b = self.line
@@ -131,11 +113,11 @@ class Release:
                 raise ValueError(
                     f"release.line must be two points [[x1, y1], [x2, y2]], got {self.line!r}"
                 ) from None
-            line = (_pair(a, "release.line"), _pair(b, "release.line"))
+            line = (_check.pair(a, "release.line"), _check.pair(b, "release.line"))
             object.__setattr__(self, "line", line)
         if self.polygon is not None:
             try:
-                corners = tuple(_pair(c, "release.polygon") for c in self.polygon)
+                corners = tuple(_check.pair(c, "release.polygon") for c in self.polygon)
             except TypeError:
                 raise ValueError(
                     f"release.polygon must be a list of points [x, y], got {self.polygon!r}"
@@ -153,7 +135,7 @@ class Release:
         if self.velocity is not None and self.speed_downslope is not None:
             raise ValueError("release: give release.velocity or release.speed_downslope, not both")
         if self.velocity is not None:
-            object.__setattr__(self, "velocity", _triple(self.velocity, "release.velocity"))
+            object.__setattr__(self, "velocity", _check.triple(self.velocity, "release.velocity"))
         if self.speed_downslope is not None:
             speed = float(self.speed_downslope)
             if not (math.isfinite(speed) and speed >= 0.0):
@@ -161,7 +143,7 @@ class Release:
                     f"release.speed_downslope must not be negative, got {self.speed_downslope!r}"
                 )
             object.__setattr__(self, "speed_downslope", speed)
-        object.__setattr__(self, "omega", _triple(self.omega, "release.omega"))
+        object.__setattr__(self, "omega", _check.triple(self.omega, "release.omega"))
         if isinstance(self.orientation, str):
             if self.orientation != "random":
                 raise ValueError(

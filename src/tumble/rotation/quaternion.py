@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from tumble import _check
 from tumble._jit import jit
 
 # ----------------------------------------------------------------------------------------------
@@ -177,29 +178,12 @@ def as_quaternions(q, name: str = "q", unit_tol: float | None = None) -> np.ndar
 
     With ``unit_tol`` the norm of every quaternion must be within ``unit_tol`` of 1.
     """
-    arr = np.ascontiguousarray(q, dtype=np.float64)
-    if arr.ndim == 0 or arr.shape[-1] != 4:
-        raise ValueError(f"{name} must have shape (4,) or (n, 4) (w, x, y, z), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if unit_tol is not None:
-        norms = np.linalg.norm(arr, axis=-1)
-        if np.any(np.abs(norms - 1.0) > unit_tol):
-            worst = float(norms.flat[np.argmax(np.abs(norms - 1.0))])
-            raise ValueError(
-                f"{name} must be a unit quaternion (w, x, y, z); its norm is {worst:.6g}"
-            )
-    return arr
+    return _check.quaternions(q, name, unit_tol)
 
 
 def as_vectors(v, name: str = "v") -> np.ndarray:
     """Validate and return ``v`` as a float64 array of shape (..., 3)."""
-    arr = np.ascontiguousarray(v, dtype=np.float64)
-    if arr.ndim == 0 or arr.shape[-1] != 3:
-        raise ValueError(f"{name} must have shape (3,) or (n, 3), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    return _check.vectors(v, name)
 
 
 @jit
