@@ -12,7 +12,7 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml | $(WEB)/node_modules
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)
 
 # three.js and lil-gui for the Poinsot view, pinned in package-lock.json (npm registry)

@@ -22,9 +22,11 @@ import time
 
 from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain
-from tumble.rockfall.ensemble import CHUNK_SIZE, PGS_TOL, Ensemble
-from tumble.rockfall.hazard import PUBLISHED_SLOPE40, STATISTICS
+from tumble.rockfall.ensemble import CHUNK_SIZE, Ensemble
+from tumble.rockfall.ensemble.reduce import STATISTICS
+from tumble.rockfall.model import ENSEMBLE_PGS_TOL as PGS_TOL
 from tumble.rockfall.release import Release
+from tumble.validation.slope40 import PUBLISHED_SLOPE40
 
 
 def main() -> None:

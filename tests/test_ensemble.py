@@ -9,8 +9,7 @@ import pytest
 
 from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain, simulate
-from tumble.rockfall.ensemble import Ensemble, read_chunk, run_chunks
-from tumble.rockfall.hazard import RASTERS, reduce_chunks
+from tumble.rockfall.ensemble import RASTERS, Ensemble, read_chunk, reduce_chunks, run_chunks
 from tumble.rockfall.release import Release, rock_rng, uniform_quaternion
 
 SOIL = Soil.preset("medium")

@@ -13,7 +13,7 @@ import rasterio
 from tumble.cli.main import main
 from tumble.io.config import apply_overrides, load_config
 from tumble.rockfall import Terrain
-from tumble.rockfall.hazard import RASTERS
+from tumble.rockfall.ensemble import RASTERS
 
 CRS = "EPSG:2056"
 
@@ -161,7 +161,8 @@ def test_interrupted_cli_run_resumes_to_the_uninterrupted_result(dem, tmp_path):
     """Chunks 0 and 1 of 3 written by an interrupted run, then --resume: the rasters and the
     statistics equal those of one uninterrupted run; then compare writes the table."""
     from tumble.io.config import load_config
-    from tumble.rockfall.ensemble import build_ensemble, run_chunks
+    from tumble.rockfall.ensemble import run_chunks
+    from tumble.rockfall.from_config import build_ensemble
 
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     common = ["--rocks", "6", "--chunk-size", "2", "--no-figures", "output.trajectories=0"]

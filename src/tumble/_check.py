@@ -8,7 +8,9 @@ with it. Kernels never validate; the Python functions around them call these onc
 
 from __future__ import annotations
 
+import importlib
 import math
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -166,3 +168,23 @@ def times(value: Any, name: str = "t") -> np.ndarray:
     if not np.all(np.isfinite(t)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return t
+
+
+class MissingExtra(ImportError):
+    """An optional part of tumble is not installed; the message says which ``pip install``."""
+
+
+#: optional dependency groups of pyproject.toml: extra -> what it is for
+EXTRAS = {"web": "the local web views (FastAPI, uvicorn)", "cluster": "Dask clusters"}
+
+
+def require(module: str, extra: str, purpose: str) -> ModuleType:
+    """Import ``module`` of the optional dependencies ``tumble[extra]``, or raise
+    :class:`MissingExtra` saying that ``purpose`` needs it and how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(
+            f"{purpose} needs the optional package {module.split('.')[0]!r}, which is not "
+            f"installed: pip install 'tumble[{extra}]'"
+        ) from None

@@ -3,8 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
+
+from tumble._check import MissingExtra
+from tumble.status import KernelError
+
+#: errors that a command reports as a message (exit status 2) instead of a traceback
+USER_ERRORS = (ValueError, FileNotFoundError, KernelError, MissingExtra)
+
+
+def run_parsed(args: argparse.Namespace, command: str) -> int:
+    """Run a parsed command; a user error becomes one line on stderr and exit status 2."""
+    try:
+        return int(args.run(args) or 0)
+    except USER_ERRORS as err:
+        print(f"tumble {command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+def invoke(module: ModuleType, argv: Sequence[str]) -> int:
+    """Run one subcommand (``module``, e.g. :mod:`tumble.cli.rockfall`) as ``tumble ARGV``
+    would, without the top-level parser: how one command runs another."""
+    parser = argparse.ArgumentParser(prog="tumble")
+    sub = parser.add_subparsers(dest="command", required=True)
+    module.add_parser(sub)
+    args = parser.parse_args(list(argv))
+    return run_parsed(args, args.command)
 
 
 def float_tuple(n: int):

@@ -146,8 +146,12 @@ def rockfall_report(args) -> None:
     import shutil
     from pathlib import Path
 
-    from tumble.cli.main import main
+    from tumble.cli import rockfall
+    from tumble.cli.common import invoke
     from tumble.viz.report import write_report
+
+    def main(argv: list[str]) -> int:
+        return invoke(rockfall, argv)
 
     out = Path(args.out)
     runs = {}

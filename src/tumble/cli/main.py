@@ -7,7 +7,7 @@ import sys
 
 from tumble import __version__
 from tumble.cli import demo, reproduce, rockfall, serve, spin, stability, validate
-from tumble.status import KernelError
+from tumble.cli.common import run_parsed
 
 COMMANDS = {
     "spin": spin,
@@ -35,11 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except (ValueError, FileNotFoundError, KernelError) as err:
-        print(f"tumble {args.command}: error: {err}", file=sys.stderr)
-        return 2
+    return run_parsed(args, args.command)
 
 
 if __name__ == "__main__":

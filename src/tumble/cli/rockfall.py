@@ -6,7 +6,7 @@ writes, once every chunk is done::
 
     DIR/summary.json               statistics (written last: its presence marks a finished run)
     DIR/rasters/NAME.tif           hazard rasters with the DEM's CRS and transform (.asc with
-                                   --ascii), NAME in tumble.rockfall.hazard.RASTERS; and dem.tif
+                                   --ascii), NAME in tumble.rockfall.ensemble.RASTERS; and dem.tif
     DIR/deposits.csv               final point, status and time of every rock
     DIR/trajectories.parquet       a subsample of trajectories (output.trajectories rocks)
     DIR/figures/energy_map.png     maximum kinetic energy over a hillshade, spread envelope
@@ -228,8 +228,8 @@ def _trajectory_sample(ensemble, count: int, every: int) -> dict:
 def run_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.provenance import write_provenance
-    from tumble.rockfall.ensemble import build_ensemble, run_chunks
-    from tumble.rockfall.hazard import reduce_chunks, summary_line
+    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
+    from tumble.rockfall.from_config import build_ensemble
 
     started = time.perf_counter()
     config = load_config(args.config, _settings(args), args.overrides)
@@ -238,7 +238,7 @@ def run_command(args) -> int:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
     if config.run.dask is not None:
-        from tumble.rockfall.distributed import parse_address
+        from tumble.rockfall.ensemble.cluster import parse_address
 
         parse_address(config.run.dask)
     setup = time.perf_counter() - started
@@ -323,13 +323,6 @@ def _figures(directory: Path, ensemble, result, first) -> None:
 # ---------------------------------------------------------------------------------------------
 # compare
 
-TABLE_ROWS = (
-    ("kinetic_energy_kJ", "kinetic energy (kJ)"),
-    ("velocity_ms", "translational velocity (m/s)"),
-    ("rotational_velocity_rps", "rotational velocity (rot/s)"),
-    ("jump_height_m", "jump height (m)"),
-)
-
 
 def _read_summary(directory: str) -> dict:
     path = Path(directory) / "summary.json"
@@ -338,77 +331,12 @@ def _read_summary(directory: str) -> dict:
     return json.loads(path.read_text())
 
 
-def _fmt(mean, std) -> str:
-    if mean is None:
-        return "n/a"
-    return f"{mean:.2f} +- {std:.2f}" if std is not None else f"{mean:.2f}"
-
-
-def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict]:
-    """Rows of the comparison (path statistics as in seed 000 Table 2, then more)."""
-    from tumble.rockfall.hazard import PUBLISHED_SLOPE40
-
-    rows = []
-    pub_e, pub_i = PUBLISHED_SLOPE40["explicit"], PUBLISHED_SLOPE40["implicit"]
-    for key, name in TABLE_ROWS:
-        pa_, pb_ = a[key]["path"], b[key]["path"]
-        rows.append(
-            {
-                "quantity": name,
-                labels[0]: _fmt(pa_["mean"], pa_["std"]),
-                labels[1]: _fmt(pb_["mean"], pb_["std"]),
-                "published explicit": _fmt(*pub_e[key]),
-                "published implicit": _fmt(*pub_i[key]),
-            }
-        )
-    extra = (
-        (
-            "per-rock max kinetic energy (kJ)",
-            lambda s: _fmt(
-                s["kinetic_energy_kJ"]["rock_max"]["mean"],
-                s["kinetic_energy_kJ"]["rock_max"]["std"],
-            ),
-        ),
-        ("run-out (m)", lambda s: _fmt(s["runout_m"]["mean"], s["runout_m"]["std"])),
-        ("run-out p95 (m)", lambda s: _fmt(s["runout_m"]["p95"], None)),
-        ("lateral spread std (m)", lambda s: _fmt(s["lateral_spread_m"]["std"], None)),
-        ("lateral spread p95 (m)", lambda s: _fmt(s["lateral_spread_m"]["p95"], None)),
-        (
-            "stopped / left / timed out",
-            lambda s: " / ".join(
-                f"{s['fractions'][k]:.0%}" for k in ("stopped", "left_domain", "timed_out")
-            ),
-        ),
-        ("rocks", lambda s: str(s["n_rocks"])),
-        ("wall time (s)", lambda s: _fmt(s["wall_time_s"], None)),
-        (
-            "rock-steps per second",
-            lambda s: f"{s['rock_steps_per_s']:.3g}" if s.get("rock_steps_per_s") else "n/a",
-        ),
-    )
-    for name, value in extra:
-        row = {"quantity": name, labels[0]: value(a), labels[1]: value(b)}
-        if name == "wall time (s)":
-            row["published explicit"] = f"{pub_e['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
-            row["published implicit"] = f"{pub_i['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
-        else:
-            row["published explicit"] = row["published implicit"] = ""
-        rows.append(row)
-    return rows
-
-
-def _markdown(rows: list[dict]) -> str:
-    names = list(rows[0])
-    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
-    lines += ["| " + " | ".join(str(r[n]) for n in names) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
 def compare_command(args) -> int:
     import numpy as np
 
     from tumble.io import ResultDir, read_raster, write_csv
     from tumble.rockfall.terrain import Terrain
+    from tumble.validation.slope40 import compare_table, markdown
     from tumble.viz.rockfall import plot_envelopes
 
     a, b = _read_summary(args.run_a), _read_summary(args.run_b)
@@ -434,7 +362,7 @@ def compare_command(args) -> int:
             + "\n"
         )
         title = "Leine et al. 2021, Table 2 analogue (mean +- std over path samples)"
-        (stage / "compare.md").write_text(f"# {title}\n\n" + _markdown(rows))
+        (stage / "compare.md").write_text(f"# {title}\n\n" + markdown(rows))
         plot_envelopes(
             terrain,
             passing[0].values,
@@ -443,6 +371,6 @@ def compare_command(args) -> int:
             stage / "envelopes.png",
             title=f"Spread envelopes: {labels[0]} (black), {labels[1]} (red)",
         )
-    print(_markdown(rows), end="")
+    print(markdown(rows), end="")
     print(f"wrote {args.out}/")
     return 0

@@ -33,6 +33,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from tumble._check import require
+
+    require("fastapi", "web", "tumble serve")
+    require("uvicorn", "web", "tumble serve")
     from tumble.web.server import serve
 
     try:

@@ -3,15 +3,17 @@
 :class:`ResultDir` collects every artefact of a command in a hidden staging directory next to the
 target. Only when the command succeeds are the files moved into the target (one ``os.replace``
 each, atomic per file on one file system); on an exception the staging directory is removed and
-the target is left as it was.
+the target is left as it was. :func:`write_atomic` does the same for one file (JSON, ``.npz``).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +70,40 @@ def write_csv(path: str | os.PathLike, columns: dict[str, np.ndarray], precision
                     for v, num in zip(row, numeric, strict=True)
                 ]
             )
+
+
+def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    """Write ``path`` through ``write(tmp)`` into a temporary file beside it, then rename it into
+    place: the file is complete or absent, never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, content: dict) -> None:
+    """JSON (indented, one trailing newline) written atomically."""
+    text = json.dumps(content, indent=2, default=str) + "\n"
+    write_atomic(Path(path), lambda tmp: tmp.write_text(text))
+
+
+def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> Path:
+    """Arrays as one ``.npz`` file, written atomically."""
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    write_atomic(Path(path), write)
+    return Path(path)
+
+
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file (no pickled objects)."""
+    with np.load(path, allow_pickle=False) as data:
+        return {name: data[name] for name in data.files}

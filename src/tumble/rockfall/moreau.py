@@ -52,9 +52,9 @@ Kernels: :func:`rock_step` advances one rock by one step on plain arrays and ret
 :func:`stopping_rules` (at rest, ``t_max``) ends the per-rock loops of :func:`run_rock` (which
 saves samples) and of the ensemble driver (which keeps statistics). The model is the tuple
 ``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
-:class:`tumble.rockfall.simulate.RockModel`, shared and read-only; the state (``STATE_SIZE``
-floats) and the contact buffer (``n_vertices x NCOL``, which carries the warm start of the
-contact solver) belong to the rock.
+:class:`tumble.rockfall.model.RockModel`, shared and read-only; the state (``STATE_SIZE``
+floats of :mod:`tumble.rockfall.model`) and the contact buffer (``n_vertices x NCOL``, which
+carries the warm start of the contact solver) belong to the rock.
 """
 
 from __future__ import annotations
@@ -74,6 +74,23 @@ from tumble.rockfall.contact import (
     prepare_contacts,
     solve_pgs,
 )
+from tumble.rockfall.model import (
+    EXPLICIT,
+    IMPLICIT,
+    O_DT,
+    O_GAP_TOL,
+    O_GRAVITY,
+    O_NEWTON_MAX_ITER,
+    O_NEWTON_TOL,
+    O_PGS_MAX_ITER,
+    O_PGS_TOL,
+    O_SCHEME,
+    S_OMEGA,
+    S_P,
+    S_R,
+    S_SLIP,
+    S_V,
+)
 from tumble.rockfall.status import (
     LEFT_DOMAIN,
     NEWTON_NOT_CONVERGED,
@@ -89,21 +106,6 @@ from tumble.rockfall.terrain import bilinear, surface
 from tumble.rotation.quaternion import q_normalize
 from tumble.rotation.vec3 import cross, dot, matvec
 from tumble.status import Status
-
-#: rotation schemes (the scheme ids of :mod:`tumble.freerot`)
-EXPLICIT = 1
-IMPLICIT = 2
-SCHEME_IDS = {"explicit": EXPLICIT, "implicit": IMPLICIT}
-
-#: state vector of one rock: r (3), p (4), v (3), omega (3), slippage
-S_R, S_P, S_V, S_OMEGA, S_SLIP = 0, 3, 7, 10, 13
-STATE_SIZE = 14
-
-#: options vector: dt, gravity, Newton tolerance and cap, PGS tolerance and cap, scheme id,
-#: contact gap tolerance
-O_DT, O_GRAVITY, O_NEWTON_TOL, O_NEWTON_MAX_ITER, O_PGS_TOL, O_PGS_MAX_ITER, O_SCHEME = range(7)
-O_GAP_TOL = 7
-N_OPTIONS = 8
 
 #: per-step diagnostics written by rock_step: closed contacts, loaded contacts (P_N > 0), the
 #: friction coefficient used, contact work, drag work (J), PGS sweeps, 1 if the PGS cap was hit,

@@ -9,34 +9,44 @@
     grid (401 x 151 samples) so that the kink at x = 150 m is a grid line and both parts are
     exact planes of the bilinear surface.
 
-For a plane of any slope use :meth:`tumble.rockfall.terrain.Terrain.plane`.
+A scenario is a height grid (:class:`ScenarioGrid`); :meth:`tumble.rockfall.Terrain.scenario`
+turns it into a terrain. For a plane of any slope use :meth:`tumble.rockfall.Terrain.plane`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-from tumble.rockfall.terrain import Terrain
+
+class ScenarioGrid(NamedTuple):
+    """Heights ``(ny, nx)`` with ``heights[j, i]`` at ``x = x0 + i dx``, ``y = y0 + j dy``."""
+
+    heights: np.ndarray
+    x0: float
+    y0: float
+    dx: float
+    dy: float
 
 
-def slope40() -> Terrain:
+def slope40() -> ScenarioGrid:
     """40 deg slope over 150 m, flat run-out of 250 m, 150 m wide, 1 m grid (module docstring)."""
     slope_length, runout, width, spacing = 150, 250, 150, 1.0
     x = spacing * np.arange(slope_length + runout + 1)
     drop = np.maximum(slope_length - x, 0.0) * math.tan(math.radians(40.0))
     heights = np.broadcast_to(drop, (width + 1, x.size))
-    return Terrain.from_array(heights, x0=0.0, y0=-0.5 * width, dx=spacing, dy=spacing)
+    return ScenarioGrid(heights, 0.0, -0.5 * width, spacing, spacing)
 
 
-#: Scenario name -> function building the terrain.
-SCENARIOS: dict[str, Callable[[], Terrain]] = {"slope40": slope40}
+#: Scenario name -> function building its height grid.
+SCENARIOS: dict[str, Callable[[], ScenarioGrid]] = {"slope40": slope40}
 
 
-def scenario(name: str) -> Terrain:
-    """The built-in terrain called ``name``; ValueError listing the known names otherwise."""
+def scenario(name: str) -> ScenarioGrid:
+    """The grid of the built-in terrain ``name``; ValueError listing the known names otherwise."""
     try:
         build = SCENARIOS[name]
     except (KeyError, TypeError):

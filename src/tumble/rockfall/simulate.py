@@ -22,15 +22,33 @@ Stopping rules (not published for RAMMS; chosen here and exposed):
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any
 
 import numpy as np
 
-from tumble.bodies.catalogue import Body
 from tumble.rockfall.contact import NCOL
+from tumble.rockfall.model import (
+    DT,
+    GRAVITY,
+    NEWTON_MAX_ITER,
+    NEWTON_TOL,
+    PGS_MAX_ITER,
+    PGS_TOL,
+    REST_SPEED,
+    REST_TIME,
+    S_OMEGA,
+    S_P,
+    S_R,
+    S_SLIP,
+    S_V,
+    STATE_SIZE,
+    Options,
+    RockModel,
+    initial_state,
+    pack_model,
+    resolve_options,
+)
 from tumble.rockfall.moreau import (
     D_CAPPED,
     D_CONTACT_WORK,
@@ -41,214 +59,33 @@ from tumble.rockfall.moreau import (
     D_LOADED,
     D_MU,
     D_SWEEPS,
-    N_OPTIONS,
     N_SAVED_DIAG,
-    O_DT,
-    O_GAP_TOL,
-    O_GRAVITY,
-    O_NEWTON_MAX_ITER,
-    O_NEWTON_TOL,
-    O_PGS_MAX_ITER,
-    O_PGS_TOL,
-    O_SCHEME,
-    S_OMEGA,
-    S_P,
-    S_R,
-    S_SLIP,
-    S_V,
-    SCHEME_IDS,
-    STATE_SIZE,
     run_rock,
 )
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.soil import FIELDS, Soil
+from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
-from tumble.rockfall.terrain import surface
-from tumble.rotation.quaternion import q_rotate
+from tumble.rotation.quaternion import quat_rotate
 
-#: gravitational acceleration, m/s^2, along -z
-GRAVITY = 9.81
-#: default time step, s (Leine et al. 2021)
-DT = 0.002
-#: rest: kinetic energy at or below m REST_SPEED^2 / 2 for REST_TIME seconds
-REST_SPEED = 0.01
-REST_TIME = 1.0
-#: projected Gauss-Seidel: relative tolerance on the percussions and sweep cap per step
-PGS_TOL = 1e-10
-PGS_MAX_ITER = 500
-#: Newton iteration of the implicit free rotation (eq. 84)
-NEWTON_TOL = 1e-14
-NEWTON_MAX_ITER = 50
-#: a vertex contact counts as closed when its gap is at most this, m (round-off of resting contacts)
-GAP_TOL = 1e-8
-#: initial quaternions whose norm differs from 1 by more are refused (others are normalised)
-UNIT_TOLERANCE = 1e-3
-#: a hull vertex deeper than this below the terrain at the start is refused, m
-START_GAP_TOLERANCE = 1e-6
+__all__ = [
+    "DT",
+    "GRAVITY",
+    "NEWTON_MAX_ITER",
+    "NEWTON_TOL",
+    "PGS_MAX_ITER",
+    "PGS_TOL",
+    "REST_SPEED",
+    "REST_TIME",
+    "Options",
+    "RockModel",
+    "RockTrajectory",
+    "initial_state",
+    "pack_model",
+    "simulate",
+]
 
-
-class RockModel(NamedTuple):
-    """The plain arrays the kernels read: terrain, soil, rock and options (shared, read-only);
-    the kernels take them as one plain tuple, ``tuple(model)``."""
-
-    heights: np.ndarray
-    grid: np.ndarray
-    soil_values: np.ndarray
-    soil_index: np.ndarray
-    soil_rasters: np.ndarray
-    vertices: np.ndarray
-    body: np.ndarray
-    options: np.ndarray
-
-
-def _finite(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return x
-
-
-def _positive(value, name: str) -> float:
-    x = _finite(value, name)
-    if x <= 0.0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return x
-
-
-def _vector(value, n: int, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {n} numbers, got {value!r}") from None
-    if arr.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values: {arr.tolist()}")
-    return arr
-
-
-def terrain_arrays(terrain) -> tuple[np.ndarray, np.ndarray]:
-    """``(heights, grid)`` of a terrain object, validated (C-contiguous float64, no holes)."""
-    try:
-        heights = terrain.heights
-        grid = (terrain.x0, terrain.y0, terrain.dx, terrain.dy)
-    except AttributeError:
-        raise ValueError(
-            "terrain must have the attributes heights, x0, y0, dx, dy (e.g. a Terrain)"
-        ) from None
-    heights = np.ascontiguousarray(heights, dtype=np.float64)
-    if heights.ndim != 2 or heights.shape[0] < 2 or heights.shape[1] < 2:
-        raise ValueError(
-            f"terrain heights must be a 2-D grid of at least 2 x 2, got {heights.shape}"
-        )
-    if not np.all(np.isfinite(heights)):
-        raise ValueError("terrain heights contain NaN or infinite values (holes in the DEM)")
-    x0, y0 = _finite(grid[0], "terrain x0"), _finite(grid[1], "terrain y0")
-    dx, dy = _positive(grid[2], "terrain dx"), _positive(grid[3], "terrain dy")
-    return heights, np.array([x0, y0, dx, dy])
-
-
-def pack_model(
-    terrain,
-    rock: Rock,
-    soil: Soil,
-    scheme: str = "implicit",
-    dt: float = DT,
-    gravity: float = GRAVITY,
-    pgs_tol: float = PGS_TOL,
-    pgs_max_iter: int = PGS_MAX_ITER,
-    newton_tol: float = NEWTON_TOL,
-    newton_max_iter: int = NEWTON_MAX_ITER,
-) -> RockModel:
-    """Validate the model of a run and pack it into kernel arrays."""
-    if scheme not in SCHEME_IDS:
-        raise ValueError(f"unknown scheme {scheme!r}; choose one of {sorted(SCHEME_IDS)}")
-    if not isinstance(soil, Soil):
-        raise ValueError(f"soil must be a Soil, got {type(soil).__name__}")
-    if isinstance(rock, Body):
-        rock = Rock.from_body(rock)
-    if not isinstance(rock, Rock):
-        raise ValueError(f"rock must be a Rock, got {type(rock).__name__}")
-    heights, grid = terrain_arrays(terrain)
-    rasters = {k: v for k, v in dict(getattr(terrain, "soil", None) or {}).items() if k in FIELDS}
-    if rasters:
-        soil = dataclasses.replace(soil, **rasters)
-    soil_values, soil_index, soil_rasters = soil.pack(heights.shape)
-    dt = _positive(dt, "dt")
-    gravity = _finite(gravity, "gravity")
-    pgs_tol = _positive(pgs_tol, "pgs_tol")
-    newton_tol = _positive(newton_tol, "newton_tol")
-    for value, name in ((pgs_max_iter, "pgs_max_iter"), (newton_max_iter, "newton_max_iter")):
-        if not (isinstance(value, int | np.integer) and value >= 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    options = np.zeros(N_OPTIONS)
-    options[O_DT] = dt
-    options[O_GRAVITY] = gravity
-    options[O_NEWTON_TOL] = newton_tol
-    options[O_NEWTON_MAX_ITER] = newton_max_iter
-    options[O_PGS_TOL] = pgs_tol
-    options[O_PGS_MAX_ITER] = pgs_max_iter
-    options[O_SCHEME] = SCHEME_IDS[scheme]
-    options[O_GAP_TOL] = GAP_TOL
-    body = np.array([rock.mass, *rock.inertia], dtype=np.float64)
-    # a writeable copy: the ensemble driver passes per-rock (writeable) vertex arrays to the same
-    # step kernel, which is then compiled once for both
-    vertices = np.array(rock.vertices, dtype=np.float64, order="C")
-    return RockModel(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)
-
-
-def initial_state(
-    model: RockModel,
-    position,
-    orientation=(1.0, 0.0, 0.0, 0.0),
-    velocity=(0.0, 0.0, 0.0),
-    omega=(0.0, 0.0, 0.0),
-    slippage: float = 0.0,
-) -> np.ndarray:
-    """Validated state vector; refuses a hull that starts outside the DEM or below the terrain."""
-    r = _vector(position, 3, "position")
-    p = _vector(orientation, 4, "orientation")
-    norm = float(np.linalg.norm(p))
-    if abs(norm - 1.0) > UNIT_TOLERANCE:
-        raise ValueError(
-            f"orientation must be a unit quaternion (w, x, y, z); its norm is {norm:.6g}"
-        )
-    p = p / norm
-    v = _vector(velocity, 3, "velocity")
-    w = _vector(omega, 3, "omega")
-    s = _finite(slippage, "slippage")
-    if s < 0.0:
-        raise ValueError(f"slippage must not be negative, got {s!r}")
-    x0, y0, dx, dy = model.grid
-    quat = tuple(float(c) for c in p)
-    deepest = math.inf
-    for k, vertex in enumerate(model.vertices):
-        d = q_rotate(quat, (float(vertex[0]), float(vertex[1]), float(vertex[2])))
-        px, py, pz = r[0] + d[0], r[1] + d[1], r[2] + d[2]
-        z, _, inside = surface(model.heights, x0, y0, dx, dy, px, py)
-        if not inside:
-            x1 = x0 + (model.heights.shape[1] - 1) * dx
-            y1 = y0 + (model.heights.shape[0] - 1) * dy
-            raise ValueError(
-                f"the rock at {r.tolist()} reaches outside the DEM (vertex {k} at x={px:.6g}, "
-                f"y={py:.6g}); the grid covers x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
-            )
-        deepest = min(deepest, pz - z)
-    if deepest < -START_GAP_TOLERANCE:
-        raise ValueError(
-            f"the rock starts below the terrain: a hull vertex lies {-deepest:.6g} m under the "
-            "surface; raise the release position"
-        )
-    state = np.zeros(STATE_SIZE)
-    state[S_R : S_R + 3] = r
-    state[S_P : S_P + 4] = p
-    state[S_V : S_V + 3] = v
-    state[S_OMEGA : S_OMEGA + 3] = w
-    state[S_SLIP] = s
-    return state
+#: the options of a single rock when none are given
+SIMULATE_OPTIONS = Options()
 
 
 @dataclass(eq=False)
@@ -316,8 +153,6 @@ class RockTrajectory:
 
     def spin(self) -> np.ndarray:
         """Angular momentum about the centre of mass in the inertial frame, (n, 3)."""
-        from tumble.rotation.quaternion import quat_rotate
-
         return quat_rotate(self.orientation, self.omega * self.inertia)
 
     def speed(self) -> np.ndarray:
@@ -329,62 +164,42 @@ class RockTrajectory:
 
 
 def simulate(
-    terrain,
+    terrain: Any,
     rock: Rock,
     soil: Soil,
-    position,
-    orientation=(1.0, 0.0, 0.0, 0.0),
-    velocity=(0.0, 0.0, 0.0),
-    omega=(0.0, 0.0, 0.0),
-    scheme: str = "implicit",
-    dt: float = DT,
-    t_max: float = 60.0,
-    save_every: int = 1,
+    position: Any,
+    orientation: Any = (1.0, 0.0, 0.0, 0.0),
+    velocity: Any = (0.0, 0.0, 0.0),
+    omega: Any = (0.0, 0.0, 0.0),
     *,
+    options: Options | None = None,
+    save_every: int = 1,
     slippage: float = 0.0,
-    rest_speed: float = REST_SPEED,
-    rest_time: float = REST_TIME,
-    gravity: float = GRAVITY,
-    pgs_tol: float = PGS_TOL,
-    pgs_max_iter: int = PGS_MAX_ITER,
-    newton_tol: float = NEWTON_TOL,
-    newton_max_iter: int = NEWTON_MAX_ITER,
+    **settings: Any,
 ) -> RockTrajectory:
     """Simulate one rock released at ``position`` (centre of mass, m) until it stops.
 
     ``orientation`` is the unit quaternion (w, x, y, z) from the rock's principal frame to the
     terrain frame (normalised here; far from unit is refused), ``velocity`` the centre-of-mass
-    velocity (m/s), ``omega`` the angular velocity in the body frame (rad/s). ``scheme`` is
-    ``"implicit"`` (Leine et al. 2021, eq. 84-87) or ``"explicit"`` (eq. 79-83). Every
-    ``save_every``-th step is saved, and always the final one. See the module docstring for the
-    stopping rules.
+    velocity (m/s), ``omega`` the angular velocity in the body frame (rad/s). The solver settings
+    are an :class:`~tumble.rockfall.model.Options` record (default ``Options()``: the implicit
+    scheme of Leine et al. 2021, eq. 84-87, dt = 2 ms, t_max = 60 s); keyword ``settings`` with
+    the names of its fields (``scheme="explicit"``, ``t_max=5.0``, ...) change single ones.
+    Every ``save_every``-th step is saved, and always the final one. See the module docstring
+    for the stopping rules.
     """
-    model = pack_model(
-        terrain,
-        rock,
-        soil,
-        scheme,
-        dt,
-        gravity,
-        pgs_tol,
-        pgs_max_iter,
-        newton_tol,
-        newton_max_iter,
-    )
-    dt = float(model.options[O_DT])
-    t_max = _finite(t_max, "t_max")
-    if t_max < 0.0:
-        raise ValueError(f"t_max must not be negative, got {t_max!r}")
+    opts = resolve_options(options, settings, SIMULATE_OPTIONS)
+    model = pack_model(terrain, rock, soil, opts)
     if not (isinstance(save_every, int | np.integer) and save_every >= 1):
         raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
-    rest_speed = _finite(rest_speed, "rest_speed")
-    rest_time = _positive(rest_time, "rest_time")
     state = initial_state(model, position, orientation, velocity, omega, slippage)
+    dt = opts.dt
+    scheme = opts.scheme
 
-    n_steps = math.ceil(t_max / dt - 1e-9)
-    rest_steps = max(1, math.ceil(rest_time / dt - 1e-9))
+    n_steps = opts.n_steps
+    rest_steps = opts.rest_steps
     mass = float(model.body[0])
-    rest_energy = 0.5 * mass * rest_speed * rest_speed
+    rest_energy = opts.rest_energy(mass)
     capacity = n_steps // save_every + 2
     out_step = np.zeros(capacity, dtype=np.int64)
     out_state = np.zeros((capacity, STATE_SIZE))
@@ -428,7 +243,7 @@ def simulate(
         pgs_cap_hits=round(float(d[:, D_CAPPED].sum())),
         mass=mass,
         inertia=model.body[1:].copy(),
-        gravity=float(model.options[O_GRAVITY]),
+        gravity=opts.gravity,
         scheme=scheme,
         dt=dt,
     )

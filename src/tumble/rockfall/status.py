@@ -27,16 +27,17 @@ class RockStatus(IntEnum):
     TIMED_OUT = 12
 
 
-#: plain kernel constants (numba reads module-level ints as compile-time constants)
-OK = 0
-RUNNING = 0
-NEWTON_NOT_CONVERGED = int(Status.NEWTON_NOT_CONVERGED)
-SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
-NON_FINITE = int(Status.NON_FINITE)
-NO_SOLUTION = int(Status.NO_SOLUTION)
-STOPPED = 10
-LEFT_DOMAIN = 11
-TIMED_OUT = 12
+#: plain kernel constants (numba reads module-level ints as compile-time constants); the values
+#: are those of the enums above
+OK = int(Status.OK)
+RUNNING = int(RockStatus.RUNNING)
+NEWTON_NOT_CONVERGED = int(RockStatus.NEWTON_NOT_CONVERGED)
+SINGULAR_MATRIX = int(RockStatus.SINGULAR_MATRIX)
+NON_FINITE = int(RockStatus.NON_FINITE)
+NO_SOLUTION = int(RockStatus.NO_SOLUTION)
+STOPPED = int(RockStatus.STOPPED)
+LEFT_DOMAIN = int(RockStatus.LEFT_DOMAIN)
+TIMED_OUT = int(RockStatus.TIMED_OUT)
 
 #: the status strings of a trajectory
 NAMES = {

@@ -48,6 +48,7 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.io.dem import north_up_transform, read_raster, write_raster
+from tumble.rockfall.scenarios import scenario
 from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
 
 #: Names of the per-cell soil rasters a terrain may carry ("zone" holds integer zone ids).
@@ -397,9 +398,8 @@ class Terrain:
     @classmethod
     def scenario(cls, name: str) -> Terrain:
         """A built-in synthetic terrain by name (:mod:`tumble.rockfall.scenarios`)."""
-        from tumble.rockfall.scenarios import scenario
-
-        return scenario(name)
+        grid = scenario(name)
+        return cls.from_array(grid.heights, x0=grid.x0, y0=grid.y0, dx=grid.dx, dy=grid.dy)
 
     def with_soil(self, **rasters) -> Terrain:
         """A copy with soil rasters added or replaced (arrays on this grid or raster files)."""

@@ -1,19 +1,8 @@
-"""Hazard rasters and ensemble statistics, reduced from the per-rock outputs of an ensemble.
+"""Ensemble statistics and the per-rock table, reduced from the chunks of a finished run.
 
-The reduction runs after the parallel simulation, on the chunks of :mod:`tumble.rockfall.ensemble`
-concatenated in rock order, and orders every sum canonically (by rock, or by cell and then rock),
-so that its results do not depend on threads, chunking or Dask.
-
-Rasters (on the DEM grid: one value per sample, i.e. per GeoTIFF pixel; a rock is in the cell of
-the sample nearest to its centre of mass):
-
-* ``passing_count``: rocks whose centre of mass was in the cell after some step;
-  ``reach_probability`` = passing_count / n_rocks; ``deposit_count``: rocks that stopped there;
-* per cell, over the rocks passing it, of each rock's maximum in the cell:
-  ``kinetic_energy_{max,mean,p95,p99}`` (kJ, translation plus rotation), ``velocity_max`` (m/s),
-  ``rotational_velocity_max`` (rot/s), and over the rocks that flew over it (no closed contact)
-  ``jump_height_{max,p95}`` (m, centre of mass above the terrain below it). Cells no rock
-  reached are NaN (nodata in the files). Percentiles interpolate linearly (numpy's default).
+The reduction runs after the parallel simulation, on the chunks concatenated in rock order, and
+orders every sum canonically (by rock, or by cell and then rock), so that its results do not
+depend on threads, chunking or Dask. Rasters: :mod:`tumble.rockfall.ensemble.rasters`.
 
 Statistics (``summary.json``), for ``kinetic_energy_kJ``, ``velocity_ms``,
 ``rotational_velocity_rps`` and ``jump_height_m``:
@@ -46,50 +35,25 @@ from pathlib import Path
 
 import numpy as np
 
-from tumble.rockfall.ensemble import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED, W_COUNT, W_M2, W_MEAN
-from tumble.rockfall.moreau import S_R
+from tumble.rockfall.ensemble.kernels import (
+    Q_ENERGY,
+    Q_JUMP,
+    Q_ROTATION,
+    Q_SPEED,
+    W_COUNT,
+    W_M2,
+    W_MEAN,
+)
+from tumble.rockfall.ensemble.rasters import RASTERS, nearest_cells, rasters_from_visits
+from tumble.rockfall.model import S_R
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
 
-#: raster names in the order they are written
-RASTERS = (
-    "reach_probability",
-    "passing_count",
-    "deposit_count",
-    "kinetic_energy_max",
-    "kinetic_energy_mean",
-    "kinetic_energy_p95",
-    "kinetic_energy_p99",
-    "velocity_max",
-    "rotational_velocity_max",
-    "jump_height_max",
-    "jump_height_p95",
-)
 #: summary names of the four quantities, their columns and their unit factor
 STATISTICS = {
     "kinetic_energy_kJ": (Q_ENERGY, 1e-3),
     "velocity_ms": (Q_SPEED, 1.0),
     "rotational_velocity_rps": (Q_ROTATION, 1.0),
     "jump_height_m": (Q_JUMP, 1.0),
-}
-
-#: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
-#: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS
-#: run time (Table 1, one desktop computer)
-PUBLISHED_SLOPE40 = {
-    "explicit": {
-        "kinetic_energy_kJ": (168.6, 113.8),
-        "velocity_ms": (17.88, 7.4),
-        "rotational_velocity_rps": (4.12, 1.8),
-        "jump_height_m": (1.93, 1.8),
-        "wall_time_s": 74.3,
-    },
-    "implicit": {
-        "kinetic_energy_kJ": (188.0, 131.7),
-        "velocity_ms": (17.75, 7.7),
-        "rotational_velocity_rps": (4.77, 1.9),
-        "jump_height_m": (1.40, 1.1),
-        "wall_time_s": 161.5,
-    },
 }
 
 
@@ -149,87 +113,6 @@ def combine_path(path: np.ndarray) -> tuple[float, float, int]:
     mean = float(np.sum(n * path[:, W_MEAN]) / total)
     m2 = float(np.sum(path[:, W_M2]) + np.sum(n * (path[:, W_MEAN] - mean) ** 2))
     return mean, math.sqrt(max(m2, 0.0) / total), int(total)
-
-
-def _segments(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    first = np.ones(keys.size, dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, keys.size))
-    return starts, counts
-
-
-def cell_percentile(cells: np.ndarray, values: np.ndarray, q: float, size: int) -> np.ndarray:
-    """Per-cell percentile ``q`` of ``values`` (linear interpolation, as numpy's default);
-    NaN values are left out, cells without values are NaN."""
-    out = np.full(size, np.nan)
-    keep = np.isfinite(values)
-    cells, values = cells[keep], values[keep]
-    if cells.size == 0:
-        return out
-    order = np.lexsort((values, cells))
-    c, v = cells[order], values[order]
-    starts, counts = _segments(c)
-    pos = q / 100.0 * (counts - 1)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, counts - 1)
-    frac = pos - lo
-    a, b = v[starts + lo], v[starts + hi]
-    out[c[starts]] = np.where(frac >= 0.5, b - (b - a) * (1.0 - frac), a + (b - a) * frac)
-    return out
-
-
-def _cell_max(cells: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
-    out = np.full(size, -np.inf)
-    keep = np.isfinite(values)
-    np.maximum.at(out, cells[keep], values[keep])
-    out[np.isneginf(out)] = np.nan
-    return out
-
-
-def rasters_from_visits(
-    shape: tuple[int, int],
-    n_rocks: int,
-    visit_rock: np.ndarray,
-    visit_cell: np.ndarray,
-    visit_max: np.ndarray,
-    deposit_cells: np.ndarray,
-) -> dict[str, np.ndarray]:
-    """The rasters of the module docstring from one row per (rock, cell) with the rock's maxima
-    in the cell (kinetic energy J, speed, rotation rot/s, jump height or NaN)."""
-    size = shape[0] * shape[1]
-    order = np.lexsort((visit_rock, visit_cell))
-    cells, values = visit_cell[order], visit_max[order]
-    passing = np.bincount(cells, minlength=size).astype(np.float64)
-    energy = values[:, Q_ENERGY] * 1e-3
-    mean = np.full(size, np.nan)
-    if cells.size:
-        starts, counts = _segments(cells)
-        mean[cells[starts]] = np.add.reduceat(energy, starts) / counts
-    deposits = np.bincount(deposit_cells[deposit_cells >= 0], minlength=size).astype(np.float64)
-    rasters = {
-        "reach_probability": passing / n_rocks,
-        "passing_count": passing,
-        "deposit_count": deposits,
-        "kinetic_energy_max": _cell_max(cells, energy, size),
-        "kinetic_energy_mean": mean,
-        "kinetic_energy_p95": cell_percentile(cells, energy, 95.0, size),
-        "kinetic_energy_p99": cell_percentile(cells, energy, 99.0, size),
-        "velocity_max": _cell_max(cells, values[:, Q_SPEED], size),
-        "rotational_velocity_max": _cell_max(cells, values[:, Q_ROTATION], size),
-        "jump_height_max": _cell_max(cells, values[:, Q_JUMP], size),
-        "jump_height_p95": cell_percentile(cells, values[:, Q_JUMP], 95.0, size),
-    }
-    return {name: rasters[name].reshape(shape) for name in RASTERS}
-
-
-def nearest_cells(terrain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Index ``j nx + i`` of the sample nearest to each point, -1 off the grid."""
-    ny, nx = terrain.heights.shape
-    u = np.floor((np.asarray(x) - terrain.x0) / terrain.dx + 0.5)
-    v = np.floor((np.asarray(y) - terrain.y0) / terrain.dy + 0.5)
-    ok = (u >= 0) & (v >= 0) & (u < nx) & (v < ny)
-    return np.where(ok, v * nx + u, -1).astype(np.int64)
 
 
 def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

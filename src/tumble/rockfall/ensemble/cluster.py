@@ -2,7 +2,7 @@
 
 The client (the process running ``tumble rockfall run``) sends the ensemble (terrain, soil, rock
 shapes, initial states: built and validated once) to every worker, submits one task per missing
-chunk (:func:`tumble.rockfall.ensemble.chunk_task`) and writes each chunk file itself as its
+chunk (:func:`chunk_task`) and writes each chunk file itself as its
 result arrives, so the workers need neither the output directory nor a shared file system. A
 chunk computed on a worker is bit-identical to the same chunk computed locally (same compiled
 kernel, one random stream per rock drawn before), so the rasters and statistics do not depend on
@@ -11,7 +11,8 @@ where the chunks ran; an interrupted cluster run resumes like a local one (``--r
 On one machine: ``--dask local:N`` starts a ``LocalCluster`` of N worker processes with one
 thread each (each worker runs its chunk's parallel loop on one thread).
 
-On a real cluster, with the same version of tumble installed on every machine::
+Dask is optional: ``pip install 'tumble[cluster]'`` (a command that needs it and does not find
+it says so). On a real cluster, with the same version of tumble installed on every machine::
 
     # on the scheduler machine
     dask scheduler --port 8786
@@ -29,6 +30,8 @@ share the numba cache (``TUMBLE_CACHE_DIR`` on a shared disk).
 from __future__ import annotations
 
 from collections.abc import Callable
+
+from tumble._check import require
 
 LOCAL_PREFIX = "local:"
 
@@ -50,10 +53,8 @@ def client_for(address: str):
     """A ``distributed.Client`` for a scheduler address or ``local:N`` (a new LocalCluster of N
     single-threaded worker processes); the caller closes it (and its cluster)."""
     kind, workers = parse_address(address)
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise ValueError("--dask needs the packages dask and distributed") from None
+    distributed = require("distributed", "cluster", "--dask")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     if kind == "local":
         cluster = LocalCluster(
             n_workers=workers,
@@ -68,6 +69,12 @@ def client_for(address: str):
         raise ValueError(f"--dask {address}: cannot reach the scheduler ({err})") from None
 
 
+def chunk_task(ensemble, index: int, start: int, stop: int, threads: int = 1):
+    """The unit of work sent to a Dask worker: ``(index, chunk)`` of
+    :meth:`tumble.rockfall.ensemble.Ensemble.run_chunk`."""
+    return index, ensemble.run_chunk(start, stop, threads)
+
+
 def run_on_dask(
     ensemble,
     chunks: list[tuple[int, int, int]],
@@ -76,11 +83,8 @@ def run_on_dask(
 ) -> None:
     """Compute ``chunks`` ``(index, start, stop)`` on Dask, calling ``finished(index, chunk)`` in
     this process as each result arrives (in completion order)."""
-    from distributed import as_completed
-
-    from tumble.rockfall.ensemble import chunk_task
-
     parse_address(address)
+    as_completed = require("distributed", "cluster", "--dask").as_completed
     client = client_for(address)
     try:
         [model] = client.scatter([ensemble], broadcast=True)

@@ -1,0 +1,48 @@
+"""Rockfall ensembles: many rocks on one terrain, a compiled parallel driver, chunks that resume.
+
+One job per module:
+
+* :mod:`~tumble.rockfall.ensemble.kernels`: the compiled per-rock loop over a chunk (``prange``);
+* :mod:`~tumble.rockfall.ensemble.driver`: :class:`Ensemble`, the shared model and the rocks'
+  initial states, one chunk at a time;
+* :mod:`~tumble.rockfall.ensemble.chunks`: chunk files, resume, local or Dask execution;
+* :mod:`~tumble.rockfall.ensemble.cluster`: Dask (``tumble[cluster]``);
+* :mod:`~tumble.rockfall.ensemble.reduce`: statistics and the per-rock table;
+* :mod:`~tumble.rockfall.ensemble.rasters`: hazard rasters on the DEM grid.
+
+Random numbers are drawn before the kernel, one stream per rock (:mod:`tumble.rockfall.release`),
+nothing is accumulated across rocks inside the parallel loop, and every reduction runs in rock
+order: the results are bit-identical for any number of threads, any chunk size, and on Dask.
+
+>>> from tumble.rockfall import Rock, Soil, Terrain
+>>> from tumble.rockfall.ensemble import Ensemble
+>>> from tumble.rockfall.release import Release
+>>> terrain = Terrain.scenario("slope40")
+>>> states = Release.for_scenario("slope40").draw(terrain, 10, seed=1)
+>>> result = Ensemble(terrain, Rock.eota221(mass=780.0), Soil.preset("medium"), states).run()
+"""
+
+from tumble.rockfall.ensemble.chunks import ChunkRun, chunk_path, read_chunk, run_chunks
+from tumble.rockfall.ensemble.driver import (
+    CHUNK_SIZE,
+    ENSEMBLE_OPTIONS,
+    SAMPLE_EVERY,
+    Ensemble,
+)
+from tumble.rockfall.ensemble.rasters import RASTERS
+from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks, summary_line
+
+__all__ = [
+    "CHUNK_SIZE",
+    "ENSEMBLE_OPTIONS",
+    "RASTERS",
+    "SAMPLE_EVERY",
+    "ChunkRun",
+    "Ensemble",
+    "EnsembleResult",
+    "chunk_path",
+    "read_chunk",
+    "reduce_chunks",
+    "run_chunks",
+    "summary_line",
+]

@@ -1,0 +1,165 @@
+"""Chunk files of an ensemble: computed in order or on Dask, written atomically, resumable.
+
+:func:`run_chunks` splits rocks ``0 .. n-1`` into chunks of ``chunk_size`` and writes each
+finished chunk to ``DIR/chunks/chunk_NNNNNN.npz`` (written under a temporary name, then renamed,
+so a chunk file is complete or absent). ``DIR/chunks/manifest.json`` records a fingerprint of
+the model and the rocks (hash of every kernel input), the number of rocks and the chunk size;
+with ``resume=True`` only the missing chunks are computed (an interrupted run gives exactly the
+numbers of an uninterrupted one), a finished run is not recomputed, and chunks of another model
+are refused. With a Dask address the chunks run on a cluster
+(:mod:`tumble.rockfall.ensemble.cluster`); the files are written here as results arrive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tumble import _check
+from tumble._jit import set_threads
+from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
+from tumble.rockfall.ensemble.cluster import run_on_dask
+from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
+from tumble.rockfall.ensemble.progress import progress_bar
+
+
+def chunk_path(directory: Path, index: int) -> Path:
+    """The file of chunk ``index`` of the run in ``directory``."""
+    return Path(directory) / "chunks" / f"chunk_{index:06d}.npz"
+
+
+def write_chunk(directory: Path, index: int, chunk: dict) -> Path:
+    """Write a chunk atomically (temporary name, then rename)."""
+    return write_npz_atomic(chunk_path(directory, index), chunk)
+
+
+def read_chunk(path: Path) -> dict:
+    """The arrays of one chunk file."""
+    return read_npz(path)
+
+
+@dataclass
+class ChunkRun:
+    """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, and
+    the wall time of simulation over every session that contributed chunks."""
+
+    chunks: list[dict]
+    computed: int
+    wall_time: float
+    steps: int
+
+
+def run_chunks(
+    ensemble: Ensemble,
+    directory: str | os.PathLike,
+    chunk_size: int | None = None,
+    threads: int | None = None,
+    resume: bool = False,
+    dask: str | None = None,
+    progress: bool | None = None,
+    max_chunks: int | None = None,
+) -> ChunkRun:
+    """Compute the chunks of ``ensemble`` under ``directory/chunks`` (module docstring).
+
+    ``resume``: reuse the chunks already there (same fingerprint) and compute the missing ones;
+    without it a directory that holds chunks is refused. ``chunk_size`` defaults to
+    :data:`CHUNK_SIZE` (on resume, to the interrupted run's). ``dask``: a scheduler address or
+    ``local:N`` (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that
+    many chunks (the run is then incomplete: ``computed`` < missing; resume it later).
+    """
+    directory = Path(directory)
+    chunk_dir = directory / "chunks"
+    manifest_path = chunk_dir / "manifest.json"
+    for stale in chunk_dir.glob(".*.partial"):  # left by a killed run
+        stale.unlink(missing_ok=True)
+    fingerprint = ensemble.fingerprint()
+    if manifest_path.exists():
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except (OSError, ValueError) as err:
+            raise ValueError(f"{manifest_path} is unreadable ({err}); remove {directory}") from None
+        if not resume:
+            raise ValueError(
+                f"{directory} already holds the chunks of a run; pass --resume to finish or "
+                "reuse it, or choose another --out"
+            )
+        if manifest.get("fingerprint") != fingerprint or manifest.get("n_rocks") != (
+            ensemble.n_rocks
+        ):
+            raise ValueError(
+                f"{directory} holds the chunks of a different run (other inputs or number of "
+                "rocks); --resume needs the same configuration, or choose another --out"
+            )
+        if chunk_size is not None and int(chunk_size) != manifest["chunk_size"]:
+            raise ValueError(
+                f"chunk_size {chunk_size} differs from the interrupted run's "
+                f"{manifest['chunk_size']}; resume with the same chunk size"
+            )
+        chunk_size = int(manifest["chunk_size"])
+    else:
+        if any(chunk_dir.glob("chunk_*.npz")):
+            raise ValueError(
+                f"{chunk_dir} holds chunk files but no manifest.json; remove them or choose "
+                "another --out"
+            )
+        chunk_size = CHUNK_SIZE if chunk_size is None else chunk_size
+        # written with the first chunk, so that a run failing before leaves nothing behind
+        manifest = {
+            "fingerprint": fingerprint,
+            "n_rocks": ensemble.n_rocks,
+            "chunk_size": _check.positive_int(chunk_size, "chunk_size"),
+            "sessions": [],
+        }
+    spans = ensemble.chunks(chunk_size)
+    missing = [i for i in range(len(spans)) if not chunk_path(directory, i).exists()]
+    if max_chunks is not None:
+        missing = missing[: _check.positive_int(max_chunks, "max_chunks")]
+    done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
+    steps_now = 0
+    chunks_now = 0
+    if missing:
+        t0 = time.perf_counter()
+
+        def finished(index: int, chunk: dict) -> None:
+            nonlocal steps_now, chunks_now
+            if not manifest_path.exists():
+                write_json_atomic(manifest_path, manifest)
+            write_chunk(directory, index, chunk)
+            steps_now += int(chunk["steps"].sum())
+            chunks_now += 1
+            bar.update(spans[index][1] - spans[index][0])
+
+        try:
+            with progress_bar(ensemble.n_rocks, done_rocks, progress) as bar:
+                if dask:
+                    run_on_dask(ensemble, [(i, *spans[i]) for i in missing], dask, finished)
+                else:
+                    previous = set_threads(threads) if threads is not None else None
+                    try:
+                        t0 += ensemble.warm_up()
+                        for i in missing:
+                            finished(i, ensemble._run_chunk(*spans[i]))
+                    finally:
+                        if previous is not None:
+                            set_threads(previous)
+        finally:
+            if chunks_now:
+                manifest["sessions"].append(
+                    {
+                        "chunks": chunks_now,
+                        "steps": steps_now,
+                        "wall_time_s": time.perf_counter() - t0,
+                    }
+                )
+                write_json_atomic(manifest_path, manifest)
+    chunks = []
+    for i in range(len(spans)):
+        path = chunk_path(directory, i)
+        if path.exists():
+            chunks.append(read_chunk(path))
+    wall = float(sum(s["wall_time_s"] for s in manifest["sessions"]))
+    steps = int(sum(int(c["steps"].sum()) for c in chunks))
+    return ChunkRun(chunks, chunks_now, wall, steps)

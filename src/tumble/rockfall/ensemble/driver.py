@@ -1,0 +1,382 @@
+"""An ensemble of rocks on one terrain: the model shared by all rocks, the state of each, chunks.
+
+An :class:`Ensemble` holds what all rocks share (the terrain, the soil, the solver
+:class:`~tumble.rockfall.model.Options`) and what each rock owns: its initial state
+(:class:`tumble.rockfall.release.ReleaseStates`) and its body, taken from a small table of shapes
+(``shapes``, a tuple of :class:`tumble.rockfall.Rock`) by ``shape_id``, scaled isotropically by
+``scale`` and carrying the mass ``mass``. Rock k has the vertices ``scale_k V_s``, the mass
+``m_k`` (default ``m_s scale_k^3``) and the principal moments ``Theta_s (m_k / m_s) scale_k^2``
+of its shape s, so releases of measured blocks (a shape id, a scale and a mass per rock) run
+through the same driver as an ensemble of identical EOTA221 rocks. Per-cell soil rasters of the
+terrain are used as in :func:`tumble.rockfall.simulate`.
+
+:meth:`Ensemble.run_chunk` runs rocks ``start .. stop - 1`` through the compiled loop of
+:mod:`tumble.rockfall.ensemble.kernels` and returns the chunk's arrays: per rock ``rock``,
+``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE),
+``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), and the merged cell visits
+``visit_rock``, ``visit_cell``, ``visit_max`` (one row per rock and cell, sorted). Random numbers
+are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chunk's numbers do
+not depend on threads, chunk size or the machine it ran on.
+
+Speed. Unless options are given, an ensemble uses a Gauss-Seidel tolerance of
+:data:`~tumble.rockfall.model.ENSEMBLE_PGS_TOL` (relative change of the percussions between
+sweeps, 1e-6 instead of the 1e-10 of a single :func:`tumble.rockfall.simulate`); see the
+benchmark ``benchmarks/rockfall_ensemble.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tumble import _check
+from tumble._jit import set_threads
+from tumble.rockfall.ensemble.kernels import (
+    N_QUANTITIES,
+    N_ROCK_INTS,
+    R_CONTACT_STEPS,
+    R_PGS_CAPS,
+    R_STATUS,
+    R_STEPS,
+    R_VISITS,
+    run_rocks,
+)
+from tumble.rockfall.ensemble.progress import progress_bar
+from tumble.rockfall.ensemble.reduce import reduce_chunks
+from tumble.rockfall.model import (
+    ENSEMBLE_PGS_TOL,
+    STATE_SIZE,
+    Options,
+    initial_state,
+    pack_model,
+    resolve_options,
+)
+from tumble.rockfall.release import ReleaseStates
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.simulate import RockTrajectory, simulate
+from tumble.rockfall.soil import Soil
+
+#: the options of an ensemble when none are given
+ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)
+#: default path sampling, steps (0.01 s at dt = 0.002 s)
+SAMPLE_EVERY = 5
+#: default number of rocks per chunk
+CHUNK_SIZE = 100
+#: initial capacity of the cell-visit buffer of a rock
+VISIT_CAPACITY = 2048
+
+
+class Ensemble:
+    """Rocks released on one terrain (module docstring); validated on construction.
+
+    ``shapes``: one :class:`Rock` or a sequence of them; ``states``: the initial states of the n
+    rocks; ``shape_id`` (n,) index into ``shapes`` (default 0); ``scale`` (n,) isotropic scale
+    of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``).
+    ``seed`` is recorded with the results; ``sample_every``: steps between path samples.
+    ``options``: the solver :class:`~tumble.rockfall.model.Options` (default
+    :data:`ENSEMBLE_OPTIONS`); keyword ``settings`` with the names of its fields
+    (``scheme="explicit"``, ``t_max=30.0``, ...) change single ones.
+    """
+
+    def __init__(
+        self,
+        terrain: Any,
+        shapes: Rock | Sequence[Rock],
+        soil: Soil,
+        states: ReleaseStates,
+        *,
+        options: Options | None = None,
+        shape_id: Any = None,
+        scale: Any = None,
+        mass: Any = None,
+        seed: int | None = None,
+        sample_every: int = SAMPLE_EVERY,
+        **settings: Any,
+    ) -> None:
+        self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
+        if self.options.t_max <= 0.0:
+            raise ValueError(f"t_max must be positive, got {self.options.t_max!r}")
+        self.terrain = terrain
+        self.soil = soil
+        self.shapes = (shapes,) if isinstance(shapes, Rock) else tuple(shapes)
+        if not self.shapes or not all(isinstance(s, Rock) for s in self.shapes):
+            raise ValueError("shapes must be a Rock or a non-empty sequence of Rocks")
+        if not isinstance(states, ReleaseStates):
+            raise ValueError("states must be ReleaseStates (see Release.draw)")
+        self.states = states
+        n = len(states)
+        if shape_id is None:
+            shape_id = np.zeros(n, dtype=np.int64)
+        else:
+            shape_id = np.asarray(shape_id)
+            if shape_id.shape != (n,) or not np.issubdtype(shape_id.dtype, np.integer):
+                raise ValueError(f"shape_id must be {n} integers")
+            if shape_id.min() < 0 or shape_id.max() >= len(self.shapes):
+                raise ValueError(f"shape_id must index the {len(self.shapes)} shapes")
+        self.shape_id = np.ascontiguousarray(shape_id, dtype=np.int64)
+        scale = np.ones(n) if scale is None else np.asarray(scale, dtype=np.float64)
+        if scale.shape != (n,) or not np.all(np.isfinite(scale)) or np.any(scale <= 0.0):
+            raise ValueError(f"scale must be {n} positive numbers")
+        self.scale = np.ascontiguousarray(scale)
+        shape_mass = np.array([s.mass for s in self.shapes])[self.shape_id]
+        if mass is None:
+            mass = shape_mass * self.scale**3
+        else:
+            mass = np.asarray(mass, dtype=np.float64)
+            if mass.shape != (n,):
+                raise ValueError(f"mass must have one value per rock ({n}), got {mass.shape}")
+            bad = np.flatnonzero(~(np.isfinite(mass) & (mass > 0.0)))
+            if bad.size:
+                raise ValueError(
+                    f"rock.mass must be positive: rock {bad[0]} has mass {mass[bad[0]]!r}"
+                )
+        self.mass = np.ascontiguousarray(mass)
+        self.sample_every = _check.positive_int(sample_every, "sample_every")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self.seed = seed
+        model = pack_model(terrain, self.shapes[0], soil, self.options)
+        counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
+        table = np.zeros((len(self.shapes), int(counts.max()), 3))
+        for i, s in enumerate(self.shapes):
+            table[i, : s.n_vertices] = s.vertices
+        inertia = np.array([s.inertia for s in self.shapes])[self.shape_id]
+        ratio = self.mass / shape_mass
+        inertia = inertia * ratio[:, None] * (self.scale**2)[:, None]
+        bodies = np.ascontiguousarray(np.column_stack([self.mass, inertia]))
+        initial = np.empty((n, STATE_SIZE))
+        for k in range(n):
+            rock_model = model._replace(vertices=self._vertices(k), body=bodies[k])
+            try:
+                initial[k] = initial_state(
+                    rock_model,
+                    states.position[k],
+                    states.orientation[k],
+                    states.velocity[k],
+                    states.omega[k],
+                )
+            except ValueError as err:
+                raise ValueError(f"release.height: rock {k}: {err}") from None
+        self._packed: dict[str, Any] = {
+            "model": model,
+            "shape_vertices": table,
+            "shape_counts": counts,
+            "bodies": bodies,
+            "states": initial,
+            "n_steps": self.options.n_steps,
+            "rest_steps": self.options.rest_steps,
+        }
+
+    # --- settings ------------------------------------------------------------------------------
+
+    @property
+    def scheme(self) -> str:
+        return self.options.scheme
+
+    @property
+    def dt(self) -> float:
+        return self.options.dt
+
+    @property
+    def t_max(self) -> float:
+        return self.options.t_max
+
+    @property
+    def rest_speed(self) -> float:
+        return self.options.rest_speed
+
+    @property
+    def pgs_tol(self) -> float:
+        return self.options.pgs_tol
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickled arrays come back writeable; the kernels are compiled for a read-only DEM
+        self.__dict__.update(state)
+        self._packed["model"].heights.flags.writeable = False
+
+    # --- one rock ------------------------------------------------------------------------------
+
+    @property
+    def n_rocks(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_steps(self) -> int:
+        """Step cap of every rock, ``ceil(t_max / dt)``."""
+        return int(self._packed["n_steps"])
+
+    def _vertices(self, k: int) -> np.ndarray:
+        shape = self.shapes[int(self.shape_id[k])]
+        return np.ascontiguousarray(shape.vertices * self.scale[k])
+
+    def rock(self, k: int) -> Rock:
+        """The body of rock ``k`` (its shape scaled, with its mass)."""
+        shape = self.shapes[int(self.shape_id[k])]
+        s = float(self.scale[k])
+        inertia = shape.inertia * (self.mass[k] / shape.mass) * s**2
+        return Rock(
+            shape.name, float(self.mass[k]), inertia, self._vertices(k), shape.volume * s**3
+        )
+
+    def trajectory(self, k: int, save_every: int = 1) -> RockTrajectory:
+        """Rock ``k`` simulated by itself with :func:`tumble.rockfall.simulate`: the same
+        numbers as inside the ensemble, with the samples saved."""
+        if not 0 <= k < self.n_rocks:
+            raise ValueError(f"rock index must be in [0, {self.n_rocks}), got {k}")
+        return simulate(
+            self.terrain,
+            self.rock(k),
+            self.soil,
+            self.states.position[k],
+            self.states.orientation[k],
+            self.states.velocity[k],
+            self.states.omega[k],
+            options=self.options,
+            save_every=save_every,
+        )
+
+    def fingerprint(self) -> str:
+        """Hash of every kernel input: equal fingerprints give equal results."""
+        digest = hashlib.sha256()
+        p = self._packed
+        arrays = [*p["model"][:5], p["model"].options, p["shape_vertices"], p["shape_counts"]]
+        arrays += [self.shape_id, self.scale, p["bodies"], p["states"]]
+        for array in arrays:
+            a = np.ascontiguousarray(array)
+            digest.update(str((a.dtype.str, a.shape)).encode())
+            digest.update(a.tobytes())
+        scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
+        digest.update(repr(scalars).encode())
+        return digest.hexdigest()[:32]
+
+    # --- chunks --------------------------------------------------------------------------------
+
+    def run_chunk(self, start: int, stop: int, threads: int | None = None) -> dict:
+        """Simulate rocks ``start .. stop - 1``; returns the chunk's arrays (module docstring).
+
+        ``threads`` sets the number of threads of the parallel loop for this call (default:
+        the current setting)."""
+        if not 0 <= start < stop <= self.n_rocks:
+            raise ValueError(f"chunk [{start}, {stop}) is not within the {self.n_rocks} rocks")
+        previous = set_threads(threads) if threads is not None else None
+        try:
+            return self._run_chunk(start, stop)
+        finally:
+            if previous is not None:
+                set_threads(previous)
+
+    def warm_up(self) -> float:
+        """Compile (or load from the cache) the parallel kernel for this ensemble's array types
+        without simulating a rock; returns the seconds it took."""
+        t0 = time.perf_counter()
+        self._kernel(np.zeros(0, dtype=np.int64), 1)
+        return time.perf_counter() - t0
+
+    def _kernel(self, rocks: np.ndarray, capacity: int) -> tuple:
+        p = self._packed
+        model = p["model"]
+        m = rocks.size
+        states = np.ascontiguousarray(p["states"][rocks])
+        maxima = np.zeros((m, N_QUANTITIES))
+        path = np.zeros((m, N_QUANTITIES, 3))
+        visit_cell = np.zeros((m, capacity), dtype=np.int64)
+        visit_value = np.zeros((m, capacity, N_QUANTITIES))
+        counts = np.zeros((m, N_ROCK_INTS), dtype=np.int64)
+        run_rocks(
+            model.heights,
+            model.grid,
+            model.soil_values,
+            model.soil_index,
+            model.soil_rasters,
+            p["shape_vertices"],
+            p["shape_counts"],
+            model.options,
+            np.ascontiguousarray(self.shape_id[rocks]),
+            np.ascontiguousarray(self.scale[rocks]),
+            np.ascontiguousarray(p["bodies"][rocks]),
+            states,
+            p["n_steps"],
+            float(self.options.rest_speed),
+            p["rest_steps"],
+            self.sample_every,
+            maxima,
+            path,
+            visit_cell,
+            visit_value,
+            counts,
+        )
+        return states, maxima, path, visit_cell, visit_value, counts
+
+    def _run_chunk(self, start: int, stop: int) -> dict:
+        rocks = np.arange(start, stop, dtype=np.int64)
+        states, maxima, path, visit_cell, visit_value, counts = self._kernel(rocks, VISIT_CAPACITY)
+        cells, values = [], []
+        for i in range(rocks.size):
+            n = int(counts[i, R_VISITS])
+            if n > VISIT_CAPACITY:  # run this rock again with room for all its visits
+                _, _, _, vc, vv, again = self._kernel(rocks[i : i + 1], n)
+                if not np.array_equal(again[0], counts[i]):
+                    raise RuntimeError(f"rock {rocks[i]} did not repeat itself")
+                cells.append(vc[0, :n])
+                values.append(vv[0, :n])
+            else:
+                cells.append(visit_cell[i, :n])
+                values.append(visit_value[i, :n])
+        lengths = np.array([c.size for c in cells], dtype=np.int64)
+        visit_rock = np.repeat(rocks, lengths)
+        visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
+        visit_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
+        visit_rock, visit_cell, visit_value = _merge_visits(visit_rock, visit_cell, visit_value)
+        maxima[np.isneginf(maxima)] = np.nan
+        visit_value[np.isneginf(visit_value)] = np.nan
+        return {
+            "rock": rocks,
+            "status": counts[:, R_STATUS].copy(),
+            "steps": counts[:, R_STEPS].copy(),
+            "contact_steps": counts[:, R_CONTACT_STEPS].copy(),
+            "pgs_caps": counts[:, R_PGS_CAPS].copy(),
+            "final_state": states,
+            "maxima": maxima,
+            "path": path,
+            "visit_rock": visit_rock,
+            "visit_cell": visit_cell,
+            "visit_max": visit_value,
+        }
+
+    def chunks(self, chunk_size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
+        """``(start, stop)`` of every chunk."""
+        size = _check.positive_int(chunk_size, "chunk_size")
+        return [(a, min(a + size, self.n_rocks)) for a in range(0, self.n_rocks, size)]
+
+    def run(
+        self,
+        threads: int | None = None,
+        chunk_size: int = CHUNK_SIZE,
+        progress: bool | None = False,
+    ):
+        """Simulate every rock in memory; returns
+        :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`."""
+        chunks = []
+        t0 = time.perf_counter()
+        with progress_bar(self.n_rocks, 0, progress) as bar:
+            for start, stop in self.chunks(chunk_size):
+                chunks.append(self.run_chunk(start, stop, threads))
+                bar.update(stop - start)
+        return reduce_chunks(self, chunks, wall_time=time.perf_counter() - t0)
+
+
+def _merge_visits(rock, cell, value):
+    """One row per (rock, cell): the maxima over the rock's visits of the cell, sorted by rock
+    and cell (NaN-free: -inf stands for no flight)."""
+    if rock.size == 0:
+        return rock, cell, value
+    order = np.lexsort((cell, rock))
+    rock, cell, value = rock[order], cell[order], value[order]
+    first = np.ones(rock.size, dtype=bool)
+    first[1:] = (rock[1:] != rock[:-1]) | (cell[1:] != cell[:-1])
+    starts = np.flatnonzero(first)
+    return rock[starts], cell[starts], np.maximum.reduceat(value, starts, axis=0)

@@ -1,0 +1,235 @@
+"""The compiled per-rock loop of an ensemble: one kernel over the rocks of a chunk.
+
+:func:`run_rocks` is one compiled kernel with a ``prange`` loop over the rocks of a chunk; each
+iteration allocates the rock's vertex and contact buffers once and calls
+:func:`tumble.rockfall.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
+``t_max``, with the stopping rules of :func:`tumble.rockfall.simulate`
+(:func:`tumble.rockfall.moreau.stopping_rules`; so rock k of an ensemble is bit-identical to
+``simulate`` of the same rock). Every rock writes only its own outputs (:func:`run_one`):
+
+* status, steps, the final state, the number of steps with a closed contact and of Gauss-Seidel
+  iterations that hit their cap;
+* per-rock maxima over all steps of the kinetic energy (translation plus rotation, J), the speed
+  (m/s), the rotational velocity (``|omega| / 2 pi``, rot/s) and the jump height (the centre of
+  mass above the terrain below it, after steps without a closed contact, m);
+* path statistics: count, mean and sum of squared deviations (Welford) of the same four
+  quantities over the samples every ``sample_every`` steps while the rock moves (kinetic energy
+  above the rest threshold), the jump height over the samples in flight only;
+* its cell visits: the DEM cell (nearest sample, i.e. the GeoTIFF pixel) of the centre of mass
+  after every step, with the four maxima while it stays there; a new visit starts when it moves
+  to another cell. Visits beyond the buffer are counted, not stored (the driver runs such a rock
+  again with a buffer of the right size).
+
+Nothing is accumulated across rocks inside the parallel loop, so the results do not depend on
+the number of threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tumble._jit import jit, jit_parallel, prange
+from tumble.rockfall.contact import NCOL, forget_percussions
+from tumble.rockfall.model import S_OMEGA, S_R, S_V
+from tumble.rockfall.moreau import (
+    D_CAPPED,
+    D_CONTACTS,
+    N_DIAG,
+    kinetic_energy,
+    rock_step,
+    stopping_rules,
+)
+from tumble.rockfall.status import RUNNING, TIMED_OUT
+from tumble.rockfall.terrain import bilinear
+
+#: columns of the per-rock maxima, the path statistics and the cell visits
+Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
+N_QUANTITIES = 4
+QUANTITIES = ("kinetic_energy", "velocity", "rotational_velocity", "jump_height")
+#: Welford accumulators of the path statistics: count, mean, sum of squared deviations
+W_COUNT, W_MEAN, W_M2 = range(3)
+
+#: per-rock integer outputs of the kernel
+R_STATUS, R_STEPS, R_CONTACT_STEPS, R_PGS_CAPS, R_VISITS = range(5)
+N_ROCK_INTS = 5
+
+
+@jit
+def _cell(grid, nx, ny, x, y):
+    """Index ``j nx + i`` of the DEM sample nearest to (x, y) (its pixel), -1 off the grid."""
+    u = (x - grid[0]) / grid[2] + 0.5
+    v = (y - grid[1]) / grid[3] + 0.5
+    if not (u >= 0.0 and v >= 0.0 and u < nx and v < ny):
+        return -1
+    return int(v) * nx + int(u)
+
+
+@jit
+def _welford(acc, q, x):
+    n = acc[q, W_COUNT] + 1.0
+    delta = x - acc[q, W_MEAN]
+    acc[q, W_COUNT] = n
+    acc[q, W_MEAN] += delta / n
+    acc[q, W_M2] += delta * (x - acc[q, W_MEAN])
+
+
+@jit
+def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, sample_every, out):
+    """Run one rock to its end, writing its maxima, path statistics and cell visits.
+
+    ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
+    rules are those of :func:`tumble.rockfall.moreau.run_rock` (both end with
+    :func:`tumble.rockfall.moreau.stopping_rules`). ``out`` holds the rock's own outputs
+    ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
+    (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored.
+    """
+    heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
+    maxima, path, visit_cell, visit_value, counts = out
+    ny = heights.shape[0]
+    nx = heights.shape[1]
+    capacity = visit_cell.shape[0]
+    two_pi = 2.0 * math.pi
+    forget_percussions(contacts)
+    for q in range(N_QUANTITIES):
+        maxima[q] = -math.inf
+        for c in range(3):
+            path[q, c] = 0.0
+    visits = 0
+    current = -2
+    contact_steps = 0
+    caps = 0
+    status = RUNNING if n_steps > 0 else TIMED_OUT
+    done = 0
+    quiet = 0
+    while status == RUNNING:
+        code = rock_step(
+            heights,
+            grid,
+            soil_values,
+            soil_index,
+            soil_rasters,
+            vertices,
+            body,
+            options,
+            state,
+            contacts,
+            diag,
+        )
+        energy = kinetic_energy(body, state)
+        status, step, quiet = stopping_rules(
+            code, energy, done, quiet, n_steps, rest_energy, rest_steps
+        )
+        if step == done:
+            break
+        done = step
+        flying = diag[D_CONTACTS] == 0.0
+        if not flying:
+            contact_steps += 1
+        caps += int(diag[D_CAPPED])
+        speed = math.sqrt(
+            state[S_V] * state[S_V]
+            + state[S_V + 1] * state[S_V + 1]
+            + state[S_V + 2] * state[S_V + 2]
+        )
+        rotation = (
+            math.sqrt(
+                state[S_OMEGA] * state[S_OMEGA]
+                + state[S_OMEGA + 1] * state[S_OMEGA + 1]
+                + state[S_OMEGA + 2] * state[S_OMEGA + 2]
+            )
+            / two_pi
+        )
+        jump = -math.inf
+        if flying:
+            # the height of _height (simulate's), without the normal
+            z, inside = bilinear(
+                heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1]
+            )
+            if inside:
+                jump = state[S_R + 2] - z
+        maxima[Q_ENERGY] = max(maxima[Q_ENERGY], energy)
+        maxima[Q_SPEED] = max(maxima[Q_SPEED], speed)
+        maxima[Q_ROTATION] = max(maxima[Q_ROTATION], rotation)
+        maxima[Q_JUMP] = max(maxima[Q_JUMP], jump)
+        # cell visits
+        cell = _cell(grid, nx, ny, state[S_R], state[S_R + 1])
+        if cell != current:
+            current = cell
+            if cell >= 0:
+                if visits < capacity:
+                    visit_cell[visits] = cell
+                    visit_value[visits, Q_ENERGY] = energy
+                    visit_value[visits, Q_SPEED] = speed
+                    visit_value[visits, Q_ROTATION] = rotation
+                    visit_value[visits, Q_JUMP] = jump
+                visits += 1
+        elif cell >= 0 and visits <= capacity:
+            v = visits - 1
+            visit_value[v, Q_ENERGY] = max(visit_value[v, Q_ENERGY], energy)
+            visit_value[v, Q_SPEED] = max(visit_value[v, Q_SPEED], speed)
+            visit_value[v, Q_ROTATION] = max(visit_value[v, Q_ROTATION], rotation)
+            visit_value[v, Q_JUMP] = max(visit_value[v, Q_JUMP], jump)
+        # path samples of the moving rock
+        if step % sample_every == 0 and energy > rest_energy:
+            _welford(path, Q_ENERGY, energy)
+            _welford(path, Q_SPEED, speed)
+            _welford(path, Q_ROTATION, rotation)
+            if flying and jump > -math.inf:
+                _welford(path, Q_JUMP, jump)
+    counts[R_STATUS] = status
+    counts[R_STEPS] = done
+    counts[R_CONTACT_STEPS] = contact_steps
+    counts[R_PGS_CAPS] = caps
+    counts[R_VISITS] = visits
+
+
+@jit_parallel
+def run_rocks(
+    heights,
+    grid,
+    soil_values,
+    soil_index,
+    soil_rasters,
+    shape_vertices,
+    shape_counts,
+    options,
+    shape_id,
+    scale,
+    bodies,
+    states,
+    n_steps,
+    rest_speed,
+    rest_steps,
+    sample_every,
+    maxima,
+    path,
+    visit_cell,
+    visit_value,
+    counts,
+):
+    """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
+    STATE_SIZE) holds the initial states and receives the final ones."""
+    for k in prange(states.shape[0]):
+        s = shape_id[k]
+        m = shape_counts[s]
+        vertices = np.empty((m, 3))
+        for a in range(m):
+            for b in range(3):
+                vertices[a, b] = shape_vertices[s, a, b] * scale[k]
+        contacts = np.zeros((m, NCOL))
+        diag = np.zeros(N_DIAG)
+        rest_energy = 0.5 * bodies[k, 0] * rest_speed * rest_speed
+        model = (heights, grid, soil_values, soil_index, soil_rasters, vertices, bodies[k], options)
+        run_one(
+            model,
+            states[k],
+            contacts,
+            diag,
+            n_steps,
+            rest_energy,
+            rest_steps,
+            sample_every,
+            (maxima[k], path[k], visit_cell[k], visit_value[k], counts[k]),
+        )

@@ -1,0 +1,142 @@
+"""An ensemble from a validated run configuration (:class:`tumble.io.config.RockfallConfig`).
+
+:func:`build_ensemble` turns the configuration's terrain (a built-in scenario or a DEM file),
+rock, soil, release and solver sections into an :class:`~tumble.rockfall.ensemble.Ensemble`,
+checking everything before any simulation: a ValueError names the offending key. Relative file
+names left in the configuration are taken from ``base_dir``; :func:`tumble.io.config.load_config`
+has already made the paths written in a TOML file absolute (relative to that file's folder), so
+what remains relative came from the command line and belongs to the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
+from tumble.rockfall.model import Options
+from tumble.rockfall.release import Release
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.soil import FIELDS, PRESETS, Soil
+from tumble.rockfall.terrain import Terrain
+
+
+def _terrain(config: Any, base: Path) -> Terrain:
+    if config.dem is not None:
+        path = Path(config.dem)
+        path = path if path.is_absolute() else base / path
+        try:
+            return Terrain.from_file(path)
+        except (ValueError, OSError) as err:
+            raise ValueError(f"dem: {err}") from None
+    name = config.scenario or "slope40"
+    try:
+        return Terrain.scenario(name)
+    except ValueError as err:
+        raise ValueError(f"scenario: {err}") from None
+
+
+def _rock(config: Any, base: Path) -> Rock:
+    c = config.rock
+    try:
+        if c.shape in ("eota221", "eota111"):
+            if c.box is not None or c.file is not None:
+                raise ValueError(f"rock.box and rock.file do not apply to rock.shape = {c.shape}")
+            mass = 780.0 if c.mass is None and c.size is None else c.mass
+            build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
+            return build(size=c.size, mass=mass, density=c.density)
+        if c.size is not None:
+            raise ValueError(f"rock.size applies to the EOTA shapes, not rock.shape = {c.shape}")
+        if c.shape == "box":
+            if c.box is None:
+                raise ValueError("rock.box = [a, b, c] (m) is required with rock.shape = 'box'")
+            return Rock.box(*c.box, density=c.density, mass=c.mass)
+        if c.file is None:
+            raise ValueError("rock.file is required with rock.shape = 'file'")
+        path = Path(c.file)
+        return Rock.from_file(path if path.is_absolute() else base / path, c.density, c.mass)
+    except ValueError as err:
+        message = str(err)
+        raise ValueError(message if message.startswith("rock.") else f"rock: {message}") from None
+
+
+def _soil(config: Any, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
+    c = config.soil
+    values = {}
+    rasters = {}
+    for name in FIELDS:
+        value = getattr(c, name)
+        if isinstance(value, str):
+            path = Path(value)
+            rasters[name] = path if path.is_absolute() else base / path
+        elif value is not None:
+            values[name] = value
+    if c.preset is not None and c.preset not in PRESETS:
+        raise ValueError(
+            f"soil.preset: unknown preset {c.preset!r}; choose one of {sorted(PRESETS)}"
+        )
+    try:
+        if rasters:
+            terrain = terrain.with_soil(**rasters)
+            values.update({name: terrain.soil[name] for name in rasters})
+        if c.preset is not None:
+            soil = Soil.preset(c.preset, **values)
+        else:
+            missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if n not in values]
+            if missing:
+                raise ValueError(
+                    f"without soil.preset give {', '.join('soil.' + m for m in missing)}"
+                )
+            soil = Soil(**values)
+    except (ValueError, OSError) as err:
+        message = str(err)
+        raise ValueError(message if message.startswith("soil") else f"soil: {message}") from None
+    return soil, terrain
+
+
+def build_ensemble(config: Any, base_dir: str | os.PathLike = ".") -> Ensemble:
+    """An :class:`Ensemble` from a validated :class:`tumble.io.config.RockfallConfig`.
+
+    Relative file names (DEM, rock file, soil rasters) are taken from ``base_dir``. Everything
+    is checked here, before any simulation: a ValueError names the offending field.
+    """
+    base = Path(base_dir)
+    terrain = _terrain(config, base)
+    rock = _rock(config, base)
+    soil, terrain = _soil(config, terrain, base)
+    r = config.release
+    fields = {
+        "point": r.point,
+        "line": r.line,
+        "polygon": r.polygon,
+        "height": r.height,
+        "velocity": r.velocity,
+        "speed_downslope": r.speed_downslope,
+        "omega": r.omega,
+        "orientation": r.orientation,
+    }
+    if config.dem is not None and all(fields[n] is None for n in ("point", "line", "polygon")):
+        raise ValueError("release.point (or release.line, release.polygon) is required with a dem")
+    release = Release.for_scenario(
+        config.scenario or ("slope40" if config.dem is None else ""), **fields
+    )
+    states = release.draw(terrain, config.rocks, config.seed)
+    return Ensemble(
+        terrain,
+        rock,
+        soil,
+        states,
+        options=solver_options(config),
+        seed=config.seed,
+        sample_every=config.output.sample_every or SAMPLE_EVERY,
+    )
+
+
+def solver_options(config: Any) -> Options:
+    """The :class:`~tumble.rockfall.model.Options` of a configuration: ``scheme``, ``dt``,
+    ``t_max`` and the ``[solver]`` section over the ensemble defaults."""
+    solver = {k: v for k, v in config.solver.model_dump().items() if v is not None}
+    return ENSEMBLE_OPTIONS.replace(
+        scheme=config.scheme, dt=config.dt, t_max=config.t_max, **solver
+    )

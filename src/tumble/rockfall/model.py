@@ -1,0 +1,294 @@
+"""The model of a rockfall run, apart from the state of its rocks and the settings of the solver.
+
+Three things, as in MuJoCo's ``mjModel`` / ``mjData`` / ``mjOption``:
+
+* :class:`Options`: every solver setting (rotation scheme, time step, duration, gravity, rest
+  criterion, tolerances and iteration caps of the contact and Newton solvers), validated once on
+  construction and packed once into the plain vector the kernels read (:meth:`Options.pack`,
+  layout ``O_*``). A setting added later touches this record and its one consumer.
+* :class:`RockModel`: the plain, read-only arrays of terrain, soil and rock that every rock of a
+  run shares (:func:`pack_model`); the kernels take them as one tuple, ``tuple(model)``.
+* the state of one rock: ``STATE_SIZE`` floats in the ``S_*`` layout (:func:`initial_state`),
+  owned and updated by the rock.
+
+Defaults are those of Leine et al. 2021 (seed 000) where the paper gives them (dt = 2 ms); the
+rest criterion, tolerances and caps are tumble's (not published for RAMMS) and exposed here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tumble import _check
+from tumble.bodies.catalogue import Body
+from tumble.freerot.base import SchemeId
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.soil import FIELDS, Soil
+from tumble.rockfall.terrain import surface
+from tumble.rotation.quaternion import q_rotate
+
+#: the rotation schemes of the rockfall step (Leine et al. 2021, eq. 79-83 and 84-87)
+ROCKFALL_SCHEMES = (SchemeId.EXPLICIT, SchemeId.IMPLICIT)
+#: their names, as configurations and the command line spell them
+SCHEME_NAMES: tuple[str, ...] = tuple(s.label for s in ROCKFALL_SCHEMES)
+#: kernel constants of the scheme ids (numba reads module-level ints as compile-time constants)
+EXPLICIT = int(SchemeId.EXPLICIT)
+IMPLICIT = int(SchemeId.IMPLICIT)
+
+#: state vector of one rock: r (3), p (4), v (3), omega (3), slippage
+S_R, S_P, S_V, S_OMEGA, S_SLIP = 0, 3, 7, 10, 13
+STATE_SIZE = 14
+
+#: packed options: dt, gravity, Newton tolerance and cap, PGS tolerance and cap, scheme id,
+#: contact gap tolerance
+O_DT, O_GRAVITY, O_NEWTON_TOL, O_NEWTON_MAX_ITER, O_PGS_TOL, O_PGS_MAX_ITER, O_SCHEME = range(7)
+O_GAP_TOL = 7
+N_OPTIONS = 8
+
+#: gravitational acceleration, m/s^2, along -z
+GRAVITY = 9.81
+#: default time step, s (Leine et al. 2021)
+DT = 0.002
+#: default duration of a rock, s
+T_MAX = 60.0
+#: rest: kinetic energy at or below m REST_SPEED^2 / 2 for REST_TIME seconds
+REST_SPEED = 0.01
+REST_TIME = 1.0
+#: projected Gauss-Seidel: relative tolerance on the percussions and sweep cap per step
+PGS_TOL = 1e-10
+PGS_MAX_ITER = 500
+#: Gauss-Seidel tolerance of ensembles (relative change of the percussions between two sweeps).
+#: 1e-6 leaves the percussions, and so the velocities, with relative errors of about 1e-6 per
+#: impact, far below the spread of an ensemble; it halves the sweeps of rolling contacts.
+ENSEMBLE_PGS_TOL = 1e-6
+#: Newton iteration of the implicit free rotation (eq. 84)
+NEWTON_TOL = 1e-14
+NEWTON_MAX_ITER = 50
+#: a vertex contact counts as closed when its gap is at most this, m (round-off of resting contacts)
+GAP_TOL = 1e-8
+#: initial quaternions whose norm differs from 1 by more are refused (others are normalised)
+UNIT_TOLERANCE = 1e-3
+#: a hull vertex deeper than this below the terrain at the start is refused, m
+START_GAP_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every setting of the rockfall solver, validated on construction.
+
+    ``scheme``: ``"implicit"`` (Leine et al. 2021, eq. 84-87) or ``"explicit"`` (eq. 79-83);
+    ``dt`` (s); ``t_max`` (s, the duration after which a moving rock counts as timed out);
+    ``gravity`` (m/s^2 along -z); a rock is at rest once its kinetic energy stayed at or below
+    ``m rest_speed^2 / 2`` for ``rest_time`` s; ``pgs_tol`` / ``pgs_max_iter``: relative
+    tolerance and sweep cap of the projected Gauss-Seidel contact solver; ``newton_tol`` /
+    ``newton_max_iter``: of the implicit free rotation; ``gap_tol`` (m): a vertex contact is
+    closed when its gap is at most this.
+    """
+
+    scheme: str = "implicit"
+    dt: float = DT
+    t_max: float = T_MAX
+    gravity: float = GRAVITY
+    rest_speed: float = REST_SPEED
+    rest_time: float = REST_TIME
+    pgs_tol: float = PGS_TOL
+    pgs_max_iter: int = PGS_MAX_ITER
+    newton_tol: float = NEWTON_TOL
+    newton_max_iter: int = NEWTON_MAX_ITER
+    gap_tol: float = GAP_TOL
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEME_NAMES:
+            raise ValueError(
+                f"unknown scheme {self.scheme!r}; choose one of {sorted(SCHEME_NAMES)}"
+            )
+        checked = {
+            "dt": _check.positive(self.dt, "dt"),
+            "gravity": _check.finite(self.gravity, "gravity"),
+            "pgs_tol": _check.positive(self.pgs_tol, "pgs_tol"),
+            "newton_tol": _check.positive(self.newton_tol, "newton_tol"),
+            "pgs_max_iter": _check.positive_int(self.pgs_max_iter, "pgs_max_iter"),
+            "newton_max_iter": _check.positive_int(self.newton_max_iter, "newton_max_iter"),
+            "t_max": _check.non_negative(self.t_max, "t_max"),
+            "rest_speed": _check.finite(self.rest_speed, "rest_speed"),
+            "rest_time": _check.positive(self.rest_time, "rest_time"),
+            "gap_tol": _check.non_negative(self.gap_tol, "gap_tol"),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The setting names, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    def replace(self, **settings: Any) -> Options:
+        """A copy with some settings changed; ValueError for a name that is not a setting."""
+        unknown = sorted(set(settings) - set(self.names()))
+        if unknown:
+            raise ValueError(
+                f"unknown solver setting {unknown[0]!r}; the settings are {', '.join(self.names())}"
+            )
+        return dataclasses.replace(self, **settings) if settings else self
+
+    @property
+    def scheme_id(self) -> SchemeId:
+        return SchemeId.from_label(self.scheme)
+
+    @property
+    def n_steps(self) -> int:
+        """Step cap of a rock, ``ceil(t_max / dt)``."""
+        return math.ceil(self.t_max / self.dt - 1e-9)
+
+    @property
+    def rest_steps(self) -> int:
+        """Consecutive quiet steps that make a rock rest, ``ceil(rest_time / dt)`` (at least 1)."""
+        return max(1, math.ceil(self.rest_time / self.dt - 1e-9))
+
+    def rest_energy(self, mass: float) -> float:
+        """Kinetic energy at or below which a rock of ``mass`` kg is quiet, J."""
+        return 0.5 * mass * self.rest_speed * self.rest_speed
+
+    def pack(self) -> np.ndarray:
+        """The options vector of the kernels (``O_*`` layout)."""
+        options = np.zeros(N_OPTIONS)
+        options[O_DT] = self.dt
+        options[O_GRAVITY] = self.gravity
+        options[O_NEWTON_TOL] = self.newton_tol
+        options[O_NEWTON_MAX_ITER] = self.newton_max_iter
+        options[O_PGS_TOL] = self.pgs_tol
+        options[O_PGS_MAX_ITER] = self.pgs_max_iter
+        options[O_SCHEME] = int(self.scheme_id)
+        options[O_GAP_TOL] = self.gap_tol
+        return options
+
+
+def resolve_options(options: Options | None, settings: dict[str, Any], base: Options) -> Options:
+    """``options`` (or ``base`` when None) with the keyword ``settings`` applied."""
+    if options is None:
+        options = base
+    elif not isinstance(options, Options):
+        raise ValueError(f"options must be Options, got {type(options).__name__}")
+    return options.replace(**settings)
+
+
+class RockModel(NamedTuple):
+    """The plain arrays the kernels read: terrain, soil, rock and options (shared, read-only);
+    the kernels take them as one plain tuple, ``tuple(model)``."""
+
+    heights: np.ndarray
+    grid: np.ndarray
+    soil_values: np.ndarray
+    soil_index: np.ndarray
+    soil_rasters: np.ndarray
+    vertices: np.ndarray
+    body: np.ndarray
+    options: np.ndarray
+
+
+def terrain_arrays(terrain: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(heights, grid)`` of a terrain object, validated (C-contiguous float64, no holes)."""
+    try:
+        heights = terrain.heights
+        grid = (terrain.x0, terrain.y0, terrain.dx, terrain.dy)
+    except AttributeError:
+        raise ValueError(
+            "terrain must have the attributes heights, x0, y0, dx, dy (e.g. a Terrain)"
+        ) from None
+    heights = np.ascontiguousarray(heights, dtype=np.float64)
+    if heights.ndim != 2 or heights.shape[0] < 2 or heights.shape[1] < 2:
+        raise ValueError(
+            f"terrain heights must be a 2-D grid of at least 2 x 2, got {heights.shape}"
+        )
+    if not np.all(np.isfinite(heights)):
+        raise ValueError("terrain heights contain NaN or infinite values (holes in the DEM)")
+    x0, y0 = _check.finite(grid[0], "terrain x0"), _check.finite(grid[1], "terrain y0")
+    dx, dy = _check.positive(grid[2], "terrain dx"), _check.positive(grid[3], "terrain dy")
+    return heights, np.array([x0, y0, dx, dy])
+
+
+def pack_model(terrain: Any, rock: Rock | Body, soil: Soil, options: Options) -> RockModel:
+    """Validate the model of a run and pack it into kernel arrays.
+
+    Terrain: any object with the attributes ``heights`` (ny, nx) float64, ``x0``, ``y0``, ``dx``,
+    ``dy`` (``heights[j, i]`` is the height at ``x = x0 + i dx``, ``y = y0 + j dy``), such as
+    :class:`tumble.rockfall.Terrain`. Soil rasters of the terrain (``terrain.soil``, names of
+    :data:`tumble.rockfall.soil.FIELDS`) replace the corresponding fields of the :class:`Soil`;
+    a ``zone`` raster is not used by the engine.
+    """
+    if not isinstance(options, Options):
+        raise ValueError(f"options must be Options, got {type(options).__name__}")
+    if not isinstance(soil, Soil):
+        raise ValueError(f"soil must be a Soil, got {type(soil).__name__}")
+    if isinstance(rock, Body):
+        rock = Rock.from_body(rock)
+    if not isinstance(rock, Rock):
+        raise ValueError(f"rock must be a Rock, got {type(rock).__name__}")
+    heights, grid = terrain_arrays(terrain)
+    rasters = {k: v for k, v in dict(getattr(terrain, "soil", None) or {}).items() if k in FIELDS}
+    if rasters:
+        soil = dataclasses.replace(soil, **rasters)
+    soil_values, soil_index, soil_rasters = soil.pack(heights.shape)
+    body = np.array([rock.mass, *rock.inertia], dtype=np.float64)
+    # a writeable copy: the ensemble driver passes per-rock (writeable) vertex arrays to the same
+    # step kernel, which is then compiled once for both
+    vertices = np.array(rock.vertices, dtype=np.float64, order="C")
+    return RockModel(
+        heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options.pack()
+    )
+
+
+def initial_state(
+    model: RockModel,
+    position: Any,
+    orientation: Any = (1.0, 0.0, 0.0, 0.0),
+    velocity: Any = (0.0, 0.0, 0.0),
+    omega: Any = (0.0, 0.0, 0.0),
+    slippage: float = 0.0,
+) -> np.ndarray:
+    """Validated state vector; refuses a hull that starts outside the DEM or below the terrain."""
+    r = _check.vector(position, 3, "position")
+    p = _check.vector(orientation, 4, "orientation")
+    norm = float(np.linalg.norm(p))
+    if abs(norm - 1.0) > UNIT_TOLERANCE:
+        raise ValueError(
+            f"orientation must be a unit quaternion (w, x, y, z); its norm is {norm:.6g}"
+        )
+    p = p / norm
+    v = _check.vector(velocity, 3, "velocity")
+    w = _check.vector(omega, 3, "omega")
+    s = _check.finite(slippage, "slippage")
+    if s < 0.0:
+        raise ValueError(f"slippage must not be negative, got {s!r}")
+    x0, y0, dx, dy = model.grid
+    quat = tuple(float(c) for c in p)
+    deepest = math.inf
+    for k, vertex in enumerate(model.vertices):
+        d = q_rotate(quat, (float(vertex[0]), float(vertex[1]), float(vertex[2])))
+        px, py, pz = r[0] + d[0], r[1] + d[1], r[2] + d[2]
+        z, _, inside = surface(model.heights, x0, y0, dx, dy, px, py)
+        if not inside:
+            x1 = x0 + (model.heights.shape[1] - 1) * dx
+            y1 = y0 + (model.heights.shape[0] - 1) * dy
+            raise ValueError(
+                f"the rock at {r.tolist()} reaches outside the DEM (vertex {k} at x={px:.6g}, "
+                f"y={py:.6g}); the grid covers x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
+            )
+        deepest = min(deepest, pz - z)
+    if deepest < -START_GAP_TOLERANCE:
+        raise ValueError(
+            f"the rock starts below the terrain: a hull vertex lies {-deepest:.6g} m under the "
+            "surface; raise the release position"
+        )
+    state = np.zeros(STATE_SIZE)
+    state[S_R : S_R + 3] = r
+    state[S_P : S_P + 4] = p
+    state[S_V : S_V + 3] = v
+    state[S_OMEGA : S_OMEGA + 3] = w
+    state[S_SLIP] = s
+    return state

@@ -1,0 +1,107 @@
+"""The ensemble comparison of Leine et al. 2021 (seed 000), section 6: published numbers and the
+side-by-side table of two runs on the ``slope40`` scenario.
+
+:data:`PUBLISHED_SLOPE40` holds Table 2 (mean and standard deviation of the kinetic energy,
+translational and rotational velocity and jump height over 1000 EOTA221 rocks, for the explicit
+and the implicit scheme) and the RAMMS run times of Table 1. :func:`compare_table` builds the rows
+that ``tumble rockfall compare`` writes, from two ``summary.json`` of
+:mod:`tumble.rockfall.ensemble.reduce`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
+#: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS
+#: run time (Table 1, one desktop computer)
+PUBLISHED_SLOPE40 = {
+    "explicit": {
+        "kinetic_energy_kJ": (168.6, 113.8),
+        "velocity_ms": (17.88, 7.4),
+        "rotational_velocity_rps": (4.12, 1.8),
+        "jump_height_m": (1.93, 1.8),
+        "wall_time_s": 74.3,
+    },
+    "implicit": {
+        "kinetic_energy_kJ": (188.0, 131.7),
+        "velocity_ms": (17.75, 7.7),
+        "rotational_velocity_rps": (4.77, 1.9),
+        "jump_height_m": (1.40, 1.1),
+        "wall_time_s": 161.5,
+    },
+}
+
+
+TABLE_ROWS = (
+    ("kinetic_energy_kJ", "kinetic energy (kJ)"),
+    ("velocity_ms", "translational velocity (m/s)"),
+    ("rotational_velocity_rps", "rotational velocity (rot/s)"),
+    ("jump_height_m", "jump height (m)"),
+)
+
+
+def _fmt(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "n/a"
+    return f"{mean:.2f} +- {std:.2f}" if std is not None else f"{mean:.2f}"
+
+
+def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, Any]]:
+    """Rows of the comparison of two run summaries ``a`` and ``b`` (path statistics as in
+    Table 2, then more), with the published values beside."""
+    rows = []
+    pub_e, pub_i = PUBLISHED_SLOPE40["explicit"], PUBLISHED_SLOPE40["implicit"]
+    for key, name in TABLE_ROWS:
+        pa_, pb_ = a[key]["path"], b[key]["path"]
+        rows.append(
+            {
+                "quantity": name,
+                labels[0]: _fmt(pa_["mean"], pa_["std"]),
+                labels[1]: _fmt(pb_["mean"], pb_["std"]),
+                "published explicit": _fmt(*pub_e[key]),
+                "published implicit": _fmt(*pub_i[key]),
+            }
+        )
+    extra = (
+        (
+            "per-rock max kinetic energy (kJ)",
+            lambda s: _fmt(
+                s["kinetic_energy_kJ"]["rock_max"]["mean"],
+                s["kinetic_energy_kJ"]["rock_max"]["std"],
+            ),
+        ),
+        ("run-out (m)", lambda s: _fmt(s["runout_m"]["mean"], s["runout_m"]["std"])),
+        ("run-out p95 (m)", lambda s: _fmt(s["runout_m"]["p95"], None)),
+        ("lateral spread std (m)", lambda s: _fmt(s["lateral_spread_m"]["std"], None)),
+        ("lateral spread p95 (m)", lambda s: _fmt(s["lateral_spread_m"]["p95"], None)),
+        (
+            "stopped / left / timed out",
+            lambda s: " / ".join(
+                f"{s['fractions'][k]:.0%}" for k in ("stopped", "left_domain", "timed_out")
+            ),
+        ),
+        ("rocks", lambda s: str(s["n_rocks"])),
+        ("wall time (s)", lambda s: _fmt(s["wall_time_s"], None)),
+        (
+            "rock-steps per second",
+            lambda s: f"{s['rock_steps_per_s']:.3g}" if s.get("rock_steps_per_s") else "n/a",
+        ),
+    )
+    for name, value in extra:
+        row = {"quantity": name, labels[0]: value(a), labels[1]: value(b)}
+        if name == "wall time (s)":
+            row["published explicit"] = f"{pub_e['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
+            row["published implicit"] = f"{pub_i['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
+        else:
+            row["published explicit"] = row["published implicit"] = ""
+        rows.append(row)
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    """The rows as a Markdown table."""
+    names = list(rows[0])
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(str(r[n]) for n in names) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
