@@ -126,6 +126,27 @@ def test_config_file_and_overrides(tmp_path, dem):
     assert provenance["t_max"] == 3.0 and provenance["rock"]["shape"] == "box"
 
 
+def test_paths_in_a_config_file_are_relative_to_its_folder(tmp_path, dem, monkeypatch):
+    """A DEM named relative to the TOML file is found from any working directory; a DEM named
+    on the command line is relative to the working directory."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "slope.tif").write_bytes(dem.read_bytes())
+    (site / "run.toml").write_text(
+        'dem = "slope.tif"\nrocks = 2\n\n[release]\npoint = [2600003.0, 1200015.0]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config("../site/run.toml")
+    assert config.dem == str((site / "slope.tif").resolve())
+    assert load_config("../site/run.toml", {"dem": "mine.tif"}).dem == "mine.tif"
+    assert load_config("../site/run.toml", None, ["dem=other.tif"]).dem == "other.tif"
+    out = tmp_path / "out"
+    assert main(["rockfall", "run", "--config", "../site/run.toml", "--out", str(out)]) == 0
+    assert json.loads((out / "summary.json").read_text())["n_rocks"] == 2
+
+
 @pytest.mark.parametrize(
     ("extra", "field"),
     [

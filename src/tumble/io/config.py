@@ -34,7 +34,10 @@ A run is described by one TOML document (every key optional; defaults below)::
     [output]                    # sample_every, trajectories, trajectory_every, ascii, figures
     [run]                       # chunk_size, threads, dask
 
-Unknown keys are refused with a message that names them (a misspelt key never silently falls
+File names in the file (``dem``, ``rock.file``, soil rasters) are relative to the file's folder,
+so ``tumble rockfall run --config site/run.toml`` works from any folder; those given on the
+command line are relative to the working directory. Unknown keys are refused with a message that
+names them (a misspelt key never silently falls
 back to a default). Overrides ``section.key=value`` (dotted keys, the value in TOML syntax, or a
 bare word taken as a string) are applied on top of the file, e.g. ``release.height=2`` or
 ``rock.box=[2,1,0.5]``. Release defaults of a built-in scenario apply only to the fields the
@@ -245,6 +248,31 @@ def set_key(data: dict, key: str, value: Any) -> dict:
     return out
 
 
+#: keys whose string values are file names: resolved against the folder of the TOML file that
+#: gives them (a soil field given as a string is the file name of a raster)
+PATH_KEYS = (
+    ("dem",),
+    ("rock", "file"),
+    *(("soil", name) for name in SoilConfig.model_fields if name != "preset"),
+)
+
+
+def resolve_paths(data: dict, base: str | os.PathLike) -> dict:
+    """A copy of ``data`` with every relative file name of :data:`PATH_KEYS` made absolute
+    against ``base`` (the folder of the configuration file)."""
+    out = _copy(data)
+    for key in PATH_KEYS:
+        node: Any = out
+        for part in key[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            continue
+        value = node.get(key[-1])
+        if isinstance(value, str) and value.strip() and not Path(value).is_absolute():
+            node[key[-1]] = str(Path(base).resolve() / value)
+    return out
+
+
 def _copy(data: dict) -> dict:
     return {k: _copy(v) if isinstance(v, dict) else v for k, v in data.items()}
 
@@ -256,8 +284,12 @@ def load_config(
 ) -> RockfallConfig:
     """The configuration of a run: the file at ``path`` (optional), then ``settings`` (dotted
     keys to values, e.g. from command-line options; None values are skipped), then the
-    ``key=value`` ``overrides``; validated once at the end."""
-    data = read_toml(path) if path is not None else {}
+    ``key=value`` ``overrides``; validated once at the end.
+
+    File names written in the TOML file are relative to the file's folder; those given in
+    ``settings`` or ``overrides`` (the command line) stay as they are, relative to the working
+    directory."""
+    data = resolve_paths(read_toml(path), Path(path).parent) if path is not None else {}
     settings = settings or {}
     # a terrain given on the command line replaces the file's terrain of the other kind
     if settings.get("dem") is not None:
