@@ -226,12 +226,6 @@ def test_soil_rasters_are_read_only():
         soil.beta[0, 0] = 3.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="soil._field freezes the caller's own array in place (np.asarray does not copy): "
-    "the caller's array becomes read-only, and when a view is passed, writes to its base "
-    "still change the soil's raster; Terrain.from_array copies instead",
-)
 def test_soil_raster_is_independent_of_the_callers_array():
     """After ``Soil(beta=view)`` with ``view = base[:, :]``, writing ``base[0, 0] = 7`` must leave
     soil.beta[0, 0] = 1 (and the caller's arrays stay writable)."""

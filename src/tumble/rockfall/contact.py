@@ -9,7 +9,9 @@ without evaluating the surface, so that a step in flight costs a few bounds inst
 evaluation per vertex; the result is the same as evaluating every vertex.
 
 Contact frame (L14 eq. 8): the unit upward normal n of eq. 7 at (x_P, y_P); the coordinate axis
-e in {e_x, e_y, e_z} that minimises |e . n| gives ``t1 = e x n / |e x n|`` and ``t2 = n x t1``.
+e in {e_x, e_y, e_z} that minimises |e . n| gives ``t1 = n x e / |n x e|`` and ``t2 = n x t1``
+(the opposite sign of L14's ``e x n``: any orthonormal tangent pair gives the same motion, since
+the friction disc is isotropic; only the signs of the tangential percussions depend on it).
 
 Force directions (L14 eq. 25-27): with ``A_IC = (n, t1, t2)`` the relative velocity of the contact
 point is ``gamma = A_IC^T (v + A_IK (omega x K_r_SP)) = W^T u`` for ``u = (v, omega)``, so the
@@ -82,14 +84,15 @@ CEILING_MARGIN = 1e-9
 
 @jit
 def tangent_frame(n):
-    """Tangents ``(t1, t2)`` of L14 eq. 8 for the unit normal ``n``."""
+    """Tangents ``(t1, t2)`` for the unit normal ``n``: ``t1 = n x e / |n x e|`` with ``e`` the
+    axis least aligned with ``n``, ``t2 = n x t1`` (module docstring)."""
     ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
     if ax <= ay and ax <= az:
-        t = (0.0, n[2], -n[1])  # e_x x n
+        t = (0.0, n[2], -n[1])  # n x e_x
     elif ay <= az:
-        t = (-n[2], 0.0, n[0])  # e_y x n
+        t = (-n[2], 0.0, n[0])  # n x e_y
     else:
-        t = (n[1], -n[0], 0.0)  # e_z x n
+        t = (n[1], -n[0], 0.0)  # n x e_z
     inv = 1.0 / math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
     t1 = (t[0] * inv, t[1] * inv, t[2] * inv)
     return t1, cross(n, t1)

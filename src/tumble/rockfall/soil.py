@@ -69,7 +69,7 @@ def _field(value, name: str):
         )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"soil {name} raster contains NaN or infinite values")
-    arr = np.ascontiguousarray(arr)
+    arr = np.array(arr, dtype=np.float64, order="C")  # a copy: the caller's array stays theirs
     arr.setflags(write=False)
     return arr
 
