@@ -148,6 +148,7 @@ def rockfall_report(args) -> None:
 
     from tumble.cli import rockfall
     from tumble.cli.common import invoke
+    from tumble.rockfall.model import SCHEME_NAMES
     from tumble.viz.report import write_report
 
     def main(argv: list[str]) -> int:
@@ -155,7 +156,7 @@ def rockfall_report(args) -> None:
 
     out = Path(args.out)
     runs = {}
-    for scheme in ("explicit", "implicit"):
+    for scheme in SCHEME_NAMES:
         run_dir = out / f"rockfall_{scheme}"
         command = ["rockfall", "run", "--scenario", "slope40", "--rocks", str(args.rocks)]
         command += ["--scheme", scheme, "--seed", str(args.seed), "--out", str(run_dir)]

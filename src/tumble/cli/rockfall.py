@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from tumble.cli.common import float_tuple, positive_float, positive_int
+from tumble.rockfall.model import SCHEME_NAMES
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
 TRAJECTORY_COLUMNS = (
@@ -75,7 +76,7 @@ def add_parser(sub) -> None:
     terrain.add_argument("--scenario", help="built-in terrain (slope40)")
     terrain.add_argument("--dem", metavar="FILE", help="DEM file (GeoTIFF or ESRI ASCII)")
     run.add_argument("--rocks", type=positive_int, help="number of rocks")
-    run.add_argument("--scheme", choices=("explicit", "implicit"), help="rotation scheme")
+    run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme")
     run.add_argument("--seed", type=int, help="random seed (non-negative)")
     run.add_argument("--dt", type=positive_float, help="time step (s)")
     run.add_argument("--t-max", type=positive_float, help="longest simulated time per rock (s)")
