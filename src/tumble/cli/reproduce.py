@@ -37,7 +37,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from tumble.io import ResultDir, write_csv
     from tumble.io.provenance import write_provenance
-    from tumble.stability import reproduce
+    from tumble.validation.betsch2009 import betsch2009
+    from tumble.validation.leine2021 import leine2021
     from tumble.viz.reproduce import plot_reproduction
 
     if args.paper not in PAPERS:
@@ -45,7 +46,8 @@ def run(args) -> int:
     out = args.out or f"out/reproduce/{args.paper}"
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
-    result = getattr(reproduce, args.paper)()
+    reproductions = {"leine2021": leine2021, "betsch2009": betsch2009}
+    result = reproductions[args.paper]()
     with ResultDir(out) as stage:
         for name, columns in result.tables.items():
             write_csv(stage / f"{name}.csv", columns)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import numpy as np
@@ -48,7 +47,7 @@ def add_parser(sub) -> None:
         "--workers",
         type=positive_int,
         default=None,
-        help="threads running rocks (default: the number of CPUs); results do not depend on it",
+        help="threads running rocks (default: every CPU available); results do not depend on it",
     )
     p.add_argument("--calibrate", action="store_true", help="run the calibration grid on P1 first")
     p.add_argument(
@@ -103,7 +102,7 @@ def _stop_table(run, path) -> None:
 
 def _measured_table(profile, measured, data_dir, path) -> None:
     from tumble.io import write_csv
-    from tumble.rockfall.authume import profile_coordinates
+    from tumble.validation.authume import profile_coordinates
 
     coords = profile_coordinates(profile, measured.position, data_dir)
     write_csv(
@@ -121,25 +120,26 @@ def _measured_table(profile, measured, data_dir, path) -> None:
 
 
 def run(args) -> int:
+    from tumble._jit import get_threads
     from tumble.io import ResultDir, write_csv
     from tumble.io.provenance import write_provenance
-    from tumble.rockfall import authume
-    from tumble.rockfall import validation as V
+    from tumble.validation import authume
     from tumble.viz.validation import plot_calibration, plot_runout, plot_stop_map
 
-    workers = args.workers or max(1, os.cpu_count() or 1)
+    # the threads numba was started with: at most the CPUs this process may use
+    workers = args.workers or get_threads()
     schemes = ("implicit", "explicit") if args.scheme == "both" else (args.scheme,)
     n = args.rocks_per_profile
     authume.data_directory(args.data_dir)  # a missing data set fails before any work
     timings: dict[str, float] = {}
 
     calibration = None
-    parameters = V.CALIBRATED
+    parameters = authume.CALIBRATED
     if args.calibrate:
-        points = len(V.calibration_points(V.CALIBRATION_GRID))
+        points = len(authume.calibration_points(authume.CALIBRATION_GRID))
         bar = _progress(points, "calibration on P1")
-        calibration = V.calibrate(
-            V.CALIBRATION_GRID,
+        calibration = authume.calibrate(
+            authume.CALIBRATION_GRID,
             scheme=args.calibration_scheme,
             n=n,
             seed=args.seed,
@@ -158,13 +158,13 @@ def run(args) -> int:
         "site": "authume",
         "soil_parameters": parameters.as_dict(),
         "soil": parameters.table(),
-        "zone_rows": {str(k): v for k, v in V.ZONE_ROWS.items()},
+        "zone_rows": {str(k): v for k, v in authume.ZONE_ROWS.items()},
         "calibrated_here": calibration is not None,
-        "calibration_command": None if calibration is not None else V.CALIBRATION_COMMAND,
+        "calibration_command": None if calibration is not None else authume.CALIBRATION_COMMAND,
         "envelope": {
             "method": "highest-density region of an isotropic Gaussian KDE of the simulated "
             "stop points (x, y) holding the given content of them",
-            "content": V.ENVELOPE_CONTENT,
+            "content": authume.ENVELOPE_CONTENT,
             "bandwidth_m": args.bandwidth,
         },
         "settings": {
@@ -186,7 +186,7 @@ def run(args) -> int:
         runs[profile] = {}
         for scheme in schemes:
             bar = _progress(n, f"{profile.upper()} {scheme}")
-            run = V.run_profile(
+            run = authume.run_profile(
                 profile,
                 parameters,
                 scheme,
@@ -200,7 +200,7 @@ def run(args) -> int:
             bar.close()
             runs[profile][scheme] = run
             timings[f"{profile}_{scheme}"] = run.seconds
-            entry[scheme] = V.profile_metrics(
+            entry[scheme] = authume.profile_metrics(
                 run, measured[profile], args.data_dir, bandwidth=args.bandwidth
             )
         metrics[profile] = entry
@@ -215,7 +215,7 @@ def run(args) -> int:
         "workers": workers,
         "calibrate": bool(args.calibrate),
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
-        "calibration_grid": {k: list(v) for k, v in V.CALIBRATION_GRID.items()},
+        "calibration_grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
         "bandwidth": args.bandwidth,
         "soil_parameters": parameters.as_dict(),
         "data_dir": str(authume.data_directory(args.data_dir)),
@@ -247,7 +247,7 @@ def run(args) -> int:
                         "rocks": calibration.n,
                         "seed": calibration.seed,
                         "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1",
-                        "grid": {k: list(v) for k, v in V.CALIBRATION_GRID.items()},
+                        "grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
                         "best": calibration.best.as_dict(),
                         "seconds": calibration.seconds,
                     },

@@ -1,5 +1,5 @@
 """Figures of the reproduced seed examples, drawn from the tables of a
-:class:`tumble.stability.reproduce.Reproduction` (no physics here)."""
+:class:`tumble.validation.reproduction.Reproduction` (no physics here)."""
 
 from __future__ import annotations
 

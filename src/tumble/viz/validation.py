@@ -11,8 +11,8 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from tumble.rockfall import authume
-from tumble.rockfall.validation import ENVELOPE_BANDWIDTH, ENVELOPE_CONTENT, stop_envelope
+from tumble.validation import authume
+from tumble.validation.authume import ENVELOPE_BANDWIDTH, ENVELOPE_CONTENT, stop_envelope
 
 #: Zone id -> colour of the map overlay (0: outside the survey).
 ZONE_COLORS = ("white", "tab:blue", "0.55", "tab:red")
@@ -43,8 +43,8 @@ def plot_stop_map(
     profile (rows) and scheme (columns), with the simulated stop envelope (its contour) and the
     drop points.
 
-    ``runs``: profile -> scheme -> :class:`~tumble.rockfall.validation.ProfileRun`;
-    ``measured``: profile -> :class:`~tumble.rockfall.authume.MeasuredEndpoints`.
+    ``runs``: profile -> scheme -> :class:`~tumble.validation.authume.runs.ProfileRun`;
+    ``measured``: profile -> :class:`~tumble.validation.authume.data.MeasuredEndpoints`.
     """
     profiles = list(runs)
     schemes = list(dict.fromkeys(s for p in profiles for s in runs[p]))
@@ -189,7 +189,7 @@ def plot_runout(runs, measured, path, title: str = "") -> None:
 
 def plot_calibration(rows, path, title: str = "") -> None:
     """Objective of the calibration grid on P1 (a heat map over the two grid axes, the chosen
-    point circled); ``rows`` as :attr:`tumble.rockfall.validation.Calibration.rows`."""
+    point circled); ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)
     if not rows:
         raise ValueError("no calibration rows to draw")

@@ -46,7 +46,7 @@ from tumble.rockfall.ensemble.kernels import (
     run_rocks,
 )
 from tumble.rockfall.ensemble.progress import progress_bar
-from tumble.rockfall.ensemble.reduce import reduce_chunks
+from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks
 from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
@@ -217,7 +217,7 @@ class Ensemble:
         """The body of rock ``k`` (its shape scaled, with its mass)."""
         shape = self.shapes[int(self.shape_id[k])]
         s = float(self.scale[k])
-        inertia = shape.inertia * (self.mass[k] / shape.mass) * s**2
+        inertia = shape.inertia * (self.mass[k] / shape.mass) * (s * s)
         return Rock(
             shape.name, float(self.mass[k]), inertia, self._vertices(k), shape.volume * s**3
         )
@@ -357,7 +357,7 @@ class Ensemble:
         threads: int | None = None,
         chunk_size: int = CHUNK_SIZE,
         progress: bool | None = False,
-    ):
+    ) -> EnsembleResult:
         """Simulate every rock in memory; returns
         :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`."""
         chunks = []
@@ -369,7 +369,9 @@ class Ensemble:
         return reduce_chunks(self, chunks, wall_time=time.perf_counter() - t0)
 
 
-def _merge_visits(rock, cell, value):
+def _merge_visits(
+    rock: np.ndarray, cell: np.ndarray, value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One row per (rock, cell): the maxima over the rock's visits of the cell, sorted by rock
     and cell (NaN-free: -inf stands for no flight)."""
     if rock.size == 0:

@@ -9,9 +9,9 @@ import trimesh
 from tumble.bodies.polyhedron import ConvexPolyhedron
 from tumble.io import read_mesh, read_points
 from tumble.io.mesh import boundary_edges, cap_holes, is_closed, mesh_volume
-from tumble.rockfall import authume as A
 from tumble.rockfall.terrain import Terrain
 from tumble.rotation.quaternion import quat_rotate, quat_to_matrix
+from tumble.validation import authume as A
 
 SPACING = 0.5
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from tumble.cli.main import main
-from tumble.rockfall import authume as A
-from tumble.rockfall import validation as V
 from tumble.rockfall.soil import FIELDS
+from tumble.validation import authume as A
+from tumble.validation.authume import data as field_data
 
 METRIC_KEYS = (
     "median_runout_measured_m",
@@ -30,14 +30,14 @@ def test_wasserstein_of_a_shifted_sample_is_the_shift():
     rng = np.random.default_rng(1)
     sample = rng.gamma(2.0, 10.0, size=57)
     for shift in (0.0, 0.3, 12.5, -4.0):
-        assert V.wasserstein(sample, sample + shift) == pytest.approx(abs(shift), abs=1e-12)
+        assert A.wasserstein(sample, sample + shift) == pytest.approx(abs(shift), abs=1e-12)
     # two point masses: their distance; unequal sizes of the same distribution: zero
-    assert V.wasserstein([2.0], [7.5]) == pytest.approx(5.5, abs=1e-15)
-    assert V.wasserstein([1.0, 2.0], [1.0, 1.0, 2.0, 2.0]) == pytest.approx(0.0, abs=1e-15)
+    assert A.wasserstein([2.0], [7.5]) == pytest.approx(5.5, abs=1e-15)
+    assert A.wasserstein([1.0, 2.0], [1.0, 1.0, 2.0, 2.0]) == pytest.approx(0.0, abs=1e-15)
     with pytest.raises(ValueError, match="non-empty"):
-        V.wasserstein([], [1.0])
+        A.wasserstein([], [1.0])
     with pytest.raises(ValueError, match="NaN"):
-        V.wasserstein([np.nan], [1.0])
+        A.wasserstein([np.nan], [1.0])
 
 
 def test_envelope_of_a_gaussian_is_its_95_percent_disc():
@@ -48,7 +48,7 @@ def test_envelope_of_a_gaussian_is_its_95_percent_disc():
     rng = np.random.default_rng(7)
     points = rng.standard_normal((6000, 2))
     h = 0.35
-    envelope = V.stop_envelope(points, content=0.95, bandwidth=h)
+    envelope = A.stop_envelope(points, content=0.95, bandwidth=h)
     s2 = 1.0 + h * h
     r2 = -2.0 * math.log(0.05)
     level = math.exp(-0.5 * r2 / s2) / (2.0 * math.pi * s2)
@@ -59,7 +59,7 @@ def test_envelope_of_a_gaussian_is_its_95_percent_disc():
     assert envelope.contains(2.0 * ring).all()
     assert not envelope.contains(3.0 * ring).any()
     # by construction it holds 95 % of its own points (one more at most for the threshold)
-    inside = V.fraction_inside(envelope, points)
+    inside = A.fraction_inside(envelope, points)
     assert 0.95 <= inside <= 0.95 + 1.0 / points.shape[0]
 
 
@@ -69,24 +69,24 @@ def test_fraction_inside_counts_points_of_a_known_region():
     g = np.arange(-10.0, 10.01, 0.5)
     lattice = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
     disc = lattice[np.hypot(*lattice.T) <= 10.0]
-    envelope = V.stop_envelope(disc, bandwidth=1.0)
+    envelope = A.stop_envelope(disc, bandwidth=1.0)
     measured = [[0.0, 0.0], [5.0, -3.0], [-6.0, 4.0], [30.0, 0.0], [0.0, 13.0]]
-    assert V.fraction_inside(envelope, measured) == pytest.approx(3.0 / 5.0, abs=1e-15)
+    assert A.fraction_inside(envelope, measured) == pytest.approx(3.0 / 5.0, abs=1e-15)
     with pytest.raises(ValueError, match="content"):
-        V.stop_envelope(disc, content=1.5)
+        A.stop_envelope(disc, content=1.5)
     with pytest.raises(ValueError, match="bandwidth"):
-        V.stop_envelope(disc, bandwidth=0.0)
+        A.stop_envelope(disc, bandwidth=0.0)
     with pytest.raises(ValueError, match=r"\(n, 2\)"):
-        V.stop_envelope(np.zeros((4, 3)))
+        A.stop_envelope(np.zeros((4, 3)))
 
 
 # --- soils ------------------------------------------------------------------------------------
 
 
 def test_soil_table_scales_and_adds_the_vegetation_layer():
-    table = V.SoilParameters(vegetation_drag=120.0, hard_friction=1.5).table()
-    base = V.BASE_FRICTION
-    assert set(table) == set(V.ZONES)
+    table = A.SoilParameters(vegetation_drag=120.0, hard_friction=1.5).table()
+    base = A.BASE_FRICTION
+    assert set(table) == set(A.ZONES)
     for row in table.values():
         assert set(row) == set(FIELDS)
         assert row["kappa"] == base["kappa"] and row["beta"] == base["beta"]
@@ -98,27 +98,27 @@ def test_soil_table_scales_and_adds_the_vegetation_layer():
     assert table["blue"]["mu_min"] == base["mu_min"]
     assert table["blue"]["drag"] == 120.0
     assert table["blue"]["drag_torque"] == pytest.approx(120.0 * 0.25, rel=1e-15)
-    assert table["blue"]["drag_height"] == V.VEGETATION_HEIGHT
+    assert table["blue"]["drag_height"] == A.VEGETATION_HEIGHT
     with pytest.raises(ValueError, match="vegetation_drag"):
-        V.SoilParameters(vegetation_drag=-1.0)
+        A.SoilParameters(vegetation_drag=-1.0)
     with pytest.raises(ValueError, match="hard_friction"):
-        V.SoilParameters(hard_friction=0.0)
+        A.SoilParameters(hard_friction=0.0)
 
 
 def test_zone_soil_maps_each_node_to_its_row_and_outside_to_gray():
     zone = np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0]])
-    table = V.SoilParameters(vegetation_drag=50.0, hard_friction=2.0).table()
-    soil = V.zone_soil(zone, table)
-    rows = [[V.ZONE_ROWS[int(z)] for z in line] for line in zone]
+    table = A.SoilParameters(vegetation_drag=50.0, hard_friction=2.0).table()
+    soil = A.zone_soil(zone, table)
+    rows = [[A.ZONE_ROWS[int(z)] for z in line] for line in zone]
     for name in ("mu_min", "mu_max", "drag", "drag_torque", "drag_height"):
         expected = np.array([[table[row][name] for row in line] for line in rows])
         np.testing.assert_array_equal(getattr(soil, name), expected)
     # fields equal in every zone stay numbers
-    assert soil.kappa == V.BASE_FRICTION["kappa"] and soil.restitution == 0.0
+    assert soil.kappa == A.BASE_FRICTION["kappa"] and soil.restitution == 0.0
     with pytest.raises(ValueError, match="zone ids"):
-        V.zone_soil(np.array([[1.0, 7.0], [1.0, 1.0]]), table)
+        A.zone_soil(np.array([[1.0, 7.0], [1.0, 1.0]]), table)
     with pytest.raises(ValueError, match="no row"):
-        V.zone_soil(zone, {"blue": table["blue"]})
+        A.zone_soil(zone, {"blue": table["blue"]})
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -126,14 +126,14 @@ def test_zone_soil_maps_each_node_to_its_row_and_outside_to_gray():
 
 def test_runs_are_deterministic_and_do_not_depend_on_workers():
     kwargs = {"n": 4, "seed": 3, "t_max": 2.5}
-    one = V.run_profile("p1", V.CALIBRATED, "implicit", workers=1, **kwargs)
-    again = V.run_profile("p1", V.CALIBRATED, "implicit", workers=1, **kwargs)
-    two = V.run_profile("p1", V.CALIBRATED, "implicit", workers=2, **kwargs)
+    one = A.run_profile("p1", A.CALIBRATED, "implicit", workers=1, **kwargs)
+    again = A.run_profile("p1", A.CALIBRATED, "implicit", workers=1, **kwargs)
+    two = A.run_profile("p1", A.CALIBRATED, "implicit", workers=2, **kwargs)
     for other in (again, two):
         np.testing.assert_array_equal(one.stop, other.stop)
         assert one.status == other.status
     measured = A.measured_endpoints("p1")
-    m1, m2 = V.profile_metrics(one, measured), V.profile_metrics(two, measured)
+    m1, m2 = A.profile_metrics(one, measured), A.profile_metrics(two, measured)
     m1.pop("seconds"), m2.pop("seconds")
     assert m1 == m2
     # the releases are the scenario's: drop point k mod 4, orientation k div 4
@@ -141,9 +141,9 @@ def test_runs_are_deterministic_and_do_not_depend_on_workers():
     # coordinates are the profile coordinates of the stop points
     np.testing.assert_allclose(one.coordinates, A.profile_coordinates("p1", one.stop), atol=0)
     with pytest.raises(ValueError, match="scheme"):
-        V.run_profile("p1", scheme="rk4", n=1)
+        A.run_profile("p1", scheme="rk4", n=1)
     with pytest.raises(ValueError, match="workers"):
-        V.run_profile("p1", n=1, workers=0)
+        A.run_profile("p1", n=1, workers=0)
 
 
 def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
@@ -159,7 +159,7 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
             assert set(METRIC_KEYS) <= set(entry)
             assert entry["n_simulated"] == 4
             assert 0.0 <= entry["fraction_measured_inside_envelope"] <= 1.0
-            assert entry["soil_parameters"] == V.CALIBRATED.as_dict()
+            assert entry["soil_parameters"] == A.CALIBRATED.as_dict()
             assert entry["median_runout_measured_m"] == metrics[profile]["median_runout_measured_m"]
     for name in ("stop_map.png", "runout.png", "provenance.json", "stops_p2_explicit.csv"):
         assert (out / name).stat().st_size > 0
@@ -172,25 +172,25 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
 
 def test_calibration_reads_only_p1(monkeypatch):
     """Every reader of profile data refuses P2 while the calibration runs."""
-    assert "profile" not in inspect.signature(V.calibrate).parameters
+    assert "profile" not in inspect.signature(A.calibrate).parameters
     for name in ("measured_endpoints", "drop_points", "profile_geometry"):
-        original = getattr(A, name)
+        original = getattr(field_data, name)
 
         def guarded(profile, *args, _original=original, **kwargs):
-            if A._profile(profile) != "p1":
+            if field_data._profile(profile) != "p1":
                 raise AssertionError(f"the calibration read {profile}")
             return _original(profile, *args, **kwargs)
 
-        monkeypatch.setattr(A, name, guarded)
-    A._geometry.cache_clear()
+        monkeypatch.setattr(field_data, name, guarded)
+    field_data._geometry.cache_clear()
     grid = {"vegetation_drag": (0.0, 300.0), "hard_friction": (1.0,)}
-    result = V.calibrate(grid, n=2, t_max=2.0, workers=2)
+    result = A.calibrate(grid, n=2, t_max=2.0, workers=2)
     assert [row["vegetation_drag"] for row in result.rows] == [0.0, 300.0]
     for row in result.rows:
         assert row["objective_m"] == pytest.approx(
             row["runout_wasserstein_m"] + row["lateral_wasserstein_m"], rel=1e-15
         )
     best = min(result.rows, key=lambda row: row["objective_m"])
-    assert result.best == V.SoilParameters(best["vegetation_drag"], best["hard_friction"])
+    assert result.best == A.SoilParameters(best["vegetation_drag"], best["hard_friction"])
     with pytest.raises(ValueError, match="unknown calibration parameter"):
-        V.calibration_points({"kappa": (1.0,)})
+        A.calibration_points({"kappa": (1.0,)})

@@ -1,0 +1,154 @@
+"""The Authume quarry full-scale rockfall tests, and simulations of them compared with the field.
+
+The tests (Garcia et al. 2022, Bourrier et al. 2021; ``data/authume/README.md``) released 41
+blocks on profile P1 and 48 on P2 and surveyed where they stopped. This package reads the field
+data, builds the terrain and the releases, simulates the same releases with the engine and
+compares the stop points:
+
+* :mod:`~tumble.validation.authume.data`: the data directory, the frame conversion (y up to
+  z up), drop points, measured stop points, release orientations, the profiles' reference lines
+  and the four block shapes;
+* :mod:`~tumble.validation.authume.terrain`: the three terrain meshes rasterised into one DEM
+  with a zone raster;
+* :mod:`~tumble.validation.authume.releases`: releases on a profile (drop point, orientation,
+  shape, scale, mass per rock) and the scenarios ``authume-p1``, ``authume-p2``;
+* :mod:`~tumble.validation.authume.soils`: the per-zone soil table and its calibrated numbers;
+* :mod:`~tumble.validation.authume.runs`: the releases of a profile run by the ensemble driver;
+* :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the stop
+  envelope, and the calibration on P1 (P2 is the held-out check).
+
+References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022) 106855.
+F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
+"""
+
+from tumble.validation.authume.data import (
+    BLOCK_NAMES,
+    DATA_ENV,
+    DATA_TO_TUMBLE,
+    DENSITY,
+    LAMBERT93_SHIFT,
+    PROFILES,
+    Q_DATA_TO_TUMBLE,
+    AuthumeBlock,
+    MeasuredEndpoints,
+    ProfileGeometry,
+    authume_blocks,
+    data_directory,
+    drop_points,
+    measured_endpoints,
+    orientations,
+    profile_coordinates,
+    profile_geometry,
+    to_tumble_frame,
+)
+from tumble.validation.authume.metrics import (
+    ENVELOPE_BANDWIDTH,
+    ENVELOPE_CONTENT,
+    Calibration,
+    StopEnvelope,
+    calibrate,
+    calibration_points,
+    fraction_inside,
+    profile_metrics,
+    stop_envelope,
+    wasserstein,
+)
+from tumble.validation.authume.releases import (
+    N_CYCLE,
+    SCENARIO_NAMES,
+    SCENARIOS,
+    AuthumeReleases,
+    AuthumeScenario,
+    authume_releases,
+    authume_scenario,
+)
+from tumble.validation.authume.runs import (
+    CHUNK_ROCKS,
+    ROCKS_PER_PROFILE,
+    T_MAX,
+    ProfileRun,
+    run_profile,
+)
+from tumble.validation.authume.soils import (
+    BASE_FRICTION,
+    CALIBRATED,
+    CALIBRATION_COMMAND,
+    CALIBRATION_GRID,
+    VEGETATION_HEIGHT,
+    VEGETATION_LEVER,
+    ZONE_ROWS,
+    ZONES,
+    SoilParameters,
+    zone_soil,
+)
+from tumble.validation.authume.terrain import (
+    ZONE_IDS,
+    ZONE_NAMES,
+    ZONE_OUTSIDE,
+    TinRaster,
+    authume_raster,
+    authume_terrain,
+    rasterise_triangles,
+    terrain_triangles,
+)
+
+__all__ = [
+    "BASE_FRICTION",
+    "BLOCK_NAMES",
+    "CALIBRATED",
+    "CALIBRATION_COMMAND",
+    "CALIBRATION_GRID",
+    "CHUNK_ROCKS",
+    "DATA_ENV",
+    "DATA_TO_TUMBLE",
+    "DENSITY",
+    "ENVELOPE_BANDWIDTH",
+    "ENVELOPE_CONTENT",
+    "LAMBERT93_SHIFT",
+    "N_CYCLE",
+    "PROFILES",
+    "Q_DATA_TO_TUMBLE",
+    "ROCKS_PER_PROFILE",
+    "SCENARIOS",
+    "SCENARIO_NAMES",
+    "T_MAX",
+    "VEGETATION_HEIGHT",
+    "VEGETATION_LEVER",
+    "ZONES",
+    "ZONE_IDS",
+    "ZONE_NAMES",
+    "ZONE_OUTSIDE",
+    "ZONE_ROWS",
+    "AuthumeBlock",
+    "AuthumeReleases",
+    "AuthumeScenario",
+    "Calibration",
+    "MeasuredEndpoints",
+    "ProfileGeometry",
+    "ProfileRun",
+    "SoilParameters",
+    "StopEnvelope",
+    "TinRaster",
+    "authume_blocks",
+    "authume_raster",
+    "authume_releases",
+    "authume_scenario",
+    "authume_terrain",
+    "calibrate",
+    "calibration_points",
+    "data_directory",
+    "drop_points",
+    "fraction_inside",
+    "measured_endpoints",
+    "orientations",
+    "profile_coordinates",
+    "profile_geometry",
+    "profile_metrics",
+    "rasterise_triangles",
+    "run_profile",
+    "stop_envelope",
+    "terrain_triangles",
+    "to_tumble_frame",
+    "wasserstein",
+    "zone_soil",
+]

@@ -1,0 +1,277 @@
+"""Measured against simulated stop points of the Authume tests: metrics and calibration.
+
+Metrics (:func:`profile_metrics`), in the horizontal plane only (the measured stop heights lie
+2.5-2.9 m above the terrain mesh, see :mod:`tumble.validation.authume.data`):
+
+* run-out: distance along the profile from the drop line
+  (:func:`~tumble.validation.authume.data.profile_coordinates`), lateral: the offset across it;
+  medians, quantiles and the 1-Wasserstein distances between the measured and simulated samples
+  (:func:`wasserstein`, the area between the two empirical CDFs, in metres);
+* ``fraction_measured_inside_envelope``: the fraction of measured stop points inside the
+  simulated 95 % stop envelope :func:`stop_envelope`, the highest-density region of a Gaussian
+  kernel density estimate of the simulated stop points (isotropic, standard deviation
+  ``bandwidth``, default :data:`ENVELOPE_BANDWIDTH`) whose density threshold is the 5 % quantile
+  of the estimate at the simulated stop points themselves, so that the region holds 95 % of them
+  (Hyndman 1996). Unlike a convex hull it follows several clusters (the quarry's benches) and
+  excludes the empty ground between them.
+
+Calibration (:func:`calibrate`): a grid over ``vegetation_drag`` and ``hard_friction``
+(:data:`~tumble.validation.authume.soils.CALIBRATION_GRID`), each point one run of P1
+(:func:`~tumble.validation.authume.runs.run_profile`) with fixed seeds, objective the sum of the
+run-out and lateral Wasserstein distances on P1; the best point is kept. The function takes no
+profile argument and reads only P1's data: P2 is the held-out check.
+:data:`~tumble.validation.authume.soils.CALIBRATED` holds the result of
+:data:`~tumble.validation.authume.soils.CALIBRATION_COMMAND`.
+
+References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022) 106855.
+F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
+R. J. Hyndman, Computing and graphing highest density regions, Am. Stat. 50 (1996) 120-126.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from itertools import product
+
+import numpy as np
+from scipy.stats import wasserstein_distance
+
+from tumble.validation.authume import data
+from tumble.validation.authume.data import MeasuredEndpoints
+from tumble.validation.authume.runs import ROCKS_PER_PROFILE, T_MAX, ProfileRun, run_profile
+from tumble.validation.authume.soils import CALIBRATION_GRID, SoilParameters
+from tumble.validation.authume.terrain import ZONE_OUTSIDE, authume_terrain
+
+#: Stop envelope: content and kernel standard deviation (m).
+ENVELOPE_CONTENT = 0.95
+ENVELOPE_BANDWIDTH = 3.0
+
+# ---------------------------------------------------------------------------------------------
+# metrics
+
+
+def _sample(values, name: str, ndim: int = 1) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != ndim or arr.shape[0] == 0 or (ndim == 2 and arr.shape[1] != 2):
+        shape = "(n,)" if ndim == 1 else "(n, 2)"
+        raise ValueError(f"{name} must be a non-empty array of shape {shape}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def wasserstein(measured, simulated) -> float:
+    """1-Wasserstein distance between two samples of a distance (m): the area between their
+    empirical CDFs (``scipy.stats.wasserstein_distance``)."""
+    return float(
+        wasserstein_distance(_sample(measured, "measured"), _sample(simulated, "simulated"))
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class StopEnvelope:
+    """The highest-density region of a kernel density estimate of stop points (module docstring).
+
+    ``points`` (n, 2): the simulated stop points; ``bandwidth``: standard deviation of the
+    isotropic Gaussian kernel (m); ``level``: the density threshold (1/m^2); ``content``: the
+    fraction of ``points`` the region was built to hold.
+    """
+
+    points: np.ndarray
+    bandwidth: float
+    level: float
+    content: float
+
+    def density(self, xy) -> np.ndarray:
+        """Kernel density estimate at points (..., 2), 1/m^2 (integrates to 1 over the plane)."""
+        xy = np.asarray(xy, dtype=np.float64)
+        if xy.shape[-1:] != (2,):
+            raise ValueError(f"points must have shape (..., 2), got {xy.shape}")
+        flat = xy.reshape(-1, 2)
+        out = np.empty(flat.shape[0])
+        h2 = self.bandwidth**2
+        norm = 1.0 / (2.0 * math.pi * h2 * self.points.shape[0])
+        for lo in range(0, flat.shape[0], 2048):
+            chunk = flat[lo : lo + 2048]
+            d2 = ((chunk[:, None, :] - self.points[None, :, :]) ** 2).sum(axis=-1)
+            out[lo : lo + 2048] = norm * np.exp(-0.5 * d2 / h2).sum(axis=1)
+        return out.reshape(xy.shape[:-1])
+
+    def contains(self, xy) -> np.ndarray:
+        """Whether points (..., 2) lie in the envelope (density at least :attr:`level`)."""
+        return self.density(xy) >= self.level
+
+    def area(self, cell: float = 0.25) -> float:
+        """Area of the envelope (m^2), counted on a square grid of spacing ``cell`` (m) that
+        covers the points and four bandwidths around them."""
+        cell = float(cell)
+        if not (math.isfinite(cell) and cell > 0.0):
+            raise ValueError(f"cell must be positive, got {cell!r}")
+        lo = self.points.min(axis=0) - 4.0 * self.bandwidth
+        hi = self.points.max(axis=0) + 4.0 * self.bandwidth
+        gx = np.arange(lo[0] + 0.5 * cell, hi[0], cell)
+        gy = np.arange(lo[1] + 0.5 * cell, hi[1], cell)
+        inside = self.contains(np.stack(np.meshgrid(gx, gy), axis=-1))
+        return float(inside.sum()) * cell * cell
+
+
+def stop_envelope(
+    points, content: float = ENVELOPE_CONTENT, bandwidth: float = ENVELOPE_BANDWIDTH
+) -> StopEnvelope:
+    """The region of highest simulated stop density holding the fraction ``content`` of the
+    stop points ``points`` (n, 2): its threshold is the density at the ``floor((1 - content)
+    n)``-th lowest of the points, so that at least ``content n`` of them lie inside."""
+    points = np.ascontiguousarray(_sample(points, "simulated stop points", ndim=2))
+    content, bandwidth = float(content), float(bandwidth)
+    if not (0.0 < content <= 1.0):
+        raise ValueError(f"content must lie in (0, 1], got {content!r}")
+    if not (math.isfinite(bandwidth) and bandwidth > 0.0):
+        raise ValueError(f"bandwidth must be positive, got {bandwidth!r}")
+    envelope = StopEnvelope(points, bandwidth, 0.0, content)
+    at_points = np.sort(envelope.density(points))
+    level = float(at_points[math.floor((1.0 - content) * points.shape[0] + 1e-9)])
+    return StopEnvelope(points, bandwidth, level, content)
+
+
+def fraction_inside(envelope: StopEnvelope, points) -> float:
+    """Fraction of ``points`` (n, 2) inside the envelope."""
+    points = _sample(points, "measured stop points", ndim=2)
+    return float(envelope.contains(points).mean())
+
+
+def _quantiles(values: np.ndarray) -> dict[str, float]:
+    levels = (0.05, 0.25, 0.5, 0.75, 0.95)
+    values = np.quantile(values, levels)
+    return {f"p{round(p * 100):02d}": float(v) for p, v in zip(levels, values, strict=True)}
+
+
+def profile_metrics(
+    run: ProfileRun,
+    measured: MeasuredEndpoints,
+    data_dir=None,
+    content: float = ENVELOPE_CONTENT,
+    bandwidth: float = ENVELOPE_BANDWIDTH,
+) -> dict:
+    """Measured against simulated stop points of one profile and scheme (module docstring)."""
+    ok = run.regular
+    if not ok.any():
+        raise ValueError(f"no rock of {run.profile} ({run.scheme}) ended regularly")
+    simulated = run.coordinates[ok]
+    observed = data.profile_coordinates(run.profile, measured.position, data_dir)
+    envelope = stop_envelope(run.stop[ok, :2], content, bandwidth)
+    statuses = run.status_counts()
+    return {
+        "median_runout_measured_m": float(np.median(observed[:, 0])),
+        "median_runout_simulated_m": float(np.median(simulated[:, 0])),
+        "runout_wasserstein_m": wasserstein(observed[:, 0], simulated[:, 0]),
+        "lateral_wasserstein_m": wasserstein(observed[:, 1], simulated[:, 1]),
+        "fraction_measured_inside_envelope": fraction_inside(envelope, measured.position[:, :2]),
+        "soil_parameters": run.parameters.as_dict(),
+        "soil": run.parameters.table(),
+        "runout_measured_quantiles_m": _quantiles(observed[:, 0]),
+        "runout_simulated_quantiles_m": _quantiles(simulated[:, 0]),
+        "median_lateral_measured_m": float(np.median(observed[:, 1])),
+        "median_lateral_simulated_m": float(np.median(simulated[:, 1])),
+        "lateral_spread_measured_m": float(np.std(observed[:, 1])),
+        "lateral_spread_simulated_m": float(np.std(simulated[:, 1])),
+        "envelope": {
+            "content": content,
+            "bandwidth_m": bandwidth,
+            "level_per_m2": envelope.level,
+            "area_m2": envelope.area(),
+        },
+        "n_measured": int(observed.shape[0]),
+        "n_simulated": len(run),
+        "n_used": int(ok.sum()),
+        "status": statuses,
+        "fraction_stopped_outside_survey": _outside_fraction(run, ok, data_dir),
+        "seconds": run.seconds,
+    }
+
+
+def _outside_fraction(run: ProfileRun, ok: np.ndarray, data_dir=None) -> float:
+    terrain = authume_terrain(data_dir, run.spacing)
+    xy = run.stop[ok, :2]
+    inside = terrain.contains(xy[:, 0], xy[:, 1])
+    zone = np.full(xy.shape[0], ZONE_OUTSIDE, dtype=np.float64)
+    if inside.any():
+        zone[inside] = terrain.sample("zone", xy[inside, 0], xy[inside, 1])
+    return float(np.mean(zone == ZONE_OUTSIDE))
+
+
+# ---------------------------------------------------------------------------------------------
+# calibration
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Result of :func:`calibrate`: one row per grid point (parameters, metrics on P1, objective)
+    in grid order, and the best parameters (smallest objective; the first on ties)."""
+
+    rows: list[dict]
+    best: SoilParameters
+    scheme: str
+    n: int
+    seed: int
+    seconds: float
+
+
+def calibration_points(grid: Mapping[str, Iterable[float]]) -> list[SoilParameters]:
+    """Every combination of a grid (parameter name -> values), the last name varying fastest."""
+    names = [f.name for f in fields(SoilParameters)]
+    unknown = sorted(set(grid) - set(names))
+    if unknown:
+        raise ValueError(f"unknown calibration parameter(s) {unknown}; known: {names}")
+    axes = {name: tuple(float(v) for v in values) for name, values in grid.items()}
+    empty = [name for name, values in axes.items() if not values]
+    if empty:
+        raise ValueError(f"calibration grid axis {empty[0]!r} has no values")
+    return [
+        SoilParameters(**dict(zip(axes, combo, strict=True))) for combo in product(*axes.values())
+    ]
+
+
+def calibrate(
+    grid: Mapping[str, Iterable[float]] = CALIBRATION_GRID,
+    scheme: str = "implicit",
+    n: int = ROCKS_PER_PROFILE,
+    seed: int = 0,
+    t_max: float = T_MAX,
+    workers: int = 1,
+    spacing: float = 0.5,
+    data_dir=None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Calibration:
+    """Grid search of the soil parameters on profile **P1 only**.
+
+    Each grid point runs the same ``n`` releases of P1 (``seed``) with ``scheme``; the objective
+    is ``runout_wasserstein_m + lateral_wasserstein_m`` against P1's measured stop points. P2 is
+    never read. ``progress(i, total)`` is called after each grid point.
+    """
+    start = time.perf_counter()
+    points = calibration_points(grid)
+    measured = data.measured_endpoints("p1", data_dir)
+    rows = []
+    for i, parameters in enumerate(points):
+        run = run_profile("p1", parameters, scheme, n, seed, t_max, workers, spacing, data_dir)
+        metrics = profile_metrics(run, measured, data_dir)
+        objective = metrics["runout_wasserstein_m"] + metrics["lateral_wasserstein_m"]
+        rows.append(
+            {
+                **parameters.as_dict(),
+                "objective_m": objective,
+                "runout_wasserstein_m": metrics["runout_wasserstein_m"],
+                "lateral_wasserstein_m": metrics["lateral_wasserstein_m"],
+                "median_runout_simulated_m": metrics["median_runout_simulated_m"],
+                "fraction_measured_inside_envelope": metrics["fraction_measured_inside_envelope"],
+                "n_used": metrics["n_used"],
+                "seconds": run.seconds,
+            }
+        )
+        if progress is not None:
+            progress(i, len(points))
+    best = points[int(np.argmin([row["objective_m"] for row in rows]))]
+    return Calibration(rows, best, scheme, int(n), int(seed), time.perf_counter() - start)

@@ -1,0 +1,167 @@
+"""Simulated releases on an Authume profile: the stop point of every rock, by the ensemble driver.
+
+:func:`run_profile` simulates ``n`` releases of
+:func:`~tumble.validation.authume.releases.authume_releases` (256 = each of the four drop points
+with each of the 64 given orientations, masses and shapes drawn from the profile's measured
+blocks) on the quarry's DEM with the per-zone soil of :mod:`tumble.validation.authume.soils`. The
+rocks run through :class:`tumble.rockfall.ensemble.Ensemble`, as every other ensemble: the four
+block shapes, each rock's shape id, scale and mass, the releases at rest; chunks of
+:data:`CHUNK_ROCKS` rocks on ``workers`` threads. The results are in rock order and do not depend
+on ``workers`` or on the chunks.
+
+The Gauss-Seidel tolerance is that of a single :func:`tumble.rockfall.simulate`
+(:data:`tumble.rockfall.simulate.PGS_TOL`, 1e-10) instead of the ensemble's default: the stored
+calibration (:data:`~tumble.validation.authume.soils.CALIBRATED`) and the numbers of
+``docs/validation_authume.md`` were computed with it, and each rock is then bit-identical to
+``simulate`` of the same rock.
+
+The stop point of a rock is its final centre of mass, for every regular end (``stopped``;
+``left_domain`` and ``timed_out`` give a lower bound of the run-out and are counted); rocks that
+end in a numerical failure are left out of the metrics (:mod:`tumble.validation.authume.metrics`)
+and counted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.release import ReleaseStates
+from tumble.rockfall.simulate import DT, PGS_TOL
+from tumble.rockfall.status import REGULAR, status_name
+from tumble.validation.authume import data
+from tumble.validation.authume.releases import N_CYCLE, AuthumeReleases, authume_releases
+from tumble.validation.authume.soils import CALIBRATED, SoilParameters, zone_soil
+from tumble.validation.authume.terrain import authume_terrain
+
+#: Rocks per profile: every drop point with every given orientation.
+ROCKS_PER_PROFILE = N_CYCLE
+#: Simulated time per rock, s (the rocks of the calibrated runs stop within 50 s).
+T_MAX = 60.0
+#: Rocks per chunk of the ensemble driver: the progress is reported once per chunk.
+CHUNK_ROCKS = 32
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileRun:
+    """Stop points of ``n`` simulated releases on a profile (tumble's frame, batch first).
+
+    ``stop`` (n, 3): final centre of mass (m); ``coordinates`` (n, 2): its distance along the
+    profile from the drop line and lateral offset (m); ``status`` (n,): how each rock ended;
+    ``t_end`` (n,): simulated time (s); ``steps`` (n,); ``seconds``: wall-clock time of the run;
+    ``spacing``: of the DEM (m).
+    """
+
+    profile: str
+    scheme: str
+    parameters: SoilParameters
+    releases: AuthumeReleases
+    stop: np.ndarray
+    coordinates: np.ndarray
+    status: tuple[str, ...]
+    t_end: np.ndarray
+    steps: np.ndarray
+    seconds: float
+    t_max: float
+    spacing: float
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def regular(self) -> np.ndarray:
+        """Rocks whose run ended regularly (not in a numerical failure)."""
+        names = {status_name(code) for code in REGULAR}
+        return np.array([s in names for s in self.status], dtype=bool)
+
+    def status_counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(self.status).items()))
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def run_profile(
+    profile,
+    parameters: SoilParameters = CALIBRATED,
+    scheme: str = "implicit",
+    n: int = ROCKS_PER_PROFILE,
+    seed: int = 0,
+    t_max: float = T_MAX,
+    workers: int = 1,
+    spacing: float = 0.5,
+    data_dir=None,
+    progress: Callable[[int], None] | None = None,
+) -> ProfileRun:
+    """Simulate ``n`` releases on a profile with the per-zone soil of ``parameters``.
+
+    Rock ``k`` is :meth:`~tumble.validation.authume.releases.AuthumeReleases.rock` ``(k)``
+    released at rest from its drop point and orientation; ``scheme`` is the rotation scheme of
+    the engine (``"implicit"`` or ``"explicit"``). The ensemble driver runs the rocks on
+    ``workers`` threads; the result is the same for any number. ``progress(k)`` is called once
+    per finished rock, in rock order, as each chunk of rocks finishes.
+    """
+    if not isinstance(parameters, SoilParameters):
+        raise ValueError(f"parameters must be SoilParameters, got {type(parameters).__name__}")
+    if scheme not in ("implicit", "explicit"):
+        raise ValueError(f"scheme must be 'implicit' or 'explicit', got {scheme!r}")
+    n = _positive_int(n, "n")
+    workers = _positive_int(workers, "workers")
+    t_max = float(t_max)
+    if not (math.isfinite(t_max) and t_max > 0.0):
+        raise ValueError(f"t_max must be positive, got {t_max!r}")
+    start = time.perf_counter()
+    terrain = authume_terrain(data_dir, spacing)
+    soil = zone_soil(terrain.soil["zone"], parameters.table())
+    releases = authume_releases(profile, n, seed, data_dir)
+    at_rest = np.zeros((n, 3))
+    states = ReleaseStates(releases.position, releases.quaternion, at_rest, at_rest)
+    ensemble = Ensemble(
+        terrain,
+        releases.shapes(),
+        soil,
+        states,
+        shape_id=releases.shape_id,
+        scale=releases.scale,
+        mass=releases.mass,
+        seed=seed,
+        scheme=scheme,
+        t_max=t_max,
+        pgs_tol=PGS_TOL,
+    )
+    codes = np.empty(n, dtype=np.int64)
+    steps = np.empty(n, dtype=np.int64)
+    stop = np.empty((n, 3))
+    for lo in range(0, n, CHUNK_ROCKS):
+        hi = min(lo + CHUNK_ROCKS, n)
+        chunk = ensemble.run_chunk(lo, hi, workers)
+        codes[lo:hi] = chunk["status"]
+        steps[lo:hi] = chunk["steps"]
+        stop[lo:hi] = chunk["final_state"][:, :3]
+        if progress is not None:
+            for k in range(lo, hi):
+                progress(k)
+    return ProfileRun(
+        profile=releases.profile,
+        scheme=scheme,
+        parameters=parameters,
+        releases=releases,
+        stop=stop,
+        coordinates=data.profile_coordinates(releases.profile, stop, data_dir),
+        status=tuple(status_name(int(code)) for code in codes),
+        # the driver's step is simulate's default, DT
+        t_end=steps * DT,
+        steps=steps,
+        seconds=time.perf_counter() - start,
+        t_max=t_max,
+        spacing=float(spacing),
+    )
