@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tumble import _check
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.simulate import DT, PGS_TOL
@@ -84,12 +85,6 @@ class ProfileRun:
         return dict(sorted(Counter(self.status).items()))
 
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def run_profile(
     profile,
     parameters: SoilParameters = CALIBRATED,
@@ -114,8 +109,8 @@ def run_profile(
         raise ValueError(f"parameters must be SoilParameters, got {type(parameters).__name__}")
     if scheme not in ("implicit", "explicit"):
         raise ValueError(f"scheme must be 'implicit' or 'explicit', got {scheme!r}")
-    n = _positive_int(n, "n")
-    workers = _positive_int(workers, "workers")
+    n = _check.positive_int(n, "n")
+    workers = _check.positive_int(workers, "workers")
     t_max = float(t_max)
     if not (math.isfinite(t_max) and t_max > 0.0):
         raise ValueError(f"t_max must be positive, got {t_max!r}")
