@@ -29,6 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/lint-imports --config pyproject.toml
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/python -m pytest -q

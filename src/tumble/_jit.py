@@ -18,11 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 import numba
 
 DISABLED = os.environ.get("TUMBLE_DISABLE_JIT", "0") not in ("", "0", "false", "False")
+
+# numba.config creates its settings at run time (through ``globals()``), invisible to a type
+# checker: they are read and written through this reference typed Any.
+_NUMBA_CONFIG: Any = numba.config
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _source_hash() -> str:
@@ -41,7 +49,7 @@ def _configure_cache() -> None:
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         base = str(Path(xdg) / "tumble")
-    numba.config.CACHE_DIR = str(Path(base) / f"numba-{_source_hash()}")
+    _NUMBA_CONFIG.CACHE_DIR = str(Path(base) / f"numba-{_source_hash()}")
 
 
 _configure_cache()
@@ -49,17 +57,35 @@ _configure_cache()
 _OPTIONS = {"cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
 
 
-def jit(func=None, **overrides):
-    """Compile ``func`` in nopython mode with the project's settings."""
+def _identity(func: F) -> F:
+    return func
+
+
+@overload
+def jit(func: F, **overrides: Any) -> F: ...
+@overload
+def jit(func: None = None, **overrides: Any) -> Callable[[F], F]: ...
+def jit(func: F | None = None, **overrides: Any) -> F | Callable[[F], F]:
+    """Compile ``func`` in nopython mode with the project's settings.
+
+    Used bare (``@jit``) or with numba options (``@jit(inline="always")``). The compiled
+    dispatcher is typed as the decorated function, so its annotations stay those of the kernel.
+    """
     if DISABLED:
-        return func if func is not None else (lambda f: f)
-    options = {**_OPTIONS, **overrides}
+        return func if func is not None else _identity
+    options: dict[str, Any] = {**_OPTIONS, **overrides}
     if func is None:
-        return numba.njit(**options)
-    return numba.njit(**options)(func)
+        decorator: Callable[[F], F] = numba.njit(**options)
+        return decorator
+    compiled: F = numba.njit(**options)(func)
+    return compiled
 
 
-def jit_parallel(func=None):
+@overload
+def jit_parallel(func: F) -> F: ...
+@overload
+def jit_parallel(func: None = None) -> Callable[[F], F]: ...
+def jit_parallel(func: F | None = None) -> F | Callable[[F], F]:
     """Like :func:`jit`, with ``parallel=True`` so that ``numba.prange`` loops run on threads."""
     return jit(func, parallel=True)
 
@@ -74,7 +100,7 @@ def set_threads(n: int | None = None) -> int:
     if DISABLED:
         return 1
     previous = numba.get_num_threads()
-    limit = numba.config.NUMBA_NUM_THREADS
+    limit: int = _NUMBA_CONFIG.NUMBA_NUM_THREADS
     if n is None:
         n = limit
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit:

@@ -27,6 +27,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import principal_inertia
 from tumble.bodies.polyhedron import (
@@ -72,7 +73,14 @@ class Body:
         return self.mass / self.volume if self.volume > 0.0 else float("inf")
 
 
-def _body(name, mass, inertia, vertices, volume, size) -> Body:
+def _body(
+    name: str,
+    mass: float,
+    inertia: ArrayLike,
+    vertices: ArrayLike | None,
+    volume: float,
+    size: ArrayLike,
+) -> Body:
     moments = principal_inertia(inertia, name=f"{name} principal moments")
     moments.setflags(write=False)
     if vertices is not None:
@@ -83,7 +91,7 @@ def _body(name, mass, inertia, vertices, volume, size) -> Body:
     return Body(name, float(mass), moments, vertices, float(volume), size)
 
 
-def _length(value, name: str) -> float:
+def _length(value: float, name: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -98,7 +106,9 @@ def _box_corners(a: float, b: float, c: float) -> np.ndarray:
     return np.array(list(itertools.product((-1.0, 1.0), repeat=3))) * half
 
 
-def cuboid(a, b, c, mass=None, density=None) -> Body:
+def cuboid(
+    a: float, b: float, c: float, mass: float | None = None, density: float | None = None
+) -> Body:
     """Rectangular box with edges ``a, b, c`` (m) along x, y, z; 8 corner vertices."""
     a, b, c = _length(a, "a"), _length(b, "b"), _length(c, "c")
     volume = a * b * c
@@ -107,7 +117,9 @@ def cuboid(a, b, c, mass=None, density=None) -> Body:
     return _body("cuboid", m, inertia, _box_corners(a, b, c), volume, (a, b, c))
 
 
-def ellipsoid(a, b, c, mass=None, density=None) -> Body:
+def ellipsoid(
+    a: float, b: float, c: float, mass: float | None = None, density: float | None = None
+) -> Body:
     """Solid ellipsoid with semi-axes ``a, b, c`` (m) along x, y, z."""
     a, b, c = _length(a, "a"), _length(b, "b"), _length(c, "c")
     volume = 4.0 / 3.0 * np.pi * a * b * c
@@ -116,7 +128,9 @@ def ellipsoid(a, b, c, mass=None, density=None) -> Body:
     return _body("ellipsoid", m, inertia, None, volume, (2 * a, 2 * b, 2 * c))
 
 
-def cylinder(radius, length, mass=None, density=None) -> Body:
+def cylinder(
+    radius: float, length: float, mass: float | None = None, density: float | None = None
+) -> Body:
     """Solid circular cylinder of ``radius`` and ``length`` (m), axis along z."""
     r, l = _length(radius, "radius"), _length(length, "length")
     volume = np.pi * r * r * l
@@ -127,11 +141,11 @@ def cylinder(radius, length, mass=None, density=None) -> Body:
 
 
 def crossed_rods(
-    length1,
-    mass1,
-    length2,
-    mass2,
-    angle=0.5 * np.pi,
+    length1: float,
+    mass1: float,
+    length2: float,
+    mass2: float,
+    angle: float = 0.5 * np.pi,
     crossing1: float = 0.5,
     crossing2: float = 0.5,
 ) -> Body:
@@ -186,7 +200,7 @@ def crossed_rods(
     return _body("crossed rods", total, moments, vertices, 0.0, size)
 
 
-def eota111_vertices(size) -> np.ndarray:
+def eota111_vertices(size: float) -> np.ndarray:
     """The 24 EOTA111 vertices: all permutations and sign combinations of (L/2, L/4, L/4)."""
     L = _length(size, "size")
     points = set()
@@ -196,7 +210,13 @@ def eota111_vertices(size) -> np.ndarray:
     return np.array(sorted(points), dtype=np.float64) * (0.25 * L)
 
 
-def _eota_size(size, mass, density, volume_factor: float, name: str) -> tuple[float, float]:
+def _eota_size(
+    size: float | None,
+    mass: float | None,
+    density: float | None,
+    volume_factor: float,
+    name: str,
+) -> tuple[float, float]:
     """Resolve ``(L, mass)`` from the size or the mass at the given density."""
     density = ROCK_DENSITY if density is None else density
     rho = positive_number(density, "density")
@@ -211,7 +231,9 @@ def _eota_size(size, mass, density, volume_factor: float, name: str) -> tuple[fl
     return (m / (rho * volume_factor)) ** (1.0 / 3.0), m
 
 
-def eota111(size=None, mass=None, density=None) -> Body:
+def eota111(
+    size: float | None = None, mass: float | None = None, density: float | None = None
+) -> Body:
     """EOTA111 block of size ``L`` (m) or of the given ``mass`` (kg); density 2740 kg/m^3.
 
     A cube of edge L whose 12 edges are chamfered at 45 deg with leg L/4 and whose 8 corners are
@@ -226,7 +248,9 @@ def eota111(size=None, mass=None, density=None) -> Body:
     )
 
 
-def eota221(size=None, mass=None, density=None) -> Body:
+def eota221(
+    size: float | None = None, mass: float | None = None, density: float | None = None
+) -> Body:
     """EOTA221 block: EOTA111 of size ``L`` scaled by (1, 1, 1/2), i.e. L x L x L/2.
 
     Give the size ``L`` (m) or the ``mass`` (kg); density 2740 kg/m^3 unless given. Volume
@@ -239,7 +263,12 @@ def eota221(size=None, mass=None, density=None) -> Body:
     return _body("EOTA221", m, inertia, vertices, 0.5 * EOTA111_VOLUME * L**3, (L, L, 0.5 * L))
 
 
-def polyhedron(points, mass=None, density=None, name: str = "polyhedron") -> Body:
+def polyhedron(
+    points: ArrayLike,
+    mass: float | None = None,
+    density: float | None = None,
+    name: str = "polyhedron",
+) -> Body:
     """Convex hull of a point cloud as a :class:`Body` (principal axes, ascending moments)."""
     hull = ConvexPolyhedron.from_points(points, density=density, mass=mass)
     size = hull.vertices.max(axis=0) - hull.vertices.min(axis=0)

@@ -9,6 +9,7 @@ positive and satisfy the triangle inequalities ``A + B >= C``, ``B + C >= A``, `
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble._check import TRIANGLE_RTOL
@@ -16,7 +17,7 @@ from tumble._check import TRIANGLE_RTOL
 __all__ = ["TRIANGLE_RTOL", "axis_order", "inertia_matrix", "principal_inertia"]
 
 
-def principal_inertia(inertia, name: str = "inertia") -> np.ndarray:
+def principal_inertia(inertia: ArrayLike, name: str = "inertia") -> np.ndarray:
     """Validate principal moments ``(A, B, C)`` and return them as a float64 array of shape (3,).
 
     Raises ``ValueError`` naming the problem for a wrong shape, NaN, non-positive moments or a
@@ -25,12 +26,12 @@ def principal_inertia(inertia, name: str = "inertia") -> np.ndarray:
     return _check.inertia(inertia, name)
 
 
-def inertia_matrix(inertia) -> np.ndarray:
+def inertia_matrix(inertia: ArrayLike) -> np.ndarray:
     """The diagonal inertia matrix ``diag(A, B, C)``."""
     return np.diag(principal_inertia(inertia))
 
 
-def axis_order(inertia) -> dict[str, int]:
+def axis_order(inertia: ArrayLike) -> dict[str, int]:
     """Indices of the minor, intermediate and major principal axes (smallest to largest moment)."""
     order = np.argsort(principal_inertia(inertia), kind="stable")
     return {"minor": int(order[0]), "intermediate": int(order[1]), "major": int(order[2])}

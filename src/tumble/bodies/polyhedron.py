@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial import ConvexHull, QhullError
 
 from tumble._check import positive_number
@@ -43,7 +44,7 @@ from tumble.rotation.quaternion import matrix_to_quat
 COPLANAR_RTOL = 1e-10
 
 
-def as_point_cloud(points, name: str = "points") -> np.ndarray:
+def as_point_cloud(points: ArrayLike, name: str = "points") -> np.ndarray:
     """Validate a 3D point cloud and return it as a float64 array of shape (n, 3).
 
     Raises ``ValueError`` for a wrong shape, NaN or infinite coordinates, fewer than 4 points, or
@@ -69,7 +70,9 @@ def as_point_cloud(points, name: str = "points") -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def mass_density(volume: float, density=None, mass=None) -> tuple[float, float]:
+def mass_density(
+    volume: float, density: float | None = None, mass: float | None = None
+) -> tuple[float, float]:
     """Resolve ``(mass, density)`` of a homogeneous body of the given volume.
 
     Exactly one of ``density`` or ``mass`` may be given; with neither the density is 1.
@@ -166,7 +169,9 @@ class ConvexPolyhedron:
     inertia_tensor: np.ndarray
 
     @classmethod
-    def from_points(cls, points, density=None, mass=None) -> ConvexPolyhedron:
+    def from_points(
+        cls, points: ArrayLike, density: float | None = None, mass: float | None = None
+    ) -> ConvexPolyhedron:
         """Convex hull of ``points`` (n, 3) with homogeneous ``density`` or total ``mass``.
 
         Exactly one of ``density`` (kg/m^3) or ``mass`` (kg) may be given; with neither the
@@ -213,12 +218,12 @@ class ConvexPolyhedron:
         """Number of hull vertices (the contact-buffer capacity of a rock)."""
         return int(self.vertices.shape[0])
 
-    def to_input_frame(self, points_k) -> np.ndarray:
+    def to_input_frame(self, points_k: ArrayLike) -> np.ndarray:
         """Map points (..., 3) from the principal frame K back to the input frame B."""
         return self.centroid + np.asarray(points_k, dtype=np.float64) @ self.rotation.T
 
 
-def _frozen(arr) -> np.ndarray:
+def _frozen(arr: ArrayLike) -> np.ndarray:
     out = np.ascontiguousarray(arr)
     out.setflags(write=False)
     return out

@@ -115,6 +115,6 @@ def body_inertia(args) -> tuple[np.ndarray, dict]:
         return np.asarray(args.inertia, dtype=np.float64), {"inertia": list(args.inertia)}
     from tumble.bodies.catalogue import cuboid
 
-    box = args.box or DEFAULT_BOX
+    box: tuple[float, float, float] = args.box or DEFAULT_BOX
     body = cuboid(*box, mass=args.mass)
     return np.array(body.inertia, dtype=np.float64), {"box": list(box), "mass": args.mass}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,8 @@ def run(args) -> int:
         )
         # 3. convergence on the Betsch & Siebert body
         start = time.perf_counter()
-        table, rows = {}, {"scheme": [], "dt": [], "error": [], "seconds_per_step": []}
+        table: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+        rows: dict[str, list[Any]] = {"scheme": [], "dt": [], "error": [], "seconds_per_step": []}
         for name in STEPPERS:
             result = convergence(name, BETSCH, BETSCH_OMEGA0, STEPS.get(name, DEFAULT_STEPS))
             table[name] = (result.dts, result.errors, result.order)

@@ -46,8 +46,7 @@ def run(args) -> int:
     out = args.out or f"out/reproduce/{args.paper}"
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
-    reproductions = {"leine2021": leine2021, "betsch2009": betsch2009}
-    result = reproductions[args.paper]()
+    result = leine2021() if args.paper == "leine2021" else betsch2009()
     with ResultDir(out) as stage:
         for name, columns in result.tables.items():
             write_csv(stage / f"{name}.csv", columns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +100,8 @@ def run(args) -> int:
     inertia, body = body_inertia(args)
     axis = resolve_axis(inertia, int(args.axis) if args.axis.isdigit() else args.axis)
     schemes = _schemes(args)
-    rows, timings = [], {}
+    rows: list[dict[str, Any]] = []
+    timings: dict[str, float] = {}
     for name in schemes:
         start = time.perf_counter()
         try:
@@ -157,7 +159,8 @@ def _write(args, inertia, body, axis, schemes, rows, continuous, timings) -> Non
     from tumble.io.provenance import write_provenance
 
     out = args.out or "out/stability"
-    maps, grid = [], None
+    maps: list[Any] = []
+    grid: tuple[Any, Any, Any, Any] | None = None
     if args.map:
         from tumble.stability import AXIS_NAMES, stability_map
 
@@ -199,6 +202,7 @@ def _write(args, inertia, body, axis, schemes, rows, continuous, timings) -> Non
         if maps:
             from tumble.viz.stability import plot_stability_maps
 
+            assert grid is not None  # computed with the maps
             dts, ratios, ratio, middle = grid
             n_r, n_dt = ratios.shape[0], dts.shape[0]
             write_csv(

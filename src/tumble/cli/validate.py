@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -119,6 +121,15 @@ def _measured_table(profile, measured, data_dir, path) -> None:
     )
 
 
+def _advance(bar: Any) -> Callable[[int], None]:
+    """A per-rock progress callback that moves ``bar`` by one."""
+
+    def advance(k: int) -> None:
+        bar.update(1)
+
+    return advance
+
+
 def run(args) -> int:
     from tumble._jit import get_threads
     from tumble.io import ResultDir, write_csv
@@ -178,7 +189,7 @@ def run(args) -> int:
     for profile in authume.PROFILES:
         measured[profile] = authume.measured_endpoints(profile, args.data_dir)
         coords = authume.profile_coordinates(profile, measured[profile].position, args.data_dir)
-        entry = {
+        entry: dict[str, Any] = {
             "median_runout_measured_m": float(np.median(coords[:, 0])),
             "n_measured": int(coords.shape[0]),
             "held_out": profile != "p1",
@@ -195,7 +206,7 @@ def run(args) -> int:
                 t_max=args.t_max,
                 workers=workers,
                 data_dir=args.data_dir,
-                progress=lambda k, bar=bar: bar.update(1),
+                progress=_advance(bar),
             )
             bar.close()
             runs[profile][scheme] = run

@@ -32,15 +32,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from tumble._jit import jit
 from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import q_exp, q_mul, q_normalize, q_rotate_inverse
-from tumble.rotation.vec3 import cross, mul_diag, norm, solve3
+from tumble.rotation.vec3 import Vec3, Vec3Like, cross, mul_diag, norm, solve3
 from tumble.status import Status
 
 
 @jit
-def right_jacobian_apply(theta, v):
+def right_jacobian_apply(theta: Vec3, v: Vec3) -> Vec3:
     """``J_r(theta) v`` for the right Jacobian of the exponential map of SO(3)."""
     t2 = theta[0] * theta[0] + theta[1] * theta[1] + theta[2] * theta[2]
     t = math.sqrt(t2)
@@ -61,7 +63,9 @@ def right_jacobian_apply(theta, v):
 
 
 @jit
-def incremental_rotation(inertia, w0, dt, tol, max_iter):
+def incremental_rotation(
+    inertia: Vec3Like, w0: Vec3, dt: float, tol: float, max_iter: int
+) -> tuple[Vec3, Vec3, int]:
     """Solve ``F(Theta) = 0`` by Newton's method: returns ``(Theta, c(Theta), status)``.
 
     Convergence when the Newton update is below ``tol`` times |Theta| (or 1e-300).
@@ -102,7 +106,15 @@ def incremental_rotation(inertia, w0, dt, tol, max_iter):
 
 
 @jit
-def algo_c1_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def algo_c1_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     p0 = (y[0], y[1], y[2], y[3])
     w0 = (y[4], y[5], y[6])
     theta, m1, status = incremental_rotation(inertia, w0, dt, tol, max_iter)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -101,19 +101,24 @@ class FreeRotationScheme:
     tol: float = 1e-14
     max_iter: int = 50
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # the name is spelled once, in SchemeId
         cls.name = cls.scheme_id.label
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (0.0 < self.tol < 1e-3):
             raise ValueError(f"tol must be in (0, 1e-3), got {self.tol}")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be at least 1, got {self.max_iter}")
 
     def initial_state(
-        self, inertia: np.ndarray, q0: np.ndarray, omega0: np.ndarray, dt: float, potential
+        self,
+        inertia: np.ndarray,
+        q0: np.ndarray,
+        omega0: np.ndarray,
+        dt: float,
+        potential: np.ndarray,
     ) -> np.ndarray:
         """The state vector at t = 0; schemes with private state override this."""
         y = np.zeros(self.state_size)

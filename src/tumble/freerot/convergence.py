@@ -6,13 +6,14 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.freerot.exact import exact
 from tumble.freerot.solve import integrate
 from tumble.rotation.quaternion import quat_to_matrix
 
 
-def attitude_error(q, q_ref) -> float:
+def attitude_error(q: ArrayLike, q_ref: ArrayLike) -> float:
     """``|| R_ref R^T - I ||_F`` (Betsch & Siebert 2009, section 5.1)."""
     r = quat_to_matrix(q)
     r_ref = quat_to_matrix(q_ref)
@@ -29,7 +30,12 @@ class ConvergenceResult:
 
 
 def convergence(
-    scheme: str, inertia, omega0, steps, t_end: float = 1.0, q0=(1.0, 0.0, 0.0, 0.0)
+    scheme: str,
+    inertia: ArrayLike,
+    omega0: ArrayLike,
+    steps: ArrayLike,
+    t_end: float = 1.0,
+    q0: ArrayLike = (1.0, 0.0, 0.0, 0.0),
 ) -> ConvergenceResult:
     """Attitude error at ``t_end`` for ``n`` steps of size ``t_end / n`` for each ``n`` in
     ``steps``, the CPU time per step, and the fitted log-log slope."""

@@ -54,14 +54,16 @@ formulation and conserving numerical integration. Int. J. Numer. Methods Eng. 79
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble._jit import jit
 from tumble.freerot.base import PRIVATE, FreeRotationScheme, SchemeId
 from tumble.rotation.quaternion import matrix_to_q, quat_to_matrix
-from tumble.rotation.vec3 import cross, dot, solve3
+from tumble.rotation.vec3 import Mat3, Vec3, cross, dot, solve3
 from tumble.status import Status
 
 #: offsets of the directors d_1, d_2, d_3 and of their velocities in the state vector
@@ -70,19 +72,19 @@ VELOCITIES = slice(PRIVATE + 9, PRIVATE + 18)
 
 
 @jit
-def euler_tensor(inertia):
+def euler_tensor(inertia: tuple[float, ...] | np.ndarray) -> Vec3:
     """Principal values ``D_i = (I_j + I_k - I_i) / 2`` of the Euler tensor (eq. 20)."""
     a, b, c = inertia[0], inertia[1], inertia[2]
     return (0.5 * (b + c - a), 0.5 * (a + c - b), 0.5 * (a + b - c))
 
 
 @jit
-def _column(m, j):
+def _column(m: Mat3, j: int) -> Vec3:
     return (m[0][j], m[1][j], m[2][j])
 
 
 @jit
-def _combine(d0, d1, d2, x):
+def _combine(d0: Vec3, d1: Vec3, d2: Vec3, x: Vec3) -> Vec3:
     """``X x`` for the matrix ``X`` of columns d0, d1, d2."""
     return (
         d0[0] * x[0] + d1[0] * x[1] + d2[0] * x[2],
@@ -92,7 +94,7 @@ def _combine(d0, d1, d2, x):
 
 
 @jit
-def _cayley_increment(a, j):
+def _cayley_increment(a: Vec3, j: int) -> Vec3:
     """Column j of ``cay(a) - 1 = 4/(4 + |a|^2) (a~ + a~^2/2)``."""
     e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
     ae = cross(a, e)
@@ -102,14 +104,14 @@ def _cayley_increment(a, j):
 
 
 @jit
-def _advance(d, a, j):
+def _advance(d: Mat3, a: Vec3, j: int) -> Vec3:
     """Director j at the new step: ``d_j + X0 (cay(a) - 1) e_j``."""
     inc = _combine(d[0], d[1], d[2], _cayley_increment(a, j))
     return (d[j][0] + inc[0], d[j][1] + inc[1], d[j][2] + inc[2])
 
 
 @jit
-def _h_row(di, v, euler, dt, weight, com):
+def _h_row(di: Vec3, v: Mat3, euler: Vec3, dt: float, weight: float, com: Vec3) -> Vec3:
     """Row i of ``H = dt X0^-1 V0 D - dt^2/2 M g X0^-1 e_z c^T``; ``di`` is row i of X0^-1."""
     k = 0.5 * dt * dt * weight * di[2]
     return (
@@ -120,7 +122,15 @@ def _h_row(di, v, euler, dt, weight, com):
 
 
 @jit
-def dir_em_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def dir_em_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     d = ((y[7], y[8], y[9]), (y[10], y[11], y[12]), (y[13], y[14], y[15]))
     v = ((y[16], y[17], y[18]), (y[19], y[20], y[21]), (y[22], y[23], y[24]))
     euler = euler_tensor(inertia)
@@ -206,7 +216,7 @@ def dir_em_step(inertia, y, dt, tol, max_iter, potential, y_out):
     return Status.OK
 
 
-def _split(state):
+def _split(state: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     state = np.asarray(state, dtype=np.float64)
     if state.shape[-1] != DirEM.state_size:
         raise ValueError(
@@ -218,7 +228,11 @@ def _split(state):
     return directors, velocities
 
 
-def director_energy(state, inertia, potential=None) -> np.ndarray:
+def director_energy(
+    state: ArrayLike,
+    inertia: Sequence[float] | np.ndarray,
+    potential: Sequence[float] | np.ndarray | None = None,
+) -> np.ndarray:
     """``T = 1/2 sum D_i |v_i|^2`` (eq. 18) plus the heavy-top potential, from DIR.EM states."""
     directors, velocities = _split(state)
     euler = np.asarray(euler_tensor(tuple(float(x) for x in inertia)))
@@ -229,7 +243,7 @@ def director_energy(state, inertia, potential=None) -> np.ndarray:
     return energy
 
 
-def director_spin(state, inertia) -> np.ndarray:
+def director_spin(state: ArrayLike, inertia: Sequence[float] | np.ndarray) -> np.ndarray:
     """``L = sum D_i d_i x v_i`` (eq. 23) from DIR.EM states, shape (..., 3)."""
     directors, velocities = _split(state)
     euler = np.asarray(euler_tensor(tuple(float(x) for x in inertia)))
@@ -247,7 +261,14 @@ class DirEM(FreeRotationScheme):
     state_size = 25
     supports_potential = True
 
-    def initial_state(self, inertia, q0, omega0, dt, potential) -> np.ndarray:
+    def initial_state(
+        self,
+        inertia: np.ndarray,
+        q0: np.ndarray,
+        omega0: np.ndarray,
+        dt: float,
+        potential: np.ndarray,
+    ) -> np.ndarray:
         """Directors ``d_i = R(q0) e_i`` and velocities ``v_i = R(q0) (omega0 x e_i)``."""
         y = super().initial_state(inertia, q0, omega0, dt, potential)
         r = quat_to_matrix(np.asarray(q0, dtype=np.float64))

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import elliprf, elliprj
 
 from tumble import _check
@@ -130,11 +131,11 @@ class _Solution:
     a: int = 2  # circulation axis (0 or 2) in the sorted frame
     sign1: float = 1.0
     sign3: float = 1.0
-    amplitude: tuple = (0.0, 0.0, 0.0)  # (A1, A2, A3)
+    amplitude: tuple[float, float, float] = (0.0, 0.0, 0.0)  # (A1, A2, A3)
     nb: float = 0.0
     c_amp: float = 0.0  # max |m_a| = I_a A_a
     kprime: float = math.pi / 2  # K' = K(1 - k^2)
-    initial: tuple = (0.0, 1.0, 1.0)  # sn, cn, dn of tau0
+    initial: tuple[float, float, float] = (0.0, 1.0, 1.0)  # sn, cn, dn of tau0
 
 
 def _proper_sort(inertia: np.ndarray) -> np.ndarray:
@@ -151,7 +152,7 @@ def _sign(x: float) -> float:
     return -1.0 if x < 0.0 else 1.0
 
 
-def _agm(m: float, m1: float):
+def _agm(m: float, m1: float) -> tuple[list[float], list[float]]:
     """Arithmetic-geometric mean ladder ``(a_n, c_n)`` from ``(1, sqrt(m1), sqrt(m))``."""
     a = [1.0]
     c = [math.sqrt(m)]
@@ -178,7 +179,7 @@ def quarter_period(m: float, m1: float | None = None) -> float:
     return math.pi / (2.0 * a[-1])
 
 
-def _sn_agm(u, m: float, m1: float):
+def _sn_agm(u: np.ndarray, m: float, m1: float) -> tuple[np.ndarray, np.ndarray]:
     """``sn`` and ``cn`` by the descending Landen recursion (Abramowitz & Stegun 16.4.2-3)."""
     a, c = _agm(m, m1)
     n = len(a) - 1
@@ -188,12 +189,12 @@ def _sn_agm(u, m: float, m1: float):
     return np.sin(phi), np.cos(phi)
 
 
-def _sech(x):
+def _sech(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
     return 2.0 * e / (1.0 + e * e)
 
 
-def _cn_dn_poles(w, m: float, k: float, kp: float):
+def _cn_dn_poles(w: np.ndarray, m: float, k: float, kp: float) -> tuple[np.ndarray, np.ndarray]:
     """``cn, dn`` on ``0 <= w <= K/2`` from their pole expansions, to full relative precision."""
     scale = math.pi / (2.0 * kp)
     # terms n != 0 are below exp(-pi (2|n| - 1/2) K / (2 K')) relative to sech(pi K / (4 K'))
@@ -207,7 +208,9 @@ def _cn_dn_poles(w, m: float, k: float, kp: float):
     return cn * scale / math.sqrt(m), dn * scale
 
 
-def _jacobi_reduced(u, m: float, m1: float, k: float, kp: float):
+def _jacobi_reduced(
+    u: ArrayLike, m: float, m1: float, k: float, kp: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split ``u = 2 j K + r`` with ``|r| <= K`` and return ``j, r, sn(r), cn(r), dn(r)``."""
     u = np.asarray(u, dtype=np.float64)
     if m1 == 0.0:
@@ -231,7 +234,9 @@ def _jacobi_reduced(u, m: float, m1: float, k: float, kp: float):
     return j, r, sn, cn, dn
 
 
-def jacobi_sn_cn_dn(u, m: float, m1: float | None = None):
+def jacobi_sn_cn_dn(
+    u: ArrayLike, m: float, m1: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Jacobi ``sn, cn, dn`` of real ``u`` for the parameter ``m = k^2`` in ``[0, 1]``.
 
     ``m1 = 1 - m`` may be given separately (computed without cancellation) for ``k`` near 1;
@@ -247,7 +252,7 @@ def jacobi_sn_cn_dn(u, m: float, m1: float | None = None):
     return parity * sn, parity * cn, dn
 
 
-def _invariants(inertia, w):
+def _invariants(inertia: np.ndarray, w: np.ndarray) -> tuple[Fraction, Fraction, Fraction]:
     """``D1, D2, D3`` as exact rationals of the given floats."""
     i1, i2, i3 = (Fraction(float(x)) for x in inertia)
     sq = [Fraction(float(x)) ** 2 for x in w]
@@ -268,7 +273,15 @@ def _prepare(inertia: np.ndarray, omega0: np.ndarray) -> _Solution:
     inertia_sorted = np.array([i1, i2, i3])
     perm = np.argmax(np.abs(sort), axis=1)  # sorted axis j is the caller's axis perm[j]
 
-    def params(regime, m=0.0, m1=1.0, lam=0.0, k=math.pi / 2, tau0=0.0, axis=None):
+    def params(
+        regime: str,
+        m: float = 0.0,
+        m1: float = 1.0,
+        lam: float = 0.0,
+        k: float = math.pi / 2,
+        tau0: float = 0.0,
+        axis: int | None = None,
+    ) -> EllipticParameters:
         oscillates = lam > 0.0
         return EllipticParameters(
             regime=regime,
@@ -284,7 +297,7 @@ def _prepare(inertia: np.ndarray, omega0: np.ndarray) -> _Solution:
             spin=spin,
         )
 
-    def still(regime):
+    def still(regime: str) -> _Solution:
         return _Solution(params(regime), sort, inertia_sorted, w)
 
     # the gyroscopic vector w x Theta w vanishes exactly for rest, steady and spherical motion
@@ -354,17 +367,19 @@ def _prepare(inertia: np.ndarray, omega0: np.ndarray) -> _Solution:
     )
 
 
-def _validated(inertia, omega0, q0=(1.0, 0.0, 0.0, 0.0)):
+def _validated(
+    inertia: ArrayLike, omega0: ArrayLike, q0: ArrayLike = (1.0, 0.0, 0.0, 0.0)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return validate_initial(inertia, omega0, q0)
 
 
-def elliptic_parameters(inertia, omega0) -> EllipticParameters:
+def elliptic_parameters(inertia: ArrayLike, omega0: ArrayLike) -> EllipticParameters:
     """Regime, ``k^2``, frequency, periods and initial phase of the torque-free motion."""
     inertia, omega0, _ = _validated(inertia, omega0)
     return _prepare(inertia, omega0).params
 
 
-def flip_period(inertia, omega0) -> float:
+def flip_period(inertia: ArrayLike, omega0: ArrayLike) -> float:
     """``2 K(k) / lam``: time between sign reversals of the intermediate-axis angular velocity.
 
     The flip interval of the Dzhanibekov effect; infinite on the separatrix and for motions
@@ -373,7 +388,14 @@ def flip_period(inertia, omega0) -> float:
     return elliptic_parameters(inertia, omega0).flip_period
 
 
-def _precession_bracket(sol: _Solution, tau, j, sn, cn, dn) -> np.ndarray:
+def _precession_bracket(
+    sol: _Solution,
+    tau: np.ndarray,
+    j: np.ndarray,
+    sn: np.ndarray,
+    cn: np.ndarray,
+    dn: np.ndarray,
+) -> np.ndarray:
     """``B(tau) = G Pi(-nb; am tau | m) - c Theta(am tau) / sqrt(1 + nb)``.
 
     ``sn, cn, dn`` are the functions of the reduced argument ``tau - 2 j K`` (``cn >= 0``).
@@ -394,7 +416,9 @@ def _precession_bracket(sol: _Solution, tau, j, sn, cn, dn) -> np.ndarray:
     return p.spin * third - sol.c_amp / root * theta
 
 
-def _omega_sorted(sol: _Solution, j, sn, cn, dn) -> np.ndarray:
+def _omega_sorted(
+    sol: _Solution, j: np.ndarray, sn: np.ndarray, cn: np.ndarray, dn: np.ndarray
+) -> np.ndarray:
     """Body angular velocity in the sorted frame from the functions of the reduced argument."""
     parity = 1.0 - 2.0 * np.mod(j, 2.0)
     a1, a2, a3 = sol.amplitude
@@ -426,7 +450,7 @@ def _shortest_rotation(sol: _Solution, spin_body: np.ndarray) -> np.ndarray:
     return p / np.sqrt(2.0 * g * (g + ma))[:, None]
 
 
-def exact(inertia, omega0, q0, t):
+def exact(inertia: ArrayLike, omega0: ArrayLike, q0: ArrayLike, t: ArrayLike) -> Trajectory:
     """The exact torque-free motion sampled at the times ``t`` (any order, any sign).
 
     ``inertia`` are the principal moments in any order, ``omega0`` the initial body angular

@@ -20,15 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tumble._jit import jit
 from tumble.freerot.base import FreeRotationScheme, SchemeId
-from tumble.rotation.quaternion import q_mul, q_norm, q_normalize
-from tumble.rotation.vec3 import matvec, solve3
+from tumble.rotation.quaternion import Quat, q_mul, q_norm, q_normalize
+from tumble.rotation.vec3 import Vec3, Vec3Like, matvec, solve3
 from tumble.status import Status
 
 
 @jit
-def explicit_omega(inertia, w0, dt, torque_impulse):
+def explicit_omega(
+    inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3
+) -> tuple[Vec3, bool]:
     """Solve eq. 45 (with ``M dt`` on the right): returns ``(w1, ok)``.
 
     ``torque_impulse`` is the body-frame torque times dt (zero for free rotation); it enters as
@@ -49,7 +53,7 @@ def explicit_omega(inertia, w0, dt, torque_impulse):
 
 
 @jit
-def quaternion_half_step(p, w, h):
+def quaternion_half_step(p: Quat, w: Vec3, h: float) -> Quat:
     """``p + h F(p) w`` with ``F(p) w = p (x) (0, w) / (2 |p|)`` (Leine et al. 2021, eq. 11-12)."""
     d = q_mul(p, (0.0, w[0], w[1], w[2]))
     f = 0.5 * h / q_norm(p)
@@ -57,7 +61,15 @@ def quaternion_half_step(p, w, h):
 
 
 @jit
-def explicit_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def explicit_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     w0 = (y[4], y[5], y[6])
     p0 = (y[0], y[1], y[2], y[3])
     w1, ok = explicit_omega(inertia, w0, dt, (0.0, 0.0, 0.0))

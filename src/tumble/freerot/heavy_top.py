@@ -48,10 +48,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble import _check
+from tumble.freerot.base import FreeRotationScheme
 from tumble.freerot.solve import integrate
 from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import quat_exp, quat_mul, quat_rotate
@@ -140,7 +143,7 @@ class HeavyTop:
         )
         return q0, omega0
 
-    def attitude(self, t) -> np.ndarray:
+    def attitude(self, t: ArrayLike) -> np.ndarray:
         """The exact attitude ``exp(w_p t e_z / 2) (x) q0 (x) exp(w_s t e3 / 2)``, shape (n, 4)."""
         t = _times(t)
         q0, _ = self.initial_state()
@@ -149,7 +152,7 @@ class HeavyTop:
         spin = quat_exp(self.spin_rate * t[:, None] * axis)
         return quat_mul(quat_mul(precession, q0), spin)
 
-    def centre_of_mass(self, t) -> np.ndarray:
+    def centre_of_mass(self, t: ArrayLike) -> np.ndarray:
         """``phi_ref(t) = (x, y, z)`` of the analytic precession (section 5.2.3), shape (n, 3)."""
         t = _times(t)
         radius = self.arm * math.sin(self.theta0)
@@ -166,7 +169,12 @@ class HeavyTop:
     # -- simulations -----------------------------------------------------------------------
 
     def integrate(
-        self, scheme, dt: float, t_end: float, save_every: int = 1, **settings
+        self,
+        scheme: str | FreeRotationScheme,
+        dt: float,
+        t_end: float,
+        save_every: int = 1,
+        **settings: Any,
     ) -> Trajectory:
         """:func:`tumble.freerot.integrate` from the steady-precession start with gravity."""
         q0, omega0 = self.initial_state()
@@ -182,18 +190,18 @@ class HeavyTop:
             **settings,
         )
 
-    def centre_of_mass_of(self, q) -> np.ndarray:
+    def centre_of_mass_of(self, q: ArrayLike) -> np.ndarray:
         """``phi = L R(q) e3`` for attitudes ``q`` of shape (n, 4) or (4,)."""
         q = np.asarray(q, dtype=np.float64)
         return quat_rotate(q, np.broadcast_to([0.0, 0.0, self.arm], q.shape[:-1] + (3,)))
 
-    def centre_of_mass_error(self, traj) -> np.ndarray:
+    def centre_of_mass_error(self, traj: Trajectory) -> np.ndarray:
         """``e(t) = |phi_ref(t) - phi(t)| / |phi_ref|`` along a trajectory (section 5.2.3)."""
         phi = self.centre_of_mass_of(traj.q)
         return np.linalg.norm(phi - self.centre_of_mass(traj.t), axis=-1) / self.arm
 
 
-def _times(t) -> np.ndarray:
+def _times(t: ArrayLike) -> np.ndarray:
     t = np.atleast_1d(np.asarray(t, dtype=np.float64))
     if t.ndim != 1 or not np.all(np.isfinite(t)):
         raise ValueError(f"t must be a finite scalar or 1-D array of times, got shape {t.shape}")

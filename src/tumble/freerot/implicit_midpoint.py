@@ -24,15 +24,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tumble._jit import jit
 from tumble.freerot.base import FreeRotationScheme, SchemeId
-from tumble.rotation.quaternion import q_between, q_exp, q_mul, q_normalize, q_rotate_inverse
-from tumble.rotation.vec3 import cross, dot, factor3, mul_diag, solve_factored
+from tumble.rotation.quaternion import (
+    Quat,
+    q_between,
+    q_exp,
+    q_mul,
+    q_normalize,
+    q_rotate_inverse,
+)
+from tumble.rotation.vec3 import Vec3, Vec3Like, cross, dot, factor3, mul_diag, solve_factored
 from tumble.status import Status
 
 
 @jit
-def midpoint_omega(inertia, w0, dt, torque_impulse, tol, max_iter):
+def midpoint_omega(
+    inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3, tol: float, max_iter: int
+) -> tuple[Vec3, int]:
     """Solve eq. 61 (plus ``M dt`` on the right) by Newton's method: returns ``(w1, status)``.
 
     The residual ``r(w1) = Theta (w1 - w0) + dt wm x Theta wm - M dt`` is quadratic in ``w1``, so
@@ -82,7 +93,7 @@ def midpoint_omega(inertia, w0, dt, torque_impulse, tol, max_iter):
 
 
 @jit
-def spin_preserving_update(p0, w0, w1, inertia, dt):
+def spin_preserving_update(p0: Quat, w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> Quat:
     """Orientation update of eq. 66-75: ``p0 (x) exp(dt wm / 2) (x) q_B``, normalised."""
     wm = (0.5 * (w0[0] + w1[0]), 0.5 * (w0[1] + w1[1]), 0.5 * (w0[2] + w1[2]))
     q_rot = q_exp((dt * wm[0], dt * wm[1], dt * wm[2]))
@@ -95,7 +106,15 @@ def spin_preserving_update(p0, w0, w1, inertia, dt):
 
 
 @jit
-def implicit_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def implicit_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     w0 = (y[4], y[5], y[6])
     p0 = (y[0], y[1], y[2], y[3])
     w1, status = midpoint_omega(inertia, w0, dt, (0.0, 0.0, 0.0), tol, max_iter)

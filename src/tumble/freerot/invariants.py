@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.rotation.quaternion import quat_rotate
 
 
-def kinetic_energy(inertia, omega) -> np.ndarray:
+def kinetic_energy(inertia: ArrayLike, omega: ArrayLike) -> np.ndarray:
     """Rotational kinetic energy ``T = 1/2 w . Theta w`` (Leine et al. 2021, eq. 13)."""
     omega = np.asarray(omega, dtype=np.float64)
     return 0.5 * np.sum(np.asarray(inertia) * omega * omega, axis=-1)
 
 
-def spin_body(inertia, omega) -> np.ndarray:
+def spin_body(inertia: ArrayLike, omega: ArrayLike) -> np.ndarray:
     """Angular momentum in the body frame, ``Theta w``."""
     return np.asarray(inertia) * np.asarray(omega, dtype=np.float64)
 
 
-def spin(inertia, q, omega) -> np.ndarray:
+def spin(inertia: ArrayLike, q: ArrayLike, omega: ArrayLike) -> np.ndarray:
     """Angular momentum in the inertial frame, ``A_IK Theta w`` (eq. 15)."""
     return quat_rotate(q, spin_body(inertia, omega))
 
 
-def potential_energy(potential, q) -> np.ndarray:
+def potential_energy(potential: ArrayLike, q: ArrayLike) -> np.ndarray:
     """``V(q) = M g e_z . (A_IK c)`` for ``potential = (M g, c_x, c_y, c_z)``; zero if M g = 0."""
     potential = np.asarray(potential, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -33,7 +34,7 @@ def potential_energy(potential, q) -> np.ndarray:
     return potential[0] * quat_rotate(q, c)[..., 2]
 
 
-def relative_drift(values) -> np.ndarray:
+def relative_drift(values: ArrayLike) -> np.ndarray:
     """``|x(t) - x(0)| / |x(0)|`` for a scalar or vector invariant sampled along a trajectory."""
     values = np.asarray(values, dtype=np.float64)
     ref = values[0]

@@ -43,14 +43,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import axis_order, principal_inertia
+from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import as_quaternions, as_vectors, quat_rotate
 
 #: names of the initial axes, in the order of the principal moments (smallest first)
-AXES = ("minor", "intermediate", "major")
+AxisName = Literal["minor", "intermediate", "major"]
+AXES: tuple[str, ...] = get_args(AxisName)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,9 @@ class PoinsotGeometry:
         return self.energy.shape[0]
 
 
-def _validated_motion(inertia, q, omega):
+def _validated_motion(
+    inertia: ArrayLike, q: ArrayLike, omega: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inertia = principal_inertia(inertia)
     q = np.atleast_2d(as_quaternions(q, "q"))
     omega = np.atleast_2d(as_vectors(omega, "omega"))
@@ -105,7 +111,7 @@ def _validated_motion(inertia, q, omega):
     return inertia, q, omega
 
 
-def euler_rhs(inertia, omega) -> np.ndarray:
+def euler_rhs(inertia: ArrayLike, omega: ArrayLike) -> np.ndarray:
     """``d omega / dt`` of torque-free rotation (Nakanishi 2024, eq. 1), batch first."""
     i = principal_inertia(inertia)
     w = np.asarray(omega, dtype=np.float64)
@@ -116,7 +122,7 @@ def euler_rhs(inertia, omega) -> np.ndarray:
     return out
 
 
-def inertia_ellipsoid_point(inertia, omega) -> np.ndarray:
+def inertia_ellipsoid_point(inertia: ArrayLike, omega: ArrayLike) -> np.ndarray:
     """``omega / sqrt(2 K)``: where the rotation axis meets the inertia ellipsoid (body frame)."""
     inertia = principal_inertia(inertia)
     omega = as_vectors(omega, "omega")
@@ -126,7 +132,7 @@ def inertia_ellipsoid_point(inertia, omega) -> np.ndarray:
     return omega / np.sqrt(two_k)[..., None]
 
 
-def poinsot_geometry(inertia, q, omega) -> PoinsotGeometry:
+def poinsot_geometry(inertia: ArrayLike, q: ArrayLike, omega: ArrayLike) -> PoinsotGeometry:
     """The Poinsot construction for attitudes ``q`` (n, 4) and body angular velocities (n, 3)."""
     inertia, q, omega = _validated_motion(inertia, q, omega)
     two_k = np.sum(inertia * omega * omega, axis=-1)
@@ -154,12 +160,12 @@ def poinsot_geometry(inertia, q, omega) -> PoinsotGeometry:
     )
 
 
-def trajectory_geometry(trajectory) -> PoinsotGeometry:
+def trajectory_geometry(trajectory: Trajectory) -> PoinsotGeometry:
     """:func:`poinsot_geometry` of a :class:`tumble.freerot.Trajectory`."""
     return poinsot_geometry(trajectory.inertia, trajectory.q, trajectory.omega)
 
 
-def plane_basis(normal) -> tuple[np.ndarray, np.ndarray]:
+def plane_basis(normal: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors ``(e1, e2)`` spanning the plane of unit ``normal``, ``e1 x e2 = normal``."""
     n = np.asarray(normal, dtype=np.float64)
     norm = float(np.linalg.norm(n))
@@ -212,7 +218,7 @@ def _curve_about(inv: np.ndarray, e: float, axis: int, n_points: int) -> list[np
 
 
 def momentum_energy_curves(
-    inertia, energy: float, spin_norm: float, n_points: int = 181
+    inertia: ArrayLike, energy: float, spin_norm: float, n_points: int = 181
 ) -> list[np.ndarray]:
     """Intersection of the momentum sphere ``|L_B| = G`` with the energy ellipsoid of ``K``.
 
@@ -255,7 +261,9 @@ def momentum_energy_curves(
     return out
 
 
-def curve_family(inertia, spin_norm: float, levels: int = 9, n_points: int = 121):
+def curve_family(
+    inertia: ArrayLike, spin_norm: float, levels: int = 9, n_points: int = 121
+) -> list[tuple[float, list[np.ndarray]]]:
     """Intersection curves for ``levels`` energies spread over the admissible range.
 
     Returns a list of ``(energy, loops)``; the separatrix energy ``G^2 / (2 I2)`` is always one of
@@ -277,7 +285,9 @@ def curve_family(inertia, spin_norm: float, levels: int = 9, n_points: int = 121
     ]
 
 
-def polhode_loops(inertia, energy: float, spin_norm: float, n_points: int = 181):
+def polhode_loops(
+    inertia: ArrayLike, energy: float, spin_norm: float, n_points: int = 181
+) -> list[np.ndarray]:
     """The polhode through a state of energy ``K`` and spin ``G``, on the inertia ellipsoid."""
     inertia = principal_inertia(inertia)
     root = math.sqrt(2.0 * float(energy))
@@ -287,7 +297,9 @@ def polhode_loops(inertia, energy: float, spin_norm: float, n_points: int = 181)
     ]
 
 
-def near_axis_omega(inertia, axis: str, rate: float, perturbation: float = 0.01) -> np.ndarray:
+def near_axis_omega(
+    inertia: ArrayLike, axis: str, rate: float, perturbation: float = 0.01
+) -> np.ndarray:
     """Initial body angular velocity of magnitude ~``rate`` about the ``axis`` principal axis.
 
     ``axis`` is ``"minor"``, ``"intermediate"`` or ``"major"`` (smallest to largest moment);
@@ -306,7 +318,7 @@ def near_axis_omega(inertia, axis: str, rate: float, perturbation: float = 0.01)
     return omega
 
 
-def count_flips(omega, index: int) -> np.ndarray:
+def count_flips(omega: ArrayLike, index: int) -> np.ndarray:
     """Cumulative number of sign reversals of ``omega[:, index]`` along a trajectory, shape (n,).
 
     Exact zeros are skipped (a reversal is counted when the sign differs from the last non-zero
@@ -326,7 +338,7 @@ def count_flips(omega, index: int) -> np.ndarray:
     return flips
 
 
-def predicted_flip_interval(inertia, omega0, index: int) -> float:
+def predicted_flip_interval(inertia: ArrayLike, omega0: ArrayLike, index: int) -> float:
     """Time between sign reversals of ``omega[index]`` in the exact motion (inf if none).
 
     The component along the axis that the angular momentum circulates about never changes

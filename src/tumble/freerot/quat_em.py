@@ -55,8 +55,8 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.freerot.base import OMEGA, PRIVATE, FreeRotationScheme, Q, SchemeId
-from tumble.rotation.quaternion import q_conj, q_exp, q_mul, q_rotate
-from tumble.rotation.vec3 import solve3
+from tumble.rotation.quaternion import Quat, q_conj, q_exp, q_mul, q_rotate
+from tumble.rotation.vec3 import Vec3, Vec3Like, solve3
 from tumble.status import Status
 
 # ----------------------------------------------------------------------------------------------
@@ -64,45 +64,45 @@ from tumble.status import Status
 
 
 @jit
-def q_add(a, b):
+def q_add(a: Quat, b: Quat) -> Quat:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
 
 
 @jit
-def q_sub(a, b):
+def q_sub(a: Quat, b: Quat) -> Quat:
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3])
 
 
 @jit
-def q_scale(s, a):
+def q_scale(s: float, a: Quat) -> Quat:
     return (s * a[0], s * a[1], s * a[2], s * a[3])
 
 
 @jit
-def q_dot(a, b):
+def q_dot(a: Quat, b: Quat) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
 
 
 @jit
-def q_len(a):
+def q_len(a: Quat) -> float:
     return math.sqrt(q_dot(a, a))
 
 
 @jit
-def pure(v):
+def pure(v: Vec3) -> Quat:
     """The pure quaternion ``(0, v)``."""
     return (0.0, v[0], v[1], v[2])
 
 
 @jit
-def j4_inverse(inertia, a):
+def j4_inverse(inertia: Vec3Like, a: Quat) -> Quat:
     """``J4^-1 a`` with ``J4 = diag(tr(J)/2, J1, J2, J3)`` (section 4)."""
     j0 = 0.5 * (inertia[0] + inertia[1] + inertia[2])
     return (a[0] / j0, a[1] / inertia[0], a[2] / inertia[1], a[3] / inertia[2])
 
 
 @jit
-def j4_times(inertia, a):
+def j4_times(inertia: Vec3Like, a: Quat) -> Quat:
     """``J4 a``."""
     j0 = 0.5 * (inertia[0] + inertia[1] + inertia[2])
     return (a[0] * j0, a[1] * inertia[0], a[2] * inertia[1], a[3] * inertia[2])
@@ -113,7 +113,7 @@ def j4_times(inertia, a):
 
 
 @jit
-def quaternion_momentum(inertia, q, omega):
+def quaternion_momentum(inertia: Vec3Like, q: Quat, omega: Vec3) -> Quat:
     """``p = M4(q) q' = 2 q (x) (0, J Omega)`` for ``q' = 1/2 q (x) (0, Omega)``, unit ``q``."""
     j_omega = (
         2.0 * inertia[0] * omega[0],
@@ -124,14 +124,14 @@ def quaternion_momentum(inertia, q, omega):
 
 
 @jit
-def body_angular_velocity(inertia, q, p):
+def body_angular_velocity(inertia: Vec3Like, q: Quat, p: Quat) -> Vec3:
     """``Omega = 1/2 J^-1 G(q) p``, with ``G(q) p`` the vector part of ``conj(q) (x) p``."""
     pi = q_mul(q_conj(q), p)
     return (0.5 * pi[1] / inertia[0], 0.5 * pi[2] / inertia[1], 0.5 * pi[3] / inertia[2])
 
 
 @jit
-def gravity_gradient(potential, x):
+def gravity_gradient(potential: np.ndarray, x: Quat) -> Quat:
     """``grad V(x) = -2 M g (0, e_z) (x) x (x) (0, c)`` of ``V(q) = M g e_z . R(q) c``.
 
     ``V`` is the quadratic form of eq. 8 on all of R^4, so the gradient is linear in ``x`` and
@@ -147,7 +147,7 @@ def gravity_gradient(potential, x):
 
 
 @jit
-def exp_tangent(theta, v):
+def exp_tangent(theta: Vec3, v: Vec3) -> Vec3:
     """``H(theta) v`` of eq. D4: the tangent of ``exp((0, theta/2))`` in the spatial frame."""
     a2 = theta[0] * theta[0] + theta[1] * theta[1] + theta[2] * theta[2]
     a = math.sqrt(a2)
@@ -169,7 +169,9 @@ def exp_tangent(theta, v):
 
 
 @jit
-def _residual_momentum(dt, potential, p0, p1, qm, k4):
+def _residual_momentum(
+    dt: float, potential: np.ndarray, p0: Quat, p1: Quat, qm: Quat, k4: Quat
+) -> Quat:
     """``R_p`` of Appendix D: ``p1 - p0 + dt/8 Ql(pm) J4^-1 [...] + dt grad V(qm)``."""
     pm = q_scale(0.5, q_add(p0, p1))
     r = q_add(q_sub(p1, p0), q_scale(0.25 * dt, q_mul(pm, k4)))
@@ -179,14 +181,23 @@ def _residual_momentum(dt, potential, p0, p1, qm, k4):
 
 
 @jit
-def _apply_k_qq(inertia, dt, qm, p1, w4, dq):
+def _apply_k_qq(inertia: Vec3Like, dt: float, qm: Quat, p1: Quat, w4: Quat, dq: Quat) -> Quat:
     """``K_qq dq = dq - dt/8 (Qr(w4) dq + Ql(qm) J4^-1 conj(dq) (x) p1)``."""
     t = q_add(q_mul(dq, w4), q_mul(qm, j4_inverse(inertia, q_mul(q_conj(dq), p1))))
     return q_sub(dq, q_scale(0.125 * dt, t))
 
 
 @jit
-def _apply_k_pq(inertia, dt, potential, qm, pm, p1, r_p, dq):
+def _apply_k_pq(
+    inertia: Vec3Like,
+    dt: float,
+    potential: np.ndarray,
+    qm: Quat,
+    pm: Quat,
+    p1: Quat,
+    r_p: Quat,
+    dq: Quat,
+) -> Vec3:
     """``K_pq dq``: derivative of ``G(qm) R_p`` with respect to ``q1`` (both ``qm`` and ``R_p``
     depend on ``q1``)."""
     d_rp = q_scale(0.125 * dt, q_mul(pm, j4_inverse(inertia, q_mul(q_conj(p1), dq))))
@@ -197,7 +208,9 @@ def _apply_k_pq(inertia, dt, potential, qm, pm, p1, r_p, dq):
 
 
 @jit
-def _apply_k_pp(inertia, dt, qm, pm, q1, k4, dp):
+def _apply_k_pp(
+    inertia: Vec3Like, dt: float, qm: Quat, pm: Quat, q1: Quat, k4: Quat, dp: Quat
+) -> Vec3:
     """``K_pp dp = G(qm) (dp + dt/8 (Qr(k4) dp + Ql(pm) J4^-1 conj(dp) (x) q1))``."""
     t = q_add(q_mul(dp, k4), q_mul(pm, j4_inverse(inertia, q_mul(q_conj(dp), q1))))
     t = q_mul(q_conj(qm), q_add(dp, q_scale(0.125 * dt, t)))
@@ -205,14 +218,27 @@ def _apply_k_pp(inertia, dt, qm, pm, q1, k4, dp):
 
 
 @jit
-def _solve_k_qp(inertia, dt, qm, q1, x):
+def _solve_k_qp(inertia: Vec3Like, dt: float, qm: Quat, q1: Quat, x: Quat) -> Quat:
     """``K_qp^-1 x`` for ``K_qp = -dt/8 Ql(qm) J4^-1 Ql(q1)^T``, using Ql(a)^-1 = Ql(a)^T/|a|^2."""
     s = -8.0 / (dt * q_dot(qm, qm) * q_dot(q1, q1))
     return q_scale(s, q_mul(q1, j4_times(inertia, q_mul(q_conj(qm), x))))
 
 
 @jit
-def _schur_column(inertia, dt, potential, theta, q1, p1, qm, pm, w4, k4, r_p, j):
+def _schur_column(
+    inertia: Vec3Like,
+    dt: float,
+    potential: np.ndarray,
+    theta: Vec3,
+    q1: Quat,
+    p1: Quat,
+    qm: Quat,
+    pm: Quat,
+    w4: Quat,
+    k4: Quat,
+    r_p: Quat,
+    j: int,
+) -> Vec3:
     """Column ``j`` of the Schur complement ``K_p theta - K_pp K_qp^-1 K_q theta``."""
     e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
     dq = q_scale(0.5, q_mul(pure(exp_tangent(theta, e)), q1))  # eq. D2
@@ -223,7 +249,15 @@ def _schur_column(inertia, dt, potential, theta, q1, p1, qm, pm, w4, k4, r_p, j)
 
 
 @jit
-def quat_em_solve(inertia, q0, p0, dt, tol, max_iter, potential):
+def quat_em_solve(
+    inertia: Vec3Like,
+    q0: Quat,
+    p0: Quat,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+) -> tuple[Quat, Quat, int]:
     """Solve eq. 52_1 and 53 for ``(q1, p1)``; returns ``(q1, p1, status)``."""
     pi0 = q_mul(q_conj(q0), p0)
     # predictor: rotate q0 and p0 together by dt times the spatial angular velocity at t0
@@ -269,7 +303,15 @@ def quat_em_solve(inertia, q0, p0, dt, tol, max_iter, potential):
 
 
 @jit
-def quat_em_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def quat_em_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     q0 = (y[0], y[1], y[2], y[3])
     p0 = (y[7], y[8], y[9], y[10])
     q1, p1, status = quat_em_solve(inertia, q0, p0, dt, tol, max_iter, potential)
@@ -282,7 +324,7 @@ def quat_em_step(inertia, y, dt, tol, max_iter, potential, y_out):
     return Status.OK
 
 
-def momentum_state(inertia, q0, omega0) -> np.ndarray:
+def momentum_state(inertia: np.ndarray, q0: np.ndarray, omega0: np.ndarray) -> np.ndarray:
     """The state ``(q0, Omega0, p0)`` of the quaternion schemes, with the conjugate momentum
     from the Legendre map ``p0 = 2 q0 (x) (0, J Omega0)`` as private state."""
     y = np.zeros(PRIVATE + 4)
@@ -307,6 +349,13 @@ class QuatEM(FreeRotationScheme):
     state_size = 11
     supports_potential = True
 
-    def initial_state(self, inertia, q0, omega0, dt, potential) -> np.ndarray:
+    def initial_state(
+        self,
+        inertia: np.ndarray,
+        q0: np.ndarray,
+        omega0: np.ndarray,
+        dt: float,
+        potential: np.ndarray,
+    ) -> np.ndarray:
         """``(q0, Omega0, p0)`` with the Legendre map ``p0 = 2 q0 (x) (0, J Omega0)``."""
         return momentum_state(inertia, q0, omega0)

@@ -57,11 +57,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble._jit import jit
 from tumble.freerot.base import PRIVATE, FreeRotationScheme, Q, SchemeId
 from tumble.freerot.quat_em import momentum_state, q_add, q_dot, q_scale
+from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import (
+    Quat,
     q_conj,
     q_mul,
     q_normalize,
@@ -69,12 +72,14 @@ from tumble.rotation.quaternion import (
     quat_conj,
     quat_mul,
 )
-from tumble.rotation.vec3 import cross, mul_diag, solve3
+from tumble.rotation.vec3 import Vec3, Vec3Like, cross, mul_diag, solve3
 from tumble.status import Status
 
 
 @jit
-def _gravity_term(potential, b, r_v, r0, d_r0, coef):
+def _gravity_term(
+    potential: np.ndarray, b: Vec3, r_v: Vec3, r0: float, d_r0: float, coef: float
+) -> Vec3:
     """``coef vec((0, b) (x) s (x) (0, c))`` with ``s = (d_r0 + r0, r_v)``."""
     t = q_mul((0.0, b[0], b[1], b[2]), (d_r0 + r0, r_v[0], r_v[1], r_v[2]))
     t = q_mul(t, (0.0, potential[1], potential[2], potential[3]))
@@ -82,7 +87,18 @@ def _gravity_term(potential, b, r_v, r0, d_r0, coef):
 
 
 @jit
-def _jac_column(inertia, potential, b, r_v, r0, jr, k, g_coef, gravity, j):
+def _jac_column(
+    inertia: Vec3Like,
+    potential: np.ndarray,
+    b: Vec3,
+    r_v: Vec3,
+    r0: float,
+    jr: Vec3,
+    k: float,
+    g_coef: float,
+    gravity: bool,
+    j: int,
+) -> Vec3:
     """Column ``j`` of the Jacobian of the reduced equations with respect to ``r_v``."""
     e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
     d_r0 = -r_v[j] / r0
@@ -102,7 +118,15 @@ def _jac_column(inertia, potential, b, r_v, r0, jr, k, g_coef, gravity, j):
 
 
 @jit
-def quat_vi_solve(inertia, q0, mu0, dt, tol, max_iter, potential):
+def quat_vi_solve(
+    inertia: Vec3Like,
+    q0: Quat,
+    mu0: Quat,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+) -> tuple[Quat, int]:
     """Solve the reduced eq. E1 for the body increment ``r``; returns ``(r, status)``."""
     pi = q_mul(q_conj(q0), mu0)
     s = 1.0 / math.sqrt(q_dot(q0, q0))
@@ -147,7 +171,15 @@ def quat_vi_solve(inertia, q0, mu0, dt, tol, max_iter, potential):
 
 
 @jit
-def quat_vi_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def quat_vi_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     q0 = (y[0], y[1], y[2], y[3])
     mu0 = (y[7], y[8], y[9], y[10])
     r, status = quat_vi_solve(inertia, q0, mu0, dt, tol, max_iter, potential)
@@ -173,7 +205,7 @@ def quat_vi_step(inertia, y, dt, tol, max_iter, potential, y_out):
     return Status.OK
 
 
-def discrete_momentum_map(q, mu) -> np.ndarray:
+def discrete_momentum_map(q: ArrayLike, mu: ArrayLike) -> np.ndarray:
     """``J = 1/2 E(q_n) mu_n``, the vector part of ``mu_n (x) conj(q_n)`` over 2 (Appendix E).
 
     ``q`` and ``mu`` have shape (n, 4); the result has shape (n, 3).
@@ -194,11 +226,18 @@ class QuatVI(FreeRotationScheme):
     state_size = 11
     supports_potential = True
 
-    def initial_state(self, inertia, q0, omega0, dt, potential) -> np.ndarray:
+    def initial_state(
+        self,
+        inertia: np.ndarray,
+        q0: np.ndarray,
+        omega0: np.ndarray,
+        dt: float,
+        potential: np.ndarray,
+    ) -> np.ndarray:
         """``(q0, Omega0, mu0)`` with ``mu0 = p0 = 2 q0 (x) (0, J Omega0)``."""
         return momentum_state(inertia, q0, omega0)
 
-    def momentum_map(self, traj) -> np.ndarray:
+    def momentum_map(self, traj: Trajectory) -> np.ndarray:
         """The discrete momentum map of every saved sample of a QUAT.VI trajectory, (n, 3)."""
         state = getattr(traj, "state", None)
         if state is None or state.ndim != 2 or state.shape[1] != self.state_size:

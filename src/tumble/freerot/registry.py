@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tumble.freerot.algo_c1 import AlgoC1
 from tumble.freerot.base import FreeRotationScheme
 from tumble.freerot.dir_em import DirEM
@@ -19,7 +21,7 @@ STEPPERS: dict[str, type[FreeRotationScheme]] = {
 SCHEMES: tuple[str, ...] = (*STEPPERS, "exact")
 
 
-def get_scheme(scheme: str | FreeRotationScheme, **settings) -> FreeRotationScheme:
+def get_scheme(scheme: str | FreeRotationScheme, **settings: Any) -> FreeRotationScheme:
     """A scheme instance from its name (with optional ``tol``/``max_iter``) or an instance."""
     if isinstance(scheme, FreeRotationScheme):
         return scheme

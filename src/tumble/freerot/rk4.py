@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tumble._jit import jit
 from tumble.freerot.base import FreeRotationScheme, SchemeId
-from tumble.rotation.quaternion import q_mul, q_normalize
-from tumble.rotation.vec3 import cross, mul_diag
+from tumble.rotation.quaternion import Quat, q_mul, q_normalize
+from tumble.rotation.vec3 import Vec3, Vec3Like, cross, mul_diag
 from tumble.status import Status
 
 
 @jit
-def _rhs(inertia, p, w):
+def _rhs(inertia: Vec3Like, p: Quat, w: Vec3) -> tuple[Quat, Vec3]:
     dq = q_mul(p, (0.0, 0.5 * w[0], 0.5 * w[1], 0.5 * w[2]))
     g = cross(w, mul_diag(inertia, w))
     dw = (-g[0] / inertia[0], -g[1] / inertia[1], -g[2] / inertia[2])
@@ -26,7 +28,7 @@ def _rhs(inertia, p, w):
 
 
 @jit
-def _shift(p, w, dq, dw, h):
+def _shift(p: Quat, w: Vec3, dq: Quat, dw: Vec3, h: float) -> tuple[Quat, Vec3]:
     return (
         (p[0] + h * dq[0], p[1] + h * dq[1], p[2] + h * dq[2], p[3] + h * dq[3]),
         (w[0] + h * dw[0], w[1] + h * dw[1], w[2] + h * dw[2]),
@@ -34,7 +36,15 @@ def _shift(p, w, dq, dw, h):
 
 
 @jit
-def rk4_step(inertia, y, dt, tol, max_iter, potential, y_out):
+def rk4_step(
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     p = (y[0], y[1], y[2], y[3])
     w = (y[4], y[5], y[6])
     dq1, dw1 = _rhs(inertia, p, w)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble._jit import jit
 from tumble.bodies.inertia import principal_inertia
@@ -42,7 +43,16 @@ _RK4 = int(SchemeId.RK4)
 
 
 @jit
-def _step_dispatch(scheme_id, inertia, y, dt, tol, max_iter, potential, y_out):
+def _step_dispatch(
+    scheme_id: int,
+    inertia: np.ndarray,
+    y: np.ndarray,
+    dt: float,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    y_out: np.ndarray,
+) -> int:
     if scheme_id == _EXPLICIT:
         return explicit_step(inertia, y, dt, tol, max_iter, potential, y_out)
     elif scheme_id == _IMPLICIT:
@@ -61,7 +71,18 @@ def _step_dispatch(scheme_id, inertia, y, dt, tol, max_iter, potential, y_out):
 
 
 @jit
-def _run(scheme_id, inertia, y0, dt, n_steps, save_every, tol, max_iter, potential, out):
+def _run(
+    scheme_id: int,
+    inertia: np.ndarray,
+    y0: np.ndarray,
+    dt: float,
+    n_steps: int,
+    save_every: int,
+    tol: float,
+    max_iter: int,
+    potential: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, int]:
     """Advance ``n_steps`` steps, saving every ``save_every``-th state into ``out``.
 
     Returns ``(status, steps_done)``; on failure the rows after the last good sample are left
@@ -91,13 +112,13 @@ def _run(scheme_id, inertia, y0, dt, n_steps, save_every, tol, max_iter, potenti
 
 def integrate(
     scheme: str | FreeRotationScheme,
-    inertia,
-    omega0,
-    q0=(1.0, 0.0, 0.0, 0.0),
+    inertia: ArrayLike,
+    omega0: ArrayLike,
+    q0: ArrayLike = (1.0, 0.0, 0.0, 0.0),
     dt: float = 0.01,
     t_end: float = 1.0,
     save_every: int = 1,
-    potential=None,
+    potential: ArrayLike | None = None,
     tol: float | None = None,
     max_iter: int | None = None,
 ) -> Trajectory:
@@ -151,7 +172,13 @@ def integrate(
     )
 
 
-def step(scheme: str | FreeRotationScheme, inertia, y, dt: float, potential=None) -> np.ndarray:
+def step(
+    scheme: str | FreeRotationScheme,
+    inertia: ArrayLike,
+    y: ArrayLike,
+    dt: float,
+    potential: ArrayLike | None = None,
+) -> np.ndarray:
     """One step of a scheme on a full state vector ``y``; returns the new state vector."""
     stepper = get_scheme(scheme)
     inertia = principal_inertia(inertia)

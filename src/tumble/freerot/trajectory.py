@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble.freerot.invariants import kinetic_energy, potential_energy, spin, spin_body
@@ -55,7 +56,7 @@ class Trajectory:
         return self.t.shape[0]
 
 
-def validate_potential(potential) -> np.ndarray:
+def validate_potential(potential: ArrayLike | None) -> np.ndarray:
     """``(M g, c_x, c_y, c_z)`` of a heavy top as an array; zeros for a free body (None)."""
     if potential is None:
         return np.zeros(4)
@@ -68,7 +69,9 @@ def validate_potential(potential) -> np.ndarray:
     return arr
 
 
-def validate_initial(inertia, omega0, q0):
+def validate_initial(
+    inertia: ArrayLike, omega0: ArrayLike, q0: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(inertia, omega0, q0)`` arrays; ``q0`` is normalised after the unit check."""
     inertia = _check.inertia(inertia)
     omega0 = _check.vectors(omega0, "omega0")

@@ -148,7 +148,7 @@ class RockfallConfig(_Section):
 
     @field_validator("dem")
     @classmethod
-    def _dem_text(cls, value):
+    def _dem_text(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
             raise ValueError("dem must be a file path")
         return value

@@ -32,11 +32,15 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rasterio.transform import Affine
 
 #: File suffixes understood by :func:`read_raster` and :func:`write_raster`, with GDAL's driver.
 RASTER_SUFFIXES = {".tif": "GTiff", ".tiff": "GTiff", ".asc": "AAIGrid"}
@@ -89,7 +93,7 @@ def raster_driver(path: str | os.PathLike) -> str:
         ) from None
 
 
-def north_up_transform(x0: float, y0: float, dx: float, dy: float, ny: int):
+def north_up_transform(x0: float, y0: float, dx: float, dy: float, ny: int) -> Affine:
     """The north-up GeoTIFF transform whose pixel centres are tumble's samples.
 
     The outer corner of the first (northernmost) row is at ``(x0 - dx/2, y0 + (ny - 1/2) dy)``.
@@ -99,7 +103,9 @@ def north_up_transform(x0: float, y0: float, dx: float, dy: float, ny: int):
     return Affine(dx, 0.0, x0 - 0.5 * dx, 0.0, -dy, y0 + (ny - 0.5) * dy)
 
 
-def grid_from_transform(transform, shape: tuple[int, int]) -> tuple[float, float, float, float]:
+def grid_from_transform(
+    transform: Iterable[float], shape: tuple[int, int]
+) -> tuple[float, float, float, float]:
     """``(x0, y0, dx, dy)`` of the pixel centres of a raster with this transform and shape.
 
     ValueError for rotated or sheared transforms and for zero or non-finite pixel sizes.

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: File suffixes :func:`read_mesh` understands (read with trimesh).
 MESH_SUFFIXES = (".stl", ".ply", ".obj")
@@ -89,7 +90,7 @@ def read_mesh(path: str | os.PathLike) -> TriangleMesh:
     return merge_vertices(vertices, faces)
 
 
-def merge_vertices(vertices, faces) -> TriangleMesh:
+def merge_vertices(vertices: ArrayLike, faces: ArrayLike) -> TriangleMesh:
     """Merge bitwise-equal vertices and reindex the faces; the first occurrence keeps its order."""
     vertices = np.asarray(vertices, dtype=np.float64)
     faces = np.asarray(faces, dtype=np.int64)
@@ -144,7 +145,7 @@ def read_points(path: str | os.PathLike) -> np.ndarray:
     return np.array(rows, dtype=np.float64)
 
 
-def mesh_volume(vertices, faces) -> float:
+def mesh_volume(vertices: ArrayLike, faces: ArrayLike) -> float:
     """Volume enclosed by a closed, consistently wound triangle mesh (divergence theorem).
 
     ``V = (1/6) sum_f (a_f x b_f) . c_f`` over the triangles ``(a, b, c)``, taken about the mean
@@ -159,7 +160,7 @@ def mesh_volume(vertices, faces) -> float:
     return float(np.einsum("ij,ij->i", np.cross(a, b), c).sum() / 6.0)
 
 
-def boundary_edges(faces) -> np.ndarray:
+def boundary_edges(faces: ArrayLike) -> np.ndarray:
     """Edges (k, 2) used by exactly one triangle: empty for a closed surface.
 
     Needs shared vertices (see :func:`merge_vertices`); an edge used by three or more
@@ -171,7 +172,7 @@ def boundary_edges(faces) -> np.ndarray:
     return unique[count == 1]
 
 
-def is_closed(faces) -> bool:
+def is_closed(faces: ArrayLike) -> bool:
     """Whether every edge is shared by exactly two triangles with opposite directions (a
     closed, consistently wound, manifold surface: :func:`mesh_volume` is then exact)."""
     faces = np.asarray(faces, dtype=np.int64)
@@ -182,7 +183,7 @@ def is_closed(faces) -> bool:
     return bool(undirected.size) and bool(np.all(count == 2))
 
 
-def cap_holes(faces) -> tuple[np.ndarray, int]:
+def cap_holes(faces: ArrayLike) -> tuple[np.ndarray, int]:
     """Close every hole of a consistently wound surface by a fan of triangles.
 
     A hole is a loop of directed edges whose reverse no triangle uses; each loop ``v0, v1, ...,
@@ -202,7 +203,7 @@ def cap_holes(faces) -> tuple[np.ndarray, int]:
             if a in following:
                 raise ValueError(f"the hole boundary passes twice through vertex {a}")
             following[a] = b
-    caps = []
+    caps: list[tuple[int, int, int]] = []
     holes = 0
     while following:
         start, loop = next(iter(following)), []

@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import tumble
 
@@ -57,6 +58,6 @@ def provenance(config: dict, timings: dict | None = None, seed: int | None = Non
     }
 
 
-def write_provenance(directory: str | os.PathLike, **kwargs) -> None:
+def write_provenance(directory: str | os.PathLike, **kwargs: Any) -> None:
     path = Path(directory) / "provenance.json"
     path.write_text(json.dumps(provenance(**kwargs), indent=2, default=str) + "\n")

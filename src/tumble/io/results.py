@@ -13,10 +13,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import TracebackType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 class ResultDir:
@@ -34,7 +36,12 @@ class ResultDir:
         self.stage = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent))
         return self.stage
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         assert self.stage is not None
         try:
             if exc_type is None:
@@ -51,7 +58,9 @@ class ResultDir:
             shutil.rmtree(self.stage, ignore_errors=True)
 
 
-def write_csv(path: str | os.PathLike, columns: dict[str, np.ndarray], precision: int = 17) -> None:
+def write_csv(
+    path: str | os.PathLike, columns: Mapping[str, ArrayLike], precision: int = 17
+) -> None:
     """Write equal-length 1-D columns as CSV with a header row; numbers at full float64
     precision, anything else as text."""
     names = list(columns)
@@ -72,7 +81,7 @@ def write_csv(path: str | os.PathLike, columns: dict[str, np.ndarray], precision
             )
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """Write ``path`` through ``write(tmp)`` into a temporary file beside it, then rename it into
     place: the file is complete or absent, never half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +106,9 @@ def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> Path:
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
+            # numpy's stub lets **arrays reach savez's keyword allow_pickle: bool, which no array
+            # name here is; stubs of older numpy lack that keyword, hence unused-ignore
+            np.savez(handle, **arrays)  # type: ignore[arg-type, unused-ignore]
 
     write_atomic(Path(path), write)
     return Path(path)

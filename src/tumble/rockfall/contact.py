@@ -53,10 +53,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tumble._jit import jit
-from tumble.rockfall.terrain import bilinear, surface
-from tumble.rotation.quaternion import q_rotate, q_rotate_inverse, q_to_matrix
-from tumble.rotation.vec3 import cross
+from tumble.rockfall.surface import bilinear, surface
+from tumble.rotation.quaternion import Quat, q_rotate, q_rotate_inverse, q_to_matrix
+from tumble.rotation.vec3 import Mat3, Vec3, cross
+
+#: the generalised velocity ``u = (v, omega)`` of a rock as the kernels pass it around
+Vec6 = tuple[float, float, float, float, float, float]
 
 #: buffer columns of the closed contact in row i: vertex index, gap, W (3 directions x
 #: (3 translational + 3 rotational)), M^-1 W (same layout), r_N, r_T, gamma_N at the beginning of
@@ -83,7 +88,7 @@ CEILING_MARGIN = 1e-9
 
 
 @jit
-def tangent_frame(n):
+def tangent_frame(n: Vec3) -> tuple[Vec3, Vec3]:
     """Tangents ``(t1, t2)`` for the unit normal ``n``: ``t1 = n x e / |n x e|`` with ``e`` the
     axis least aligned with ``n``, ``t2 = n x t1`` (module docstring)."""
     ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
@@ -99,7 +104,16 @@ def tangent_frame(n):
 
 
 @jit
-def terrain_ceiling(heights, x0, y0, dx, dy, x, y, reach):
+def terrain_ceiling(
+    heights: np.ndarray,
+    x0: float,
+    y0: float,
+    dx: float,
+    dy: float,
+    x: float,
+    y: float,
+    reach: float,
+) -> tuple[float, bool]:
     """An upper bound of the terrain height within the horizontal distance ``reach`` of (x, y).
 
     Returns ``(z_top, ok)``. The cells touching the square ``[x - reach, x + reach] x
@@ -140,7 +154,15 @@ def terrain_ceiling(heights, x0, y0, dx, dy, x, y, reach):
 
 
 @jit
-def find_contacts(heights, grid, vertices, r, p, gap_tol, contacts):
+def find_contacts(
+    heights: np.ndarray,
+    grid: np.ndarray,
+    vertices: np.ndarray,
+    r: Vec3,
+    p: Quat,
+    gap_tol: float,
+    contacts: np.ndarray,
+) -> tuple[int, bool]:
     """Closed vertex contacts at the configuration ``(r, p)``: returns ``(n_closed, inside)``.
 
     A contact counts as closed when ``g_N <= gap_tol`` (a few nanometres): a rock resting on the
@@ -206,7 +228,7 @@ def find_contacts(heights, grid, vertices, r, p, gap_tol, contacts):
 
 
 @jit
-def inverse3(m):
+def inverse3(m: Mat3) -> tuple[Mat3, bool]:
     """Inverse of a 3x3 matrix (row tuples) by the adjugate: returns ``(rows, ok)``."""
     c0 = cross(m[1], m[2])
     c1 = cross(m[2], m[0])
@@ -224,7 +246,7 @@ def inverse3(m):
 
 
 @jit
-def _dot6(row, a, b):
+def _dot6(row: np.ndarray, a: int, b: int) -> float:
     return (
         row[a] * row[b]
         + row[a + 1] * row[b + 1]
@@ -236,7 +258,9 @@ def _dot6(row, a, b):
 
 
 @jit
-def prepare_contacts(contacts, n, m_inv, rot_inv, u_start):
+def prepare_contacts(
+    contacts: np.ndarray, n: int, m_inv: float, rot_inv: Mat3, u_start: Vec6
+) -> bool:
     """Fill ``M^-1 W``, the Delassus blocks ``G_ii`` and their inverses, the prox parameters
     r_N, r_T and gamma_N at ``u_start``; returns False if a block is singular.
 
@@ -288,7 +312,9 @@ def prepare_contacts(contacts, n, m_inv, rot_inv, u_start):
 
 
 @jit
-def _gamma(row, j, u0, u1, u2, u3, u4, u5):
+def _gamma(
+    row: np.ndarray, j: int, u0: float, u1: float, u2: float, u3: float, u4: float, u5: float
+) -> float:
     base = C_W + 6 * j
     return (
         row[base] * u0
@@ -301,7 +327,9 @@ def _gamma(row, j, u0, u1, u2, u3, u4, u5):
 
 
 @jit
-def _sliding(row, b_n, b_t1, b_t2, s_t1, s_t2, mu):
+def _sliding(
+    row: np.ndarray, b_n: float, b_t1: float, b_t2: float, s_t1: float, s_t2: float, mu: float
+) -> tuple[float, float, float, bool]:
     """Local sliding solution of one contact: ``xi_N = 0`` and ``P_T = mu P_N t`` on the rim of
     the friction disc, with the sliding velocity ``xi_T`` opposite to ``t = (cos a, sin a)``.
 
@@ -353,7 +381,15 @@ def _sliding(row, b_n, b_t1, b_t2, s_t1, s_t2, mu):
 
 
 @jit
-def solve_pgs(contacts, n, u_free, mu, eps_n, tol, max_iter):
+def solve_pgs(
+    contacts: np.ndarray,
+    n: int,
+    u_free: Vec6,
+    mu: float,
+    eps_n: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[Vec6, int, bool]:
     """Projected Gauss-Seidel on the proximal point equations; returns ``(u_E, sweeps, ok)``.
 
     Starts from the previous step's percussions (``C_WARM``) projected on the friction cones and
@@ -454,7 +490,7 @@ def solve_pgs(contacts, n, u_free, mu, eps_n, tol, max_iter):
 
 
 @jit
-def _apply(contacts, n, u):
+def _apply(contacts: np.ndarray, n: int, u: Vec6) -> Vec6:
     """``u + sum_i M^-1 W_i P_i`` over the closed contacts."""
     u0, u1, u2, u3, u4, u5 = u
     for i in range(n):
@@ -473,7 +509,7 @@ def _apply(contacts, n, u):
 
 
 @jit
-def forget_percussions(contacts):
+def forget_percussions(contacts: np.ndarray) -> None:
     """Clear the warm start of every vertex (before a rock's first step, or after a flight step)."""
     for k in range(contacts.shape[0]):
         contacts[k, C_WARM] = 0.0
@@ -482,7 +518,7 @@ def forget_percussions(contacts):
 
 
 @jit
-def contact_work(contacts, n, u_start, u_end):
+def contact_work(contacts: np.ndarray, n: int, u_start: Vec6, u_end: Vec6) -> tuple[float, int]:
     """Work of the percussions, ``sum_i P_i . W_i^T (u_start + u_end) / 2`` (L14 eq. 54).
 
     Also returns the number of contacts that carry a positive normal percussion.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
 from tumble.rockfall.model import Options
@@ -21,8 +21,11 @@ from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import FIELDS, PRESETS, Soil
 from tumble.rockfall.terrain import Terrain
 
+if TYPE_CHECKING:
+    from tumble.io.config import RockfallConfig
 
-def _terrain(config: Any, base: Path) -> Terrain:
+
+def _terrain(config: RockfallConfig, base: Path) -> Terrain:
     if config.dem is not None:
         path = Path(config.dem)
         path = path if path.is_absolute() else base / path
@@ -37,7 +40,7 @@ def _terrain(config: Any, base: Path) -> Terrain:
         raise ValueError(f"scenario: {err}") from None
 
 
-def _rock(config: Any, base: Path) -> Rock:
+def _rock(config: RockfallConfig, base: Path) -> Rock:
     c = config.rock
     try:
         if c.shape in ("eota221", "eota111"):
@@ -61,7 +64,7 @@ def _rock(config: Any, base: Path) -> Rock:
         raise ValueError(message if message.startswith("rock.") else f"rock: {message}") from None
 
 
-def _soil(config: Any, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
+def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
     c = config.soil
     values = {}
     rasters = {}
@@ -95,7 +98,7 @@ def _soil(config: Any, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
     return soil, terrain
 
 
-def build_ensemble(config: Any, base_dir: str | os.PathLike = ".") -> Ensemble:
+def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
     """An :class:`Ensemble` from a validated :class:`tumble.io.config.RockfallConfig`.
 
     Relative file names (DEM, rock file, soil rasters) are taken from ``base_dir``. Everything
@@ -133,7 +136,7 @@ def build_ensemble(config: Any, base_dir: str | os.PathLike = ".") -> Ensemble:
     )
 
 
-def solver_options(config: Any) -> Options:
+def solver_options(config: RockfallConfig) -> Options:
     """The :class:`~tumble.rockfall.model.Options` of a configuration: ``scheme``, ``dt``,
     ``t_max`` and the ``[solver]`` section over the ensemble defaults."""
     solver = {k: v for k, v in config.solver.model_dump().items() if v is not None}

@@ -29,8 +29,8 @@ from tumble.bodies.catalogue import Body
 from tumble.freerot.base import SchemeId
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import FIELDS, Soil
-from tumble.rockfall.terrain import surface
-from tumble.rotation.quaternion import q_rotate
+from tumble.rockfall.surface import surface
+from tumble.rotation.quaternion import Quat, q_rotate
 
 #: the rotation schemes of the rockfall step (Leine et al. 2021, eq. 79-83 and 84-87)
 ROCKFALL_SCHEMES = (SchemeId.EXPLICIT, SchemeId.IMPLICIT)
@@ -266,7 +266,7 @@ def initial_state(
     if s < 0.0:
         raise ValueError(f"slippage must not be negative, got {s!r}")
     x0, y0, dx, dy = model.grid
-    quat = tuple(float(c) for c in p)
+    quat: Quat = (float(p[0]), float(p[1]), float(p[2]), float(p[3]))
     deepest = math.inf
     for k, vertex in enumerate(model.vertices):
         d = q_rotate(quat, (float(vertex[0]), float(vertex[1]), float(vertex[2])))

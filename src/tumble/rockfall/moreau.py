@@ -102,9 +102,9 @@ from tumble.rockfall.status import (
     STOPPED,
     TIMED_OUT,
 )
-from tumble.rockfall.terrain import bilinear, surface
+from tumble.rockfall.surface import bilinear, surface
 from tumble.rotation.quaternion import q_normalize
-from tumble.rotation.vec3 import cross, dot, matvec
+from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
 
 #: per-step diagnostics written by rock_step: closed contacts, loaded contacts (P_N > 0), the
@@ -122,7 +122,15 @@ _MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT
 
 
 @jit
-def soil_param(j, values, index, rasters, grid, x, y):
+def soil_param(
+    j: int,
+    values: np.ndarray,
+    index: np.ndarray,
+    rasters: np.ndarray,
+    grid: np.ndarray,
+    x: float,
+    y: float,
+) -> float:
     """Soil field ``j`` at (x, y): the constant, or the bilinear value of its raster."""
     k = index[j]
     if k < 0:
@@ -132,7 +140,15 @@ def soil_param(j, values, index, rasters, grid, x, y):
 
 
 @jit
-def friction(soil_values, soil_index, soil_rasters, grid, x, y, slippage):
+def friction(
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_rasters: np.ndarray,
+    grid: np.ndarray,
+    x: float,
+    y: float,
+    slippage: float,
+) -> float:
     """Friction coefficient at (x, y) after the slippage s (L14 eq. 51):
     ``mu_min + (2 / pi) (mu_max - mu_min) atan(kappa s)``."""
     mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
@@ -142,7 +158,7 @@ def friction(soil_values, soil_index, soil_rasters, grid, x, y, slippage):
 
 
 @jit
-def explicit_rotation_matrix(inertia, w, h, c_r):
+def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -> Mat3:
     """``Theta + h (G(w) + c_r 1)`` of eq. 82, ``G(w)_ij = (I_i + I_j) (w~)_ij``."""
     a, b, c = inertia
     return (
@@ -154,18 +170,18 @@ def explicit_rotation_matrix(inertia, w, h, c_r):
 
 @jit
 def rock_step(
-    heights,
-    grid,
-    soil_values,
-    soil_index,
-    soil_rasters,
-    vertices,
-    body,
-    options,
-    state,
-    contacts,
-    diag,
-):
+    heights: np.ndarray,
+    grid: np.ndarray,
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_rasters: np.ndarray,
+    vertices: np.ndarray,
+    body: np.ndarray,
+    options: np.ndarray,
+    state: np.ndarray,
+    contacts: np.ndarray,
+    diag: np.ndarray,
+) -> int:
     """Advance one rock by one step in place; returns a status code.
 
     Model: ``heights`` (ny, nx) and ``grid = (x0, y0, dx, dy)`` of the DEM; the packed soil
@@ -324,7 +340,7 @@ def rock_step(
 
 
 @jit
-def kinetic_energy(body, state):
+def kinetic_energy(body: np.ndarray, state: np.ndarray) -> float:
     """``m |v|^2 / 2 + omega . Theta omega / 2`` of a state vector."""
     t = body[0] * (
         state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
@@ -335,7 +351,7 @@ def kinetic_energy(body, state):
 
 
 @jit
-def _height(heights, grid, state):
+def _height(heights: np.ndarray, grid: np.ndarray, state: np.ndarray) -> float:
     z, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1])
     if not inside:
         return math.nan
@@ -343,7 +359,15 @@ def _height(heights, grid, state):
 
 
 @jit
-def stopping_rules(code, energy, steps, quiet, n_steps, rest_energy, rest_steps):
+def stopping_rules(
+    code: int,
+    energy: float,
+    steps: int,
+    quiet: int,
+    n_steps: int,
+    rest_energy: float,
+    rest_steps: int,
+) -> tuple[int, int, int]:
     """The end of a rock after one call of :func:`rock_step`, for every per-rock loop.
 
     ``code`` is what :func:`rock_step` returned, ``energy`` the kinetic energy of the state after
@@ -370,17 +394,17 @@ def stopping_rules(code, energy, steps, quiet, n_steps, rest_energy, rest_steps)
 
 @jit
 def run_rock(
-    model,
-    state,
-    contacts,
-    n_steps,
-    save_every,
-    rest_energy,
-    rest_steps,
-    out_step,
-    out_state,
-    out_diag,
-):
+    model: tuple[np.ndarray, ...],
+    state: np.ndarray,
+    contacts: np.ndarray,
+    n_steps: int,
+    save_every: int,
+    rest_energy: float,
+    rest_steps: int,
+    out_step: np.ndarray,
+    out_state: np.ndarray,
+    out_diag: np.ndarray,
+) -> tuple[int, int, int]:
     """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
 
     The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below

@@ -30,10 +30,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble import _check
+
+if TYPE_CHECKING:
+    from tumble.rockfall.terrain import Terrain
 
 #: default releases of the built-in terrains (fields of :class:`Release`)
 SCENARIO_RELEASES = {
@@ -164,7 +169,7 @@ class Release:
             object.__setattr__(self, "orientation", tuple((q / norm).tolist()))
 
     @classmethod
-    def for_scenario(cls, name: str, **fields) -> Release:
+    def for_scenario(cls, name: str, **fields: Any) -> Release:
         """The default release of a built-in terrain, with fields replaced by ``fields`` (a
         place given there replaces the default place, a velocity the default speed)."""
         defaults = dict(SCENARIO_RELEASES.get(name, {}))
@@ -176,7 +181,7 @@ class Release:
         given = {k: v for k, v in fields.items() if v is not None}
         return cls(**{**defaults, **given})
 
-    def check_terrain(self, terrain) -> None:
+    def check_terrain(self, terrain: Terrain) -> None:
         """ValueError naming the field when the release place is not on the terrain."""
         b = terrain.bounds
         if self.point is not None:
@@ -184,6 +189,7 @@ class Release:
         elif self.line is not None:
             field, corners = "release.line", list(self.line)
         else:
+            assert self.polygon is not None  # __post_init__ keeps exactly one place
             field, corners = "release.polygon", list(self.polygon)
         for x, y in corners:
             if not (b.x_min <= x <= b.x_max and b.y_min <= y <= b.y_max):
@@ -209,7 +215,7 @@ class Release:
                 return x, y
         raise ValueError("release.polygon: no point inside it was drawn; is its area zero?")
 
-    def draw(self, terrain, n: int, seed: int, first: int = 0) -> ReleaseStates:
+    def draw(self, terrain: Terrain, n: int, seed: int, first: int = 0) -> ReleaseStates:
         """Initial states of rocks ``first .. first + n - 1`` (module docstring)."""
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"the number of rocks must be a positive integer, got {n!r}")
@@ -236,7 +242,7 @@ class Release:
         return ReleaseStates(position, orientation, velocity, omega)
 
 
-def downslope(terrain, x, y) -> np.ndarray:
+def downslope(terrain: Terrain, x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """Unit vectors of steepest descent in the tangent plane of the surface at the points
     (x, y), shape ``broadcast + (3,)``; zero on flat ground."""
     n = np.asarray(terrain.normal(x, y), dtype=np.float64)

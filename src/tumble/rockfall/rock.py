@@ -12,10 +12,12 @@ density of the published EOTA ensembles, 2740 kg/m^3, is used.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies import catalogue
 from tumble.bodies.catalogue import ROCK_DENSITY, Body
@@ -67,29 +69,48 @@ class Rock:
         return cls(name or body.name, body.mass, body.inertia, body.vertices, body.volume)
 
     @classmethod
-    def box(cls, a, b, c, density=None, mass=None) -> Rock:
+    def box(
+        cls,
+        a: float,
+        b: float,
+        c: float,
+        density: float | None = None,
+        mass: float | None = None,
+    ) -> Rock:
         """Rectangular block with edges ``a, b, c`` (m) along the body axes x, y, z."""
         density = ROCK_DENSITY if density is None and mass is None else density
         return cls.from_body(catalogue.cuboid(a, b, c, mass=mass, density=density), "box")
 
     @classmethod
-    def eota111(cls, size=None, mass=None, density=None) -> Rock:
+    def eota111(
+        cls, size: float | None = None, mass: float | None = None, density: float | None = None
+    ) -> Rock:
         """EOTA111 block of edge ``size`` (m) or of the given ``mass`` (kg)."""
         return cls.from_body(catalogue.eota111(size=size, mass=mass, density=density))
 
     @classmethod
-    def eota221(cls, size=None, mass=None, density=None) -> Rock:
+    def eota221(
+        cls, size: float | None = None, mass: float | None = None, density: float | None = None
+    ) -> Rock:
         """EOTA221 block ``size x size x size/2`` (m) or of the given ``mass`` (kg)."""
         return cls.from_body(catalogue.eota221(size=size, mass=mass, density=density))
 
     @classmethod
-    def from_points(cls, points, density=None, mass=None, name: str = "polyhedron") -> Rock:
+    def from_points(
+        cls,
+        points: ArrayLike,
+        density: float | None = None,
+        mass: float | None = None,
+        name: str = "polyhedron",
+    ) -> Rock:
         """Convex hull of a point cloud (n, 3) in any frame; principal axes by ascending moment."""
         density = ROCK_DENSITY if density is None and mass is None else density
         return cls.from_body(catalogue.polyhedron(points, mass=mass, density=density, name=name))
 
     @classmethod
-    def from_file(cls, path, density=None, mass=None) -> Rock:
+    def from_file(
+        cls, path: str | os.PathLike, density: float | None = None, mass: float | None = None
+    ) -> Rock:
         """Convex hull of the vertices of a mesh (STL, PLY, OBJ, ... via trimesh) or of a text
         point list (XYZ: three coordinates per line, in m)."""
         path = Path(path)

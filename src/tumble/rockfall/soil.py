@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: order of the fields in the packed kernel arrays
 FIELDS = (
@@ -50,7 +52,7 @@ PRESETS = {
 }
 
 
-def _field(value, name: str):
+def _field(value: Any, name: str) -> float | np.ndarray:
     """A finite float, or a read-only float64 2-D raster."""
     arr = np.asarray(value, dtype=np.float64) if not isinstance(value, float | int) else None
     if arr is None or arr.ndim == 0:
@@ -74,7 +76,7 @@ def _field(value, name: str):
     return arr
 
 
-def _minimum(value) -> float:
+def _minimum(value: float | np.ndarray) -> float:
     return float(np.min(value)) if isinstance(value, np.ndarray) else value
 
 
@@ -91,7 +93,7 @@ class Soil:
     drag_torque: float | np.ndarray = 0.0
     drag_height: float | np.ndarray = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for f in fields(self):
             object.__setattr__(self, f.name, _field(getattr(self, f.name), f.name))
         for name in FIELDS:
@@ -111,12 +113,17 @@ class Soil:
             raise ValueError(f"soil rasters must all have the same shape, got {sorted(shapes)}")
 
     @classmethod
-    def coulomb(cls, mu, restitution=0.0, **drag) -> Soil:
+    def coulomb(
+        cls,
+        mu: float | np.ndarray,
+        restitution: float | np.ndarray = 0.0,
+        **drag: float | np.ndarray,
+    ) -> Soil:
         """Plain Coulomb friction ``mu`` (no slippage dependence)."""
         return cls(mu_min=mu, mu_max=mu, kappa=0.0, beta=0.0, restitution=restitution, **drag)
 
     @classmethod
-    def preset(cls, name: str, **overrides) -> Soil:
+    def preset(cls, name: str, **overrides: float | np.ndarray) -> Soil:
         """A published parameter set (:data:`PRESETS`), with fields optionally overridden."""
         if name not in PRESETS:
             raise ValueError(f"unknown soil preset {name!r}; choose one of {sorted(PRESETS)}")
@@ -127,7 +134,7 @@ class Soil:
         """Names of the fields given as rasters."""
         return tuple(n for n in FIELDS if isinstance(getattr(self, n), np.ndarray))
 
-    def mu(self, slippage):
+    def mu(self, slippage: ArrayLike) -> np.ndarray | float:
         """Friction coefficient after the slippage ``slippage`` (m); constant fields only."""
         if {"mu_min", "mu_max", "kappa"} & set(self.rasters):
             raise ValueError(
@@ -136,7 +143,7 @@ class Soil:
         s = np.asarray(slippage, dtype=np.float64)
         return self.mu_min + (2.0 / np.pi) * (self.mu_max - self.mu_min) * np.arctan(self.kappa * s)
 
-    def pack(self, grid_shape: tuple[int, int]):
+    def pack(self, grid_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Kernel arrays ``(values (8,), index (8,) int64, rasters (k, ny, nx))``.
 
         ``index[j] = -1`` marks a constant field ``values[j]``; otherwise field j is the raster
@@ -144,7 +151,7 @@ class Soil:
         """
         values = np.zeros(8)
         index = np.full(8, -1, dtype=np.int64)
-        layers = []
+        layers: list[np.ndarray] = []
         for j, name in enumerate(FIELDS):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):

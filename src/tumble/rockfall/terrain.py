@@ -7,7 +7,8 @@ centres** of a GeoTIFF: a north-up file with transform ``(a, 0, c, 0, e, f)``, `
 ``xllcorner`` or ``xllcenter`` headers are both honoured (:mod:`tumble.io.dem` states the
 conversions; writing inverts them exactly, so a DEM survives a round trip).
 
-The surface is the bilinear interpolant of the samples (L14 section 3.3). For a point (x, y) in
+The surface is the bilinear interpolant of the samples (L14 section 3.3; the compiled kernels
+are in :mod:`tumble.rockfall.surface`). For a point (x, y) in
 cell ``k = floor((x - x0)/dx)``, ``l = floor((y - y0)/dy)`` with local coordinates
 ``eta = (x - x0)/dx - k``, ``xi = (y - y0)/dy - l``::
 
@@ -42,122 +43,35 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from tumble._jit import jit
 from tumble.io.dem import north_up_transform, read_raster, write_raster
 from tumble.rockfall.scenarios import scenario
 from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
+from tumble.rockfall.surface import (
+    EDGE_SLACK,
+    bilinear,
+    bilinear_batch,
+    surface,
+    surface_batch,
+)
+
+__all__ = [
+    "EDGE_SLACK",
+    "SOIL_RASTERS",
+    "Bounds",
+    "Terrain",
+    "bilinear",
+    "bilinear_batch",
+    "surface",
+    "surface_batch",
+]
 
 #: Names of the per-cell soil rasters a terrain may carry ("zone" holds integer zone ids).
 SOIL_RASTERS = (*SOIL_FIELDS, "zone")
-
-#: Points up to this fraction of a cell beyond the outer samples still count as on the grid, so
-#: that the rounding of ``(x - x0) / dx`` never puts a point on :attr:`Terrain.bounds` outside;
-#: the surface is extrapolated linearly over that sliver.
-EDGE_SLACK = 1e-9
-
-
-@jit
-def _cell(values, x0, y0, dx, dy, x, y):
-    """The four samples of the cell holding (x, y) and the local coordinates (eta, xi) in it.
-
-    Returns ``(h00, h10, h01, h11, eta, xi, inside)`` (L14 section 3.3 notation).
-    """
-    u = (x - x0) / dx
-    v = (y - y0) / dy
-    nx = values.shape[1]
-    ny = values.shape[0]
-    if not (
-        u >= -EDGE_SLACK
-        and v >= -EDGE_SLACK
-        and u <= nx - 1 + EDGE_SLACK
-        and v <= ny - 1 + EDGE_SLACK
-    ):
-        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False
-    k = min(int(u), nx - 2)
-    l = min(int(v), ny - 2)
-    return (
-        values[l, k],
-        values[l, k + 1],
-        values[l + 1, k],
-        values[l + 1, k + 1],
-        u - k,
-        v - l,
-        True,
-    )
-
-
-@jit
-def bilinear(values, x0, y0, dx, dy, x, y):
-    """Bilinear interpolation of a grid ``values[j, i]`` at (x, y); returns ``(value, inside)``."""
-    h00, h10, h01, h11, eta, xi, inside = _cell(values, x0, y0, dx, dy, x, y)
-    if not inside:
-        return 0.0, False
-    z = (
-        h00 * (1.0 - eta) * (1.0 - xi)
-        + h10 * eta * (1.0 - xi)
-        + h01 * (1.0 - eta) * xi
-        + h11 * eta * xi
-    )
-    return z, True
-
-
-@jit
-def surface(heights, x0, y0, dx, dy, x, y):
-    """Bilinear height and unit upward normal at (x, y) (L14 eq. 7).
-
-    Returns ``(z, (n_x, n_y, n_z), inside)``; outside the grid ``inside`` is False and the other
-    values are meaningless.
-    """
-    h00, h10, h01, h11, eta, xi, inside = _cell(heights, x0, y0, dx, dy, x, y)
-    if not inside:
-        return 0.0, (0.0, 0.0, 1.0), False
-    z = (
-        h00 * (1.0 - eta) * (1.0 - xi)
-        + h10 * eta * (1.0 - xi)
-        + h01 * (1.0 - eta) * xi
-        + h11 * eta * xi
-    )
-    # unnormalised normal of L14 eq. 7: (-dz/dx dx dy, -dz/dy dx dy, dx dy)
-    n_x = -((h10 - h00) * (1.0 - xi) + (h11 - h01) * xi) * dy
-    n_y = -((h01 - h00) * (1.0 - eta) + (h11 - h10) * eta) * dx
-    n_z = dx * dy
-    inv = 1.0 / math.sqrt(n_x * n_x + n_y * n_y + n_z * n_z)
-    return z, (n_x * inv, n_y * inv, n_z * inv), True
-
-
-@jit
-def bilinear_batch(values, x0, y0, dx, dy, x, y, out, inside):
-    """:func:`bilinear` at the points ``(x[p], y[p])`` into ``out``, ``inside``; returns the
-    number of points outside the grid."""
-    outside = 0
-    for p in range(x.shape[0]):
-        value, ok = bilinear(values, x0, y0, dx, dy, x[p], y[p])
-        out[p] = value
-        inside[p] = ok
-        if not ok:
-            outside += 1
-    return outside
-
-
-@jit
-def surface_batch(heights, x0, y0, dx, dy, x, y, z, normal, inside):
-    """:func:`surface` at the points ``(x[p], y[p])`` into ``z``, ``normal[p, :]``, ``inside``;
-    returns the number of points outside the grid."""
-    outside = 0
-    for p in range(x.shape[0]):
-        zp, n, ok = surface(heights, x0, y0, dx, dy, x[p], y[p])
-        z[p] = zp
-        normal[p, 0] = n[0]
-        normal[p, 1] = n[1]
-        normal[p, 2] = n[2]
-        inside[p] = ok
-        if not ok:
-            outside += 1
-    return outside
 
 
 class Bounds(NamedTuple):
@@ -169,7 +83,7 @@ class Bounds(NamedTuple):
     y_max: float
 
 
-def _frozen_grid(values, what: str) -> np.ndarray:
+def _frozen_grid(values: ArrayLike, what: str) -> np.ndarray:
     """C-contiguous read-only float64 copy of a 2-D grid (no copy if it is already one)."""
     try:
         grid = np.asarray(values, dtype=np.float64)
@@ -186,7 +100,9 @@ def _frozen_grid(values, what: str) -> np.ndarray:
     return grid
 
 
-def _holes_message(grid: np.ndarray, what: str, x0, y0, dx, dy) -> str | None:
+def _holes_message(
+    grid: np.ndarray, what: str, x0: float, y0: float, dx: float, dy: float
+) -> str | None:
     bad = ~np.isfinite(grid)
     count = int(np.count_nonzero(bad))
     if count == 0:
@@ -319,7 +235,7 @@ class Terrain:
     @classmethod
     def from_array(
         cls,
-        heights,
+        heights: ArrayLike,
         x0: float = 0.0,
         y0: float = 0.0,
         dx: float = 1.0,
@@ -330,7 +246,7 @@ class Terrain:
         """A terrain from ``heights[j, i]`` at ``x0 + i dx, y0 + j dy`` (``dy`` defaults to
         ``dx``). The array is copied."""
         return cls(
-            heights=heights,
+            heights=_frozen_grid(heights, "the DEM heights"),
             x0=x0,
             y0=y0,
             dx=dx,
@@ -387,7 +303,12 @@ class Terrain:
         slope = float(slope_deg)
         if not (math.isfinite(slope) and abs(slope) < 90.0):
             raise ValueError(f"slope must be in (-90, 90) degrees; got {slope_deg}")
-        dx, dy = (spacing, spacing) if np.isscalar(spacing) else spacing
+        # np.isscalar narrows to every scalar type numpy knows (the checker cannot tell that only
+        # the float of the signature remains), hence the casts
+        if np.isscalar(spacing):
+            dx = dy = cast(float, spacing)
+        else:
+            dx, dy = cast(tuple[float, float], spacing)
         lx, ly = (float(v) for v in size)
         cells_x = _whole_cells(lx, float(dx), "plane length")
         cells_y = _whole_cells(ly, float(dy), "plane width")
@@ -401,9 +322,9 @@ class Terrain:
         grid = scenario(name)
         return cls.from_array(grid.heights, x0=grid.x0, y0=grid.y0, dx=grid.dx, dy=grid.dy)
 
-    def with_soil(self, **rasters) -> Terrain:
+    def with_soil(self, **rasters: ArrayLike | str | os.PathLike) -> Terrain:
         """A copy with soil rasters added or replaced (arrays on this grid or raster files)."""
-        soil = dict(self.soil)
+        soil: dict[str, Any] = dict(self.soil)  # arrays or array-likes, frozen by __post_init__
         for name, source in rasters.items():
             if isinstance(source, (str, os.PathLike)):
                 raster = read_raster(source)
@@ -449,7 +370,7 @@ class Terrain:
         """y of the sample rows, shape (ny,)."""
         return self.y0 + self.dy * np.arange(self.heights.shape[0])
 
-    def _points(self, x, y) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+    def _points(self, x: ArrayLike, y: ArrayLike) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
         xs, ys = np.broadcast_arrays(
             np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         )
@@ -461,7 +382,9 @@ class Terrain:
             raise ValueError(f"{int(bad.sum())} point(s) have non-finite coordinates")
         return shape, xs, ys
 
-    def _outside(self, xs, ys, inside, count: int) -> ValueError:
+    def _outside(
+        self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int
+    ) -> ValueError:
         p = int(np.argmin(inside))
         b = self.bounds
         return ValueError(
@@ -470,7 +393,7 @@ class Terrain:
             f"first: ({xs[p]:.6g}, {ys[p]:.6g})"
         )
 
-    def contains(self, x, y) -> np.ndarray:
+    def contains(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Whether each point (x, y) lies on the terrain (boolean, broadcast shape)."""
         shape, xs, ys = self._points(x, y)
         out = np.empty(xs.size)
@@ -478,7 +401,7 @@ class Terrain:
         bilinear_batch(self.heights, self.x0, self.y0, self.dx, self.dy, xs, ys, out, inside)
         return inside.reshape(shape)[()]
 
-    def height(self, x, y) -> np.ndarray:
+    def height(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Bilinear height at (x, y), broadcast over arrays; ValueError for points outside."""
         shape, xs, ys = self._points(x, y)
         z = np.empty(xs.size)
@@ -490,7 +413,7 @@ class Terrain:
             raise self._outside(xs, ys, inside, outside)
         return z.reshape(shape)[()]
 
-    def normal(self, x, y) -> np.ndarray:
+    def normal(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Unit upward normal (L14 eq. 7) at (x, y), shape ``broadcast + (3,)``; ValueError for
         points outside. On a cell edge the normal of the cell with the larger index is used
         (the last cell at the far boundary)."""
@@ -505,7 +428,7 @@ class Terrain:
             raise self._outside(xs, ys, inside, outside)
         return normal.reshape((*shape, 3))
 
-    def sample(self, name: str, x, y) -> np.ndarray:
+    def sample(self, name: str, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Soil raster ``name`` at (x, y): bilinear, except ``"zone"`` (the nearest sample)."""
         if name not in self.soil:
             present = ", ".join(self.soil) or "none"
@@ -551,7 +474,9 @@ class Terrain:
         with the terrain's CRS and transform; :meth:`from_file` reads it back unchanged."""
         return self.write_raster(path, self.heights, nodata=self.nodata)
 
-    def write_raster(self, path: str | os.PathLike, values, nodata: float | None = None) -> Path:
+    def write_raster(
+        self, path: str | os.PathLike, values: ArrayLike, nodata: float | None = None
+    ) -> Path:
         """Write another (ny, nx) raster on this terrain's grid (NaN cells become nodata)."""
         grid = np.asarray(values, dtype=np.float64)
         if grid.shape != self.shape:

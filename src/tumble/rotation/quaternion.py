@@ -18,16 +18,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble._jit import jit
+from tumble.rotation.vec3 import Mat3, Vec3
+
+#: a quaternion ``(w, x, y, z)`` as the kernels pass it around
+Quat = tuple[float, float, float, float]
 
 # ----------------------------------------------------------------------------------------------
 # kernels on tuples
 
 
 @jit
-def q_mul(a, b):
+def q_mul(a: Quat, b: Quat) -> Quat:
     """Hamilton product ``a (x) b`` of two quaternions given as 4-tuples."""
     a0, a1, a2, a3 = a
     b0, b1, b2, b3 = b
@@ -40,25 +45,25 @@ def q_mul(a, b):
 
 
 @jit
-def q_conj(a):
+def q_conj(a: Quat) -> Quat:
     """Conjugate ``(w, -x, -y, -z)``."""
     return (a[0], -a[1], -a[2], -a[3])
 
 
 @jit
-def q_norm(a):
+def q_norm(a: Quat) -> float:
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3])
 
 
 @jit
-def q_normalize(a):
+def q_normalize(a: Quat) -> Quat:
     """``a / |a|``."""
     s = 1.0 / math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3])
     return (a[0] * s, a[1] * s, a[2] * s, a[3] * s)
 
 
 @jit
-def q_rotate(q, v):
+def q_rotate(q: Quat, v: Vec3) -> Vec3:
     """Rotate the 3-vector ``v`` by the unit quaternion ``q``: the vector part of q (x) v (x) q*."""
     w, x, y, z = q
     vx, vy, vz = v
@@ -74,13 +79,13 @@ def q_rotate(q, v):
 
 
 @jit
-def q_rotate_inverse(q, v):
+def q_rotate_inverse(q: Quat, v: Vec3) -> Vec3:
     """Rotate ``v`` by the conjugate of ``q`` (space to body for a body-to-space ``q``)."""
     return q_rotate((q[0], -q[1], -q[2], -q[3]), v)
 
 
 @jit
-def q_to_matrix(q):
+def q_to_matrix(q: Quat) -> Mat3:
     """Rotation matrix A_IK of a unit quaternion, as a tuple of three row tuples."""
     w, x, y, z = q
     return (
@@ -91,7 +96,7 @@ def q_to_matrix(q):
 
 
 @jit
-def matrix_to_q(r):
+def matrix_to_q(r: Mat3) -> Quat:
     """Shepperd's method: unit quaternion (w >= 0) of a rotation matrix given as row tuples."""
     r00, r01, r02 = r[0]
     r10, r11, r12 = r[1]
@@ -119,7 +124,7 @@ def matrix_to_q(r):
 
 
 @jit
-def q_exp(v):
+def q_exp(v: Vec3) -> Quat:
     """Unit quaternion of the rotation vector ``v`` (angle |v| about v/|v|): exp((0, v/2))."""
     angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
     half = 0.5 * angle
@@ -132,7 +137,7 @@ def q_exp(v):
 
 
 @jit
-def q_log(q):
+def q_log(q: Quat) -> Vec3:
     """Rotation vector (angle in [0, pi]) of a unit quaternion; inverse of :func:`q_exp`."""
     w, x, y, z = q
     if w < 0.0:
@@ -147,7 +152,7 @@ def q_log(q):
 
 
 @jit
-def q_between(b, c):
+def q_between(b: Vec3, c: Vec3) -> Quat:
     """Unit quaternion of the shortest rotation taking the direction of ``b`` to that of ``c``.
 
     This is the rotation about k = b x c / |b x c| by the angle between b and c (Leine et al.
@@ -173,7 +178,7 @@ def q_between(b, c):
 # batch kernels and NumPy API
 
 
-def as_quaternions(q, name: str = "q", unit_tol: float | None = None) -> np.ndarray:
+def as_quaternions(q: ArrayLike, name: str = "q", unit_tol: float | None = None) -> np.ndarray:
     """Validate and return ``q`` as a float64 array of shape (..., 4).
 
     With ``unit_tol`` the norm of every quaternion must be within ``unit_tol`` of 1.
@@ -181,20 +186,20 @@ def as_quaternions(q, name: str = "q", unit_tol: float | None = None) -> np.ndar
     return _check.quaternions(q, name, unit_tol)
 
 
-def as_vectors(v, name: str = "v") -> np.ndarray:
+def as_vectors(v: ArrayLike, name: str = "v") -> np.ndarray:
     """Validate and return ``v`` as a float64 array of shape (..., 3)."""
     return _check.vectors(v, name)
 
 
 @jit
-def _mul_rows(a, b, out):
+def _mul_rows(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         r = q_mul((a[i, 0], a[i, 1], a[i, 2], a[i, 3]), (b[i, 0], b[i, 1], b[i, 2], b[i, 3]))
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = r
 
 
 @jit
-def _rotate_rows(q, v, inverse, out):
+def _rotate_rows(q: np.ndarray, v: np.ndarray, inverse: bool, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         qi = (q[i, 0], q[i, 1], q[i, 2], q[i, 3])
         vi = (v[i, 0], v[i, 1], v[i, 2])
@@ -203,7 +208,7 @@ def _rotate_rows(q, v, inverse, out):
 
 
 @jit
-def _to_matrix_rows(q, out):
+def _to_matrix_rows(q: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         m = q_to_matrix((q[i, 0], q[i, 1], q[i, 2], q[i, 3]))
         for j in range(3):
@@ -212,7 +217,7 @@ def _to_matrix_rows(q, out):
 
 
 @jit
-def _from_matrix_rows(m, out):
+def _from_matrix_rows(m: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         r = (
             (m[i, 0, 0], m[i, 0, 1], m[i, 0, 2]),
@@ -223,18 +228,18 @@ def _from_matrix_rows(m, out):
 
 
 @jit
-def _exp_rows(v, out):
+def _exp_rows(v: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = q_exp((v[i, 0], v[i, 1], v[i, 2]))
 
 
 @jit
-def _log_rows(q, out):
+def _log_rows(q: np.ndarray, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i, 0], out[i, 1], out[i, 2] = q_log((q[i, 0], q[i, 1], q[i, 2], q[i, 3]))
 
 
-def _broadcast_rows(*arrays):
+def _broadcast_rows(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
     shape = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
     flat = [
         np.ascontiguousarray(np.broadcast_to(a, shape + a.shape[-1:]).reshape(-1, a.shape[-1]))
@@ -243,7 +248,7 @@ def _broadcast_rows(*arrays):
     return shape, flat
 
 
-def quat_mul(a, b) -> np.ndarray:
+def quat_mul(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Hamilton product ``a (x) b`` of quaternions of shape (..., 4), broadcasting."""
     a = as_quaternions(a, "a")
     b = as_quaternions(b, "b")
@@ -253,13 +258,13 @@ def quat_mul(a, b) -> np.ndarray:
     return out.reshape(shape + (4,))
 
 
-def quat_conj(q) -> np.ndarray:
+def quat_conj(q: ArrayLike) -> np.ndarray:
     """Conjugate quaternion(s)."""
     q = as_quaternions(q)
     return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
-def quat_normalize(q) -> np.ndarray:
+def quat_normalize(q: ArrayLike) -> np.ndarray:
     """Quaternion(s) divided by their norm; a zero quaternion is an error."""
     q = as_quaternions(q)
     n = np.linalg.norm(q, axis=-1, keepdims=True)
@@ -268,7 +273,7 @@ def quat_normalize(q) -> np.ndarray:
     return q / n
 
 
-def quat_rotate(q, v, inverse: bool = False) -> np.ndarray:
+def quat_rotate(q: ArrayLike, v: ArrayLike, inverse: bool = False) -> np.ndarray:
     """Rotate vectors ``v`` (..., 3) by unit quaternions ``q`` (..., 4); body to space.
 
     With ``inverse=True`` the conjugate rotation (space to body) is applied.
@@ -281,7 +286,7 @@ def quat_rotate(q, v, inverse: bool = False) -> np.ndarray:
     return out.reshape(shape + (3,))
 
 
-def quat_to_matrix(q) -> np.ndarray:
+def quat_to_matrix(q: ArrayLike) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4)."""
     q = as_quaternions(q)
     flat = np.ascontiguousarray(q.reshape(-1, 4))
@@ -290,7 +295,7 @@ def quat_to_matrix(q) -> np.ndarray:
     return out.reshape(q.shape[:-1] + (3, 3))
 
 
-def matrix_to_quat(m) -> np.ndarray:
+def matrix_to_quat(m: ArrayLike) -> np.ndarray:
     """Unit quaternions (w >= 0) of rotation matrices (..., 3, 3), by Shepperd's method."""
     m = np.ascontiguousarray(m, dtype=np.float64)
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
@@ -303,7 +308,7 @@ def matrix_to_quat(m) -> np.ndarray:
     return out.reshape(m.shape[:-2] + (4,))
 
 
-def quat_exp(rotvec) -> np.ndarray:
+def quat_exp(rotvec: ArrayLike) -> np.ndarray:
     """Unit quaternions of rotation vectors (..., 3): exp of the pure quaternion (0, v/2)."""
     v = as_vectors(rotvec, "rotvec")
     flat = np.ascontiguousarray(v.reshape(-1, 3))
@@ -312,7 +317,7 @@ def quat_exp(rotvec) -> np.ndarray:
     return out.reshape(v.shape[:-1] + (4,))
 
 
-def quat_log(q) -> np.ndarray:
+def quat_log(q: ArrayLike) -> np.ndarray:
     """Rotation vectors (angle in [0, pi]) of unit quaternions (..., 4)."""
     q = as_quaternions(q)
     flat = np.ascontiguousarray(q.reshape(-1, 4))
@@ -321,13 +326,13 @@ def quat_log(q) -> np.ndarray:
     return out.reshape(q.shape[:-1] + (3,))
 
 
-def to_scipy(q) -> np.ndarray:
+def to_scipy(q: ArrayLike) -> np.ndarray:
     """Scalar-last copy (x, y, z, w) for :class:`scipy.spatial.transform.Rotation`."""
     q = as_quaternions(q)
     return np.concatenate([q[..., 1:], q[..., :1]], axis=-1)
 
 
-def from_scipy(q_xyzw) -> np.ndarray:
+def from_scipy(q_xyzw: ArrayLike) -> np.ndarray:
     """Scalar-first copy (w, x, y, z) of a scipy scalar-last quaternion."""
     q = as_quaternions(q_xyzw)
     return np.concatenate([q[..., 3:], q[..., :3]], axis=-1)

@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.rotation.quaternion import as_vectors, matrix_to_quat, quat_log
 
 
-def skew(w) -> np.ndarray:
+def skew(w: ArrayLike) -> np.ndarray:
     """Skew-symmetric matrices (..., 3, 3) with ``skew(w) @ c = w x c``."""
     w = as_vectors(w, "w")
     out = np.zeros(w.shape[:-1] + (3, 3))
@@ -28,7 +29,7 @@ def skew(w) -> np.ndarray:
     return out
 
 
-def unskew(m) -> np.ndarray:
+def unskew(m: ArrayLike) -> np.ndarray:
     """The vector of the skew-symmetric part of matrices (..., 3, 3)."""
     m = np.asarray(m, dtype=np.float64)
     return 0.5 * np.stack(
@@ -37,7 +38,7 @@ def unskew(m) -> np.ndarray:
     )
 
 
-def so3_exp(w) -> np.ndarray:
+def so3_exp(w: ArrayLike) -> np.ndarray:
     """exp(skew(w)) by Rodrigues' formula, for rotation vectors of shape (..., 3)."""
     w = as_vectors(w, "w")
     t = np.linalg.norm(w, axis=-1)[..., None, None]
@@ -50,7 +51,7 @@ def so3_exp(w) -> np.ndarray:
     return np.eye(3) + a * k + b * (k @ k)
 
 
-def rodrigues(axis, angle) -> np.ndarray:
+def rodrigues(axis: ArrayLike, angle: ArrayLike) -> np.ndarray:
     """Rotation matrix about the unit ``axis`` by ``angle`` radians (Rodrigues' formula)."""
     axis = as_vectors(axis, "axis")
     n = np.linalg.norm(axis, axis=-1, keepdims=True)
@@ -60,12 +61,12 @@ def rodrigues(axis, angle) -> np.ndarray:
     return so3_exp(axis / n * angle[..., None])
 
 
-def so3_log(r) -> np.ndarray:
+def so3_log(r: ArrayLike) -> np.ndarray:
     """Rotation vectors (angle in [0, pi]) of rotation matrices (..., 3, 3)."""
     return quat_log(matrix_to_quat(r))
 
 
-def cayley(a) -> np.ndarray:
+def cayley(a: ArrayLike) -> np.ndarray:
     """Cayley map ``(I - a^/2)^-1 (I + a^/2) = I + 4/(4 + |a|^2) (a^ + a^ a^ / 2)``."""
     a = as_vectors(a, "a")
     k = skew(a)
@@ -73,7 +74,7 @@ def cayley(a) -> np.ndarray:
     return np.eye(3) + f * (k + 0.5 * (k @ k))
 
 
-def cayley_inverse(r) -> np.ndarray:
+def cayley_inverse(r: ArrayLike) -> np.ndarray:
     """Inverse Cayley map: ``a`` with ``cayley(a) = R``; undefined for rotations by pi."""
     q = matrix_to_quat(r)
     if np.any(np.abs(q[..., 0]) < 1e-12):

@@ -5,53 +5,63 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tumble._jit import jit
+
+#: a 3-vector as the kernels pass it around
+Vec3 = tuple[float, float, float]
+#: a 3-vector argument that a kernel only indexes: a tuple or an array of shape (3,) (numba
+#: compiles one version for each)
+Vec3Like = Vec3 | np.ndarray
+#: a 3x3 matrix as a tuple of three row tuples
+Mat3 = tuple[Vec3, Vec3, Vec3]
 
 
 @jit
-def dot(a, b):
+def dot(a: Vec3, b: Vec3) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @jit
-def cross(a, b):
+def cross(a: Vec3, b: Vec3) -> Vec3:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 @jit
-def norm(a):
+def norm(a: Vec3) -> float:
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
 @jit
-def add(a, b):
+def add(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
 @jit
-def sub(a, b):
+def sub(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
 @jit
-def scale(s, a):
+def scale(s: float, a: Vec3) -> Vec3:
     return (s * a[0], s * a[1], s * a[2])
 
 
 @jit
-def mul_diag(d, a):
+def mul_diag(d: Vec3Like, a: Vec3) -> Vec3:
     """``diag(d) @ a``."""
     return (d[0] * a[0], d[1] * a[1], d[2] * a[2])
 
 
 @jit
-def matvec(m, a):
+def matvec(m: Mat3, a: Vec3) -> Vec3:
     """``m @ a`` for a 3x3 matrix given as three row tuples."""
     return (dot(m[0], a), dot(m[1], a), dot(m[2], a))
 
 
 @jit
-def solve3(m, b):
+def solve3(m: Mat3, b: Vec3) -> tuple[Vec3, bool]:
     """Solve ``m x = b`` by Cramer's rule; returns ``(x, ok)`` with ``ok`` False if singular.
 
     ``m`` is a tuple of three row tuples. Singular means |det| below 1e-300 or below 1e-14 times
@@ -74,7 +84,7 @@ def solve3(m, b):
 
 
 @jit
-def factor3(m):
+def factor3(m: Mat3) -> tuple[Vec3, Vec3, Vec3, float, bool]:
     """Cofactor columns and inverse determinant of ``m``, for repeated solves with one matrix.
 
     Returns ``(c0, c1, c2, inv_det, ok)``; ``m^-1 b = (c0 b0 + c1 b1 + c2 b2) inv_det``. ``ok`` is
@@ -91,7 +101,7 @@ def factor3(m):
 
 
 @jit
-def solve_factored(c0, c1, c2, inv_det, b):
+def solve_factored(c0: Vec3, c1: Vec3, c2: Vec3, inv_det: float, b: Vec3) -> Vec3:
     """``m^-1 b`` from the output of :func:`factor3`."""
     return (
         (c0[0] * b[0] + c1[0] * b[1] + c2[0] * b[2]) * inv_det,

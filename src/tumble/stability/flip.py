@@ -19,12 +19,13 @@ import numpy as np
 
 from tumble.bodies.inertia import axis_order
 from tumble.freerot.exact import elliptic_parameters, flip_period
+from tumble.freerot.trajectory import Trajectory
 from tumble.stability.manifold import resolve_axis
 
 __all__ = ["count_flips", "elliptic_parameters", "flip_intervals", "flip_period", "flip_times"]
 
 
-def flip_times(traj, axis=None) -> np.ndarray:
+def flip_times(traj: Trajectory, axis: int | str | None = None) -> np.ndarray:
     """Instants at which the ``axis`` component of ``traj.omega`` changes sign.
 
     ``traj`` has ``t`` (n,), ``omega`` (n, 3) and ``inertia`` (a :class:`tumble.freerot.
@@ -52,11 +53,11 @@ def flip_times(traj, axis=None) -> np.ndarray:
     return t0 + (t1 - t0) * w0 / (w0 - w1)
 
 
-def flip_intervals(traj, axis=None) -> np.ndarray:
+def flip_intervals(traj: Trajectory, axis: int | str | None = None) -> np.ndarray:
     """Time between successive flips (:func:`flip_times`)."""
     return np.diff(flip_times(traj, axis))
 
 
-def count_flips(traj, axis=None) -> int:
+def count_flips(traj: Trajectory, axis: int | str | None = None) -> int:
     """Number of sign changes of the ``axis`` component of ``omega`` (intermediate by default)."""
     return int(flip_times(traj, axis).shape[0])

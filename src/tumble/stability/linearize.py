@@ -19,6 +19,7 @@ explicit scheme (eq. 52-56, corrected; see :func:`tumble.stability.explicit_spec
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import principal_inertia
 from tumble.freerot import get_scheme, step
@@ -29,7 +30,9 @@ from tumble.stability.manifold import resolve_axis
 RELATIVE_STEP = 1e-3
 
 
-def steady_rotation_args(inertia, axis, rate, dt=None):
+def steady_rotation_args(
+    inertia: ArrayLike, axis: int | str, rate: float, dt: float | None = None
+) -> tuple[np.ndarray, int, float]:
     """Validated ``(inertia, axis index, rate)``; the moments as a fresh writeable array (the
     compiled step is specialised on the array type, and bodies hold read-only moments)."""
     inertia = np.array(principal_inertia(inertia))
@@ -48,7 +51,7 @@ def cyclic_axes(axis: int) -> tuple[int, int, int]:
     return (axis + 1) % 3, (axis + 2) % 3, axis
 
 
-def euler_jacobian(inertia, axis, rate: float) -> np.ndarray:
+def euler_jacobian(inertia: ArrayLike, axis: int | str, rate: float) -> np.ndarray:
     """``-Theta^-1 A`` of eq. 40-42: the Euler equations linearised about ``w_* = rate e_axis``."""
     inertia, k, rate = steady_rotation_args(inertia, axis, rate)
     i, j, _ = cyclic_axes(k)
@@ -59,7 +62,7 @@ def euler_jacobian(inertia, axis, rate: float) -> np.ndarray:
     return jac
 
 
-def explicit_linear_map(inertia, axis, rate: float, dt: float) -> np.ndarray:
+def explicit_linear_map(inertia: ArrayLike, axis: int | str, rate: float, dt: float) -> np.ndarray:
     """The matrix ``D`` of eq. 55-56 (corrected): ``alpha^{k+1} = D alpha^k`` for the explicit
     scheme about ``w_* = rate e_axis``.
 
@@ -86,7 +89,9 @@ def explicit_linear_map(inertia, axis, rate: float, dt: float) -> np.ndarray:
     return d_map
 
 
-def one_step_omega(scheme: FreeRotationScheme, inertia: np.ndarray, omega0, dt: float):
+def one_step_omega(
+    scheme: FreeRotationScheme, inertia: np.ndarray, omega0: ArrayLike, dt: float
+) -> np.ndarray:
     """``w1`` after one step from the identity attitude with angular velocity ``omega0``.
 
     The initial state comes from the scheme's own ``initial_state`` so that any private state
@@ -102,7 +107,12 @@ def one_step_omega(scheme: FreeRotationScheme, inertia: np.ndarray, omega0, dt: 
 
 
 def one_step_jacobian(
-    scheme, inertia, axis, rate: float, dt: float, rel_step: float = RELATIVE_STEP
+    scheme: str | FreeRotationScheme,
+    inertia: ArrayLike,
+    axis: int | str,
+    rate: float,
+    dt: float,
+    rel_step: float = RELATIVE_STEP,
 ) -> np.ndarray:
     """Jacobian ``d w1 / d w0`` of one step of ``scheme`` at ``w0 = rate e_axis``.
 
@@ -120,7 +130,7 @@ def one_step_jacobian(
     w_star = np.zeros(3)
     w_star[k] = omega
 
-    def central(h):
+    def central(h: float) -> np.ndarray:
         jac = np.empty((3, 3))
         for col in range(3):
             dw = np.zeros(3)

@@ -40,16 +40,20 @@ Multibody Syst. Dyn. 52:431-455.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import axis_order, principal_inertia
+from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import as_quaternions, as_vectors, quat_rotate
 
 #: principal axes by name, smallest to largest moment
 AXIS_NAMES = ("minor", "intermediate", "major")
 
 
-def resolve_axis(inertia, axis) -> int:
+def resolve_axis(inertia: ArrayLike, axis: int | str) -> int:
     """Index 0, 1 or 2 of a principal axis given by index or by name (``"major"``, ...)."""
     if isinstance(axis, str):
         if axis not in AXIS_NAMES:
@@ -63,7 +67,7 @@ def resolve_axis(inertia, axis) -> int:
     return int(axis)
 
 
-def lyapunov_form(inertia, axis) -> str:
+def lyapunov_form(inertia: ArrayLike, axis: int | str) -> str:
     """``"major"`` if the moment about ``axis`` is the largest, ``"minor"`` if the smallest.
 
     The intermediate axis has no Lyapunov function (it is unstable) and raises ``ValueError``.
@@ -82,19 +86,19 @@ def lyapunov_form(inertia, axis) -> str:
     )
 
 
-def _axis_index(axis) -> int:
+def _axis_index(axis: Any) -> int:
     if isinstance(axis, bool) or not isinstance(axis, int | np.integer) or not 0 <= axis <= 2:
         raise ValueError(f"axis must be the index 0, 1 or 2 of a principal axis, got {axis!r}")
     return int(axis)
 
 
-def _rate(rate) -> float:
+def _rate(rate: Any) -> float:
     if not (isinstance(rate, int | float | np.floating) and np.isfinite(rate) and rate != 0.0):
         raise ValueError(f"rate must be a finite non-zero angular velocity (rad/s), got {rate!r}")
     return float(rate)
 
 
-def axis_deviation(q, axis: int, q_ref=None) -> np.ndarray:
+def axis_deviation(q: ArrayLike, axis: int, q_ref: ArrayLike | None = None) -> np.ndarray:
     """``d = A_KI(t) A_IK*(0) e_* - e_*`` (eq. 20) for attitudes ``q`` of shape (n, 4) or (4,).
 
     ``q_ref`` is the attitude ``A_IK*(0)`` of the steady rotation; by default the first sample
@@ -113,7 +117,7 @@ def axis_deviation(q, axis: int, q_ref=None) -> np.ndarray:
     return quat_rotate(q, np.broadcast_to(spin_axis, q.shape[:-1] + (3,)), inverse=True) - e_star
 
 
-def rate_deviation(omega, axis: int, rate: float) -> np.ndarray:
+def rate_deviation(omega: ArrayLike, axis: int, rate: float) -> np.ndarray:
     """``alpha = w - Omega e_*`` (eq. 24) for body angular velocities of shape (n, 3) or (3,)."""
     omega = as_vectors(omega, "omega")
     k = _axis_index(axis)
@@ -122,12 +126,21 @@ def rate_deviation(omega, axis: int, rate: float) -> np.ndarray:
     return alpha
 
 
-def manifold_coordinates(q, omega, axis: int, rate: float, q_ref=None):
+def manifold_coordinates(
+    q: ArrayLike, omega: ArrayLike, axis: int, rate: float, q_ref: ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The error coordinates ``(d, alpha)`` of eq. 20 and 24 along a trajectory."""
     return axis_deviation(q, axis, q_ref), rate_deviation(omega, axis, rate)
 
 
-def lyapunov_parts(inertia, axis, rate: float, d, alpha, form: str | None = None):
+def lyapunov_parts(
+    inertia: ArrayLike,
+    axis: int | str,
+    rate: float,
+    d: ArrayLike,
+    alpha: ArrayLike,
+    form: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(V_bar, V_hat)`` of eq. 32 and eq. 34 (major axis) or eq. 38 (minor axis).
 
     ``form`` is ``"major"`` or ``"minor"``; by default it follows from the moments
@@ -150,13 +163,26 @@ def lyapunov_parts(inertia, axis, rate: float, d, alpha, form: str | None = None
     return v_bar, v_hat
 
 
-def lyapunov(inertia, axis, rate: float, d, alpha, form: str | None = None):
+def lyapunov(
+    inertia: ArrayLike,
+    axis: int | str,
+    rate: float,
+    d: ArrayLike,
+    alpha: ArrayLike,
+    form: str | None = None,
+) -> np.ndarray:
     """``V = V_bar + V_hat`` (eq. 35-38), constant along exact torque-free motions."""
     v_bar, v_hat = lyapunov_parts(inertia, axis, rate, d, alpha, form)
     return v_bar + v_hat
 
 
-def lyapunov_along(traj, axis, rate: float | None = None, form: str | None = None, q_ref=None):
+def lyapunov_along(
+    traj: Trajectory,
+    axis: int | str,
+    rate: float | None = None,
+    form: str | None = None,
+    q_ref: ArrayLike | None = None,
+) -> np.ndarray:
     """``V(t)`` along a :class:`tumble.freerot.Trajectory` about the principal axis ``axis``.
 
     ``rate`` defaults to the initial angular velocity component about that axis.

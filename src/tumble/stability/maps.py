@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import principal_inertia
 from tumble.stability.manifold import AXIS_NAMES, resolve_axis
@@ -42,7 +43,7 @@ class StabilityMap:
     transverse: np.ndarray
 
 
-def inertia_family(ratios, middle: float = 0.5) -> np.ndarray:
+def inertia_family(ratios: ArrayLike, middle: float = 0.5) -> np.ndarray:
     """Moments ``(1, 1 + middle (r - 1), r)`` for each ratio ``r``, shape (n, 3)."""
     ratios = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
     if ratios.ndim != 1 or not np.all(np.isfinite(ratios)) or np.any(ratios < 1.0):
@@ -55,7 +56,7 @@ def inertia_family(ratios, middle: float = 0.5) -> np.ndarray:
     return family
 
 
-def body_ratio(inertia) -> tuple[float, float]:
+def body_ratio(inertia: ArrayLike) -> tuple[float, float]:
     """``(r, m)`` placing a body on the family: ``r = I_max / I_min`` and the fraction ``m``."""
     low, mid, high = np.sort(principal_inertia(inertia))
     middle = 0.5 if high == low else float((mid - low) / (high - low))
@@ -63,7 +64,12 @@ def body_ratio(inertia) -> tuple[float, float]:
 
 
 def stability_map(
-    scheme: str, axis: str, dts, ratios, rate: float = 1.0, middle: float = 0.5
+    scheme: str,
+    axis: str,
+    dts: ArrayLike,
+    ratios: ArrayLike,
+    rate: float = 1.0,
+    middle: float = 0.5,
 ) -> StabilityMap:
     """Spectral radius of ``scheme`` about the ``axis`` (``"major"``, ``"intermediate"``,
     ``"minor"``) of each body of :func:`inertia_family` at each time step in ``dts``."""

@@ -53,7 +53,9 @@ Dyn. 52:431-455, sections 3.3 and 4.1.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from tumble.freerot.base import FreeRotationScheme
 from tumble.stability.linearize import (
     RELATIVE_STEP,
     cyclic_axes,
@@ -65,7 +67,7 @@ from tumble.stability.linearize import (
 VERDICTS = ("stable", "neutral", "unstable")
 
 
-def continuous_eigenvalues(inertia, axis, rate: float) -> np.ndarray:
+def continuous_eigenvalues(inertia: ArrayLike, axis: int | str, rate: float) -> np.ndarray:
     """``(0, +sqrt(.), -sqrt(.))`` of eq. 44 as complex numbers, for rotation about ``axis``."""
     inertia, k, omega = steady_rotation_args(inertia, axis, rate)
     i, j, _ = cyclic_axes(k)
@@ -74,7 +76,9 @@ def continuous_eigenvalues(inertia, axis, rate: float) -> np.ndarray:
     return np.array([0.0, root, -root], dtype=complex)
 
 
-def explicit_spectrum_closed_form(inertia, axis, rate: float, dt: float) -> np.ndarray:
+def explicit_spectrum_closed_form(
+    inertia: ArrayLike, axis: int | str, rate: float, dt: float
+) -> np.ndarray:
     """``(lambda_1, lambda_2, 1)`` of eq. 58-60 (corrected, see the module docstring)."""
     inertia, k, omega = steady_rotation_args(inertia, axis, rate, dt)
     i, j, _ = cyclic_axes(k)
@@ -88,7 +92,12 @@ def explicit_spectrum_closed_form(inertia, axis, rate: float, dt: float) -> np.n
 
 
 def one_step_spectrum(
-    scheme, inertia, axis, rate: float, dt: float, rel_step: float = RELATIVE_STEP
+    scheme: str | FreeRotationScheme,
+    inertia: ArrayLike,
+    axis: int | str,
+    rate: float,
+    dt: float,
+    rel_step: float = RELATIVE_STEP,
 ) -> np.ndarray:
     """Complex eigenvalues of one step of ``scheme`` linearised about ``w_* = rate e_axis``.
 
@@ -103,7 +112,12 @@ def one_step_spectrum(
 
 
 def transverse_spectrum(
-    scheme, inertia, axis, rate: float, dt: float, rel_step: float = RELATIVE_STEP
+    scheme: str | FreeRotationScheme,
+    inertia: ArrayLike,
+    axis: int | str,
+    rate: float,
+    dt: float,
+    rel_step: float = RELATIVE_STEP,
 ) -> np.ndarray:
     """The two eigenvalues of :func:`one_step_spectrum` other than the rate direction's.
 
@@ -119,12 +133,12 @@ def transverse_spectrum(
     return eig[np.argsort(-np.abs(eig), kind="stable")]
 
 
-def spectral_radius(eigenvalues) -> float:
+def spectral_radius(eigenvalues: ArrayLike) -> float:
     """The largest modulus of the eigenvalues."""
     return float(np.max(np.abs(np.asarray(eigenvalues))))
 
 
-def verdict(eigenvalues, tol: float = 1e-9) -> str:
+def verdict(eigenvalues: ArrayLike, tol: float = 1e-9) -> str:
     """Linear stability of a one-step map from its eigenvalues.
 
     * ``"unstable"``: spectral radius ``> 1 + tol``; perturbations grow geometrically.

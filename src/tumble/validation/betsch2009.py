@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -65,8 +66,8 @@ def fitted_order(dts, errors, rate: float) -> tuple[float | None, float | None]:
 
 def _error_study(schemes, steps, t_end, run, error, rate):
     """Errors at ``t_end`` for ``n`` steps of ``t_end / n``; failures recorded per run."""
-    table = {"scheme": [], "dt": [], "steps": [], "error": [], "status": []}
-    numbers = {}
+    table: dict[str, list[Any]] = {"scheme": [], "dt": [], "steps": [], "error": [], "status": []}
+    numbers: dict[str, Any] = {}
     for name in schemes:
         dts, errs, failures = [], [], {}
         for n in steps:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def leine2021(
 
     # Fig. 2: omega near the major axis
     rep.tables["fig2_major_axis"] = {"t": t, **_omega_columns(major)}
-    numbers = {}
+    numbers: dict[str, Any] = {}
     for name, traj in major.items():
         numbers[name] = {
             "leaves_major_axis_s": _first_time(t, traj.omega[:, 2] < 0.5 * rate),
@@ -201,7 +202,14 @@ def leine2021(
 
     # spectra at dt, and the spectral radius about the major axis against dt
     start = time.perf_counter()
-    rows = {"scheme": [], "axis": [], "method": [], "re": [], "im": [], "modulus": []}
+    rows: dict[str, list[Any]] = {
+        "scheme": [],
+        "axis": [],
+        "method": [],
+        "re": [],
+        "im": [],
+        "modulus": [],
+    }
 
     def add(scheme, axis, method, eig):
         for z in eig:

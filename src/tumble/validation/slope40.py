@@ -15,7 +15,7 @@ from typing import Any
 #: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
 #: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS
 #: run time (Table 1, one desktop computer)
-PUBLISHED_SLOPE40 = {
+PUBLISHED_SLOPE40: dict[str, dict[str, Any]] = {
     "explicit": {
         "kinetic_energy_kJ": (168.6, 113.8),
         "velocity_ms": (17.88, 7.4),
@@ -59,8 +59,8 @@ def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, A
                 "quantity": name,
                 labels[0]: _fmt(pa_["mean"], pa_["std"]),
                 labels[1]: _fmt(pb_["mean"], pb_["std"]),
-                "published explicit": _fmt(*pub_e[key]),
-                "published implicit": _fmt(*pub_i[key]),
+                "published explicit": _fmt(pub_e[key][0], pub_e[key][1]),
+                "published implicit": _fmt(pub_i[key][0], pub_i[key][1]),
             }
         )
     extra = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +70,7 @@ def animate_poinsot(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from tumble.freerot.poinsot import momentum_energy_curves, trajectory_geometry
     from tumble.rotation.quaternion import quat_to_matrix
@@ -96,11 +98,17 @@ def animate_poinsot(
     body = fig.add_subplot(1, 2, 2, projection="3d")
     fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=0.92, wspace=0.0)
     tmp = path.with_name(f".{path.stem}.partial{path.suffix}")
-    options = {"fps": fps, "macro_block_size": 16} if path.suffix.lower() == ".mp4" else {}
+    options: dict[str, Any] = (
+        {"fps": fps, "macro_block_size": 16} if path.suffix.lower() == ".mp4" else {}
+    )
     if path.suffix.lower() == ".gif":
         options = {"duration": 1000.0 / fps, "loop": 0}
     try:
-        with imageio.get_writer(tmp, **options) as writer:
+        # the writer itself, not the value of its __enter__ (typed as the base class by imageio)
+        writer = imageio.get_writer(tmp, **options)
+        canvas = fig.canvas
+        assert isinstance(canvas, FigureCanvasAgg)  # the Agg backend is selected above
+        with writer:
             for k in _frame_indices(len(geo), frames):
                 _draw_lab(lab, geo, k, rotations[k], display, ellipsoid, herpolhode, size)
                 _draw_plane(lab, display @ geo.plane_normal[k], geo.plane_distance[k], radius)
@@ -109,8 +117,8 @@ def animate_poinsot(
                     f"{title}  {trajectory.scheme}   t = {trajectory.t[k]:.2f} s".strip(),
                     fontsize=11,
                 )
-                fig.canvas.draw()
-                writer.append_data(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
+                canvas.draw()
+                writer.append_data(np.asarray(canvas.buffer_rgba())[..., :3].copy())
         os.replace(tmp, path)
     finally:
         plt.close(fig)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +23,7 @@ from tumble.bodies.polyhedron import hull_triangles
 from tumble.freerot import SCHEMES, STEPPERS, integrate
 from tumble.freerot.invariants import relative_drift
 from tumble.freerot.poinsot import (
-    AXES,
+    AxisName,
     count_flips,
     curve_family,
     momentum_energy_curves,
@@ -38,7 +38,8 @@ MAX_STEPS = 400_000
 #: the largest number of frames sent to the page
 MAX_FRAMES = 4000
 
-SHAPES = ("cuboid", "ellipsoid", "cylinder", "crossed_rods", "eota111", "eota221", "moments")
+Shape = Literal["cuboid", "ellipsoid", "cylinder", "crossed_rods", "eota111", "eota221", "moments"]
+SHAPES: tuple[str, ...] = get_args(Shape)
 
 
 class BodySpec(BaseModel):
@@ -46,7 +47,7 @@ class BodySpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    shape: Literal[SHAPES] = "cuboid"
+    shape: Shape = "cuboid"
     a: float = Field(3.0, description="cuboid edge / ellipsoid semi-axis along x (m)")
     b: float = Field(2.0, description="cuboid edge / ellipsoid semi-axis along y (m)")
     c: float = Field(1.0, description="cuboid edge / ellipsoid semi-axis along z (m)")
@@ -71,7 +72,7 @@ class TrajectoryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     body: BodySpec = Field(default_factory=BodySpec)
-    axis: Literal[AXES] = "intermediate"
+    axis: AxisName = "intermediate"
     perturbation: float = Field(0.01, description="other components / spin rate")
     spin_rate: float = Field(10.0, description="rad/s about the chosen axis")
     scheme: str = "implicit"
@@ -101,6 +102,7 @@ def build_body(spec: BodySpec) -> tuple[catalogue.Body, dict]:
             crossing2=spec.crossing2,
         )
         v = body.vertices
+        assert v is not None  # crossed rods always have their four ends as vertices
         # vertices: + ends of rods 1 and 2, then their - ends
         return body, {"kind": "rods", "segments": [[v[0], v[2]], [v[1], v[3]]]}
     elif spec.shape == "eota111":
@@ -111,8 +113,10 @@ def build_body(spec: BodySpec) -> tuple[catalogue.Body, dict]:
         return _moments_body(spec.inertia)
     else:  # pragma: no cover - the request model lists the shapes
         raise ValueError(f"unknown shape {spec.shape!r}; choose one of {', '.join(SHAPES)}")
-    index, faces, _ = hull_triangles(body.vertices)
-    return body, {"kind": "mesh", "vertices": body.vertices[index], "faces": faces}
+    vertices = body.vertices
+    assert vertices is not None  # cuboids and EOTA blocks are polyhedra
+    index, faces, _ = hull_triangles(vertices)
+    return body, {"kind": "mesh", "vertices": vertices[index], "faces": faces}
 
 
 def _moments_body(inertia) -> tuple[catalogue.Body, dict]:
@@ -155,7 +159,7 @@ def _finite_or_none(x: float) -> float | None:
 
 def scheme_table() -> list[dict]:
     """Name, order, invariants and kind of every scheme, the exact solution last."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in SCHEMES:
         if name == "exact":
             rows.append(

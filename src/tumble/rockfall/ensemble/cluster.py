@@ -30,8 +30,14 @@ share the numba cache (``TUMBLE_CACHE_DIR`` on a shared disk).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tumble._check import require
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from tumble.rockfall.ensemble.driver import Ensemble
 
 LOCAL_PREFIX = "local:"
 
@@ -49,7 +55,7 @@ def parse_address(address: str) -> tuple[str, int | None]:
     return "remote", None
 
 
-def client_for(address: str):
+def client_for(address: str) -> Client:
     """A ``distributed.Client`` for a scheduler address or ``local:N`` (a new LocalCluster of N
     single-threaded worker processes); the caller closes it (and its cluster)."""
     kind, workers = parse_address(address)
@@ -69,14 +75,16 @@ def client_for(address: str):
         raise ValueError(f"--dask {address}: cannot reach the scheduler ({err})") from None
 
 
-def chunk_task(ensemble, index: int, start: int, stop: int, threads: int = 1):
+def chunk_task(
+    ensemble: Ensemble, index: int, start: int, stop: int, threads: int = 1
+) -> tuple[int, dict]:
     """The unit of work sent to a Dask worker: ``(index, chunk)`` of
     :meth:`tumble.rockfall.ensemble.Ensemble.run_chunk`."""
     return index, ensemble.run_chunk(start, stop, threads)
 
 
 def run_on_dask(
-    ensemble,
+    ensemble: Ensemble,
     chunks: list[tuple[int, int, int]],
     address: str,
     finished: Callable[[int, dict], None],

@@ -42,7 +42,7 @@ from tumble.rockfall.moreau import (
     stopping_rules,
 )
 from tumble.rockfall.status import RUNNING, TIMED_OUT
-from tumble.rockfall.terrain import bilinear
+from tumble.rockfall.surface import bilinear
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
@@ -57,7 +57,7 @@ N_ROCK_INTS = 5
 
 
 @jit
-def _cell(grid, nx, ny, x, y):
+def _cell(grid: np.ndarray, nx: int, ny: int, x: float, y: float) -> int:
     """Index ``j nx + i`` of the DEM sample nearest to (x, y) (its pixel), -1 off the grid."""
     u = (x - grid[0]) / grid[2] + 0.5
     v = (y - grid[1]) / grid[3] + 0.5
@@ -67,7 +67,7 @@ def _cell(grid, nx, ny, x, y):
 
 
 @jit
-def _welford(acc, q, x):
+def _welford(acc: np.ndarray, q: int, x: float) -> None:
     n = acc[q, W_COUNT] + 1.0
     delta = x - acc[q, W_MEAN]
     acc[q, W_COUNT] = n
@@ -76,7 +76,17 @@ def _welford(acc, q, x):
 
 
 @jit
-def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, sample_every, out):
+def run_one(
+    model: tuple[np.ndarray, ...],
+    state: np.ndarray,
+    contacts: np.ndarray,
+    diag: np.ndarray,
+    n_steps: int,
+    rest_energy: float,
+    rest_steps: int,
+    sample_every: int,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> None:
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
     ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
@@ -187,28 +197,28 @@ def run_one(model, state, contacts, diag, n_steps, rest_energy, rest_steps, samp
 
 @jit_parallel
 def run_rocks(
-    heights,
-    grid,
-    soil_values,
-    soil_index,
-    soil_rasters,
-    shape_vertices,
-    shape_counts,
-    options,
-    shape_id,
-    scale,
-    bodies,
-    states,
-    n_steps,
-    rest_speed,
-    rest_steps,
-    sample_every,
-    maxima,
-    path,
-    visit_cell,
-    visit_value,
-    counts,
-):
+    heights: np.ndarray,
+    grid: np.ndarray,
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_rasters: np.ndarray,
+    shape_vertices: np.ndarray,
+    shape_counts: np.ndarray,
+    options: np.ndarray,
+    shape_id: np.ndarray,
+    scale: np.ndarray,
+    bodies: np.ndarray,
+    states: np.ndarray,
+    n_steps: int,
+    rest_speed: float,
+    rest_steps: int,
+    sample_every: int,
+    maxima: np.ndarray,
+    path: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
+    counts: np.ndarray,
+) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
     STATE_SIZE) holds the initial states and receives the final ones."""
     for k in prange(states.shape[0]):

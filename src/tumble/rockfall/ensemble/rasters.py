@@ -18,6 +18,8 @@ to :data:`RASTERS` (the order in which they are written).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tumble.rockfall.ensemble.kernels import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
@@ -110,8 +112,9 @@ def rasters_from_visits(
     return {name: rasters[name].reshape(shape) for name in RASTERS}
 
 
-def nearest_cells(terrain, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Index ``j nx + i`` of the sample nearest to each point, -1 off the grid."""
+def nearest_cells(terrain: Any, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Index ``j nx + i`` of the sample nearest to each point, -1 off the grid (``terrain``: any
+    object with ``heights``, ``x0``, ``y0``, ``dx``, ``dy``, such as a Terrain)."""
     ny, nx = terrain.heights.shape
     u = np.floor((np.asarray(x) - terrain.x0) / terrain.dx + 0.5)
     v = np.floor((np.asarray(y) - terrain.y0) / terrain.dy + 0.5)

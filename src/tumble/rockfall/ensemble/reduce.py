@@ -32,6 +32,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,10 @@ from tumble.rockfall.ensemble.kernels import (
 from tumble.rockfall.ensemble.rasters import RASTERS, nearest_cells, rasters_from_visits
 from tumble.rockfall.model import S_R
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
+
+if TYPE_CHECKING:
+    from tumble.rockfall.ensemble.driver import Ensemble
+    from tumble.rockfall.terrain import Terrain
 
 #: summary names of the four quantities, their columns and their unit factor
 STATISTICS = {
@@ -71,7 +76,9 @@ class EnsembleResult:
         path.write_text(json.dumps(self.summary, indent=2) + "\n")
         return path
 
-    def write_rasters(self, terrain, directory: str | os.PathLike, ascii: bool = False) -> list:
+    def write_rasters(
+        self, terrain: Terrain, directory: str | os.PathLike, ascii: bool = False
+    ) -> list[Path]:
         """GeoTIFF (and ESRI ASCII with ``ascii``) files with the terrain's CRS and transform."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
@@ -90,10 +97,10 @@ class EnsembleResult:
         return Path(path)
 
 
-def _stats(values: np.ndarray, percentiles=(50, 95)) -> dict:
+def _stats(values: np.ndarray, percentiles: tuple[int, ...] = (50, 95)) -> dict[str, float | None]:
     values = values[np.isfinite(values)]
     if values.size == 0:
-        out = {"mean": None, "std": None}
+        out: dict[str, float | None] = {"mean": None, "std": None}
         out.update({f"p{p}": None for p in percentiles})
         out["max"] = None
         return out
@@ -132,12 +139,12 @@ def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarr
     return runout, lateral
 
 
-def reduce_chunks(ensemble, chunks: list[dict], wall_time: float) -> EnsembleResult:
+def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> EnsembleResult:
     """Rasters, statistics and the per-rock table of a finished ensemble from its chunks."""
     if not chunks:
         raise ValueError("no chunks to reduce")
 
-    def cat(name):
+    def cat(name: str) -> np.ndarray:
         return np.concatenate([c[name] for c in chunks])
 
     rock = cat("rock")
@@ -236,7 +243,7 @@ def summary_line(summary: dict) -> str:
     r = summary["runout_m"]
     rate = summary.get("rock_steps_per_s") or 0.0
 
-    def num(value, fmt):
+    def num(value: float | None, fmt: str) -> str:
         return "n/a" if value is None else format(value, fmt)
 
     return (

@@ -195,7 +195,21 @@ def authume_releases(
     arrays = [position, quaternion, q_mesh, shape_id, masses, scale, drop_id, orientation_id]
     for array in (*arrays, measured_id):
         array.flags.writeable = False
-    return AuthumeReleases(key, int(seed), *arrays, measured_id, names, blocks)
+    return AuthumeReleases(
+        key,
+        int(seed),
+        position,
+        quaternion,
+        q_mesh,
+        shape_id,
+        masses,
+        scale,
+        drop_id,
+        orientation_id,
+        measured_id,
+        names,
+        blocks,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -180,7 +180,9 @@ def rasterise_triangles(triangles, spacing: float, zone=None) -> TinRaster:
 
     top = np.full(nx * ny, -np.inf)
     cover = np.zeros(nx * ny, dtype=np.int64)
-    cells, heights, owners = [], [], []
+    cells: list[np.ndarray] = []
+    levels: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
     used = np.flatnonzero(count)
     bounds = np.searchsorted(np.cumsum(count[used]), np.arange(1, 1 + count.sum() // _BATCH_PAIRS))
     for batch in np.split(used, np.unique(bounds)):
@@ -203,11 +205,11 @@ def rasterise_triangles(triangles, spacing: float, zone=None) -> TinRaster:
         np.maximum.at(top, node, z)
         np.add.at(cover, node, 1)
         cells.append(node)
-        heights.append(z)
+        levels.append(z)
         owners.append(t)
     winner = np.full(nx * ny, ZONE_OUTSIDE, dtype=np.int64)
     if cells:
-        node, z, t = np.concatenate(cells), np.concatenate(heights), np.concatenate(owners)
+        node, z, t = np.concatenate(cells), np.concatenate(levels), np.concatenate(owners)
         # the zone of the highest triangle; among equal heights (shared edges) the first one
         best = z == top[node]
         first = np.full(nx * ny, len(tri), dtype=np.int64)
