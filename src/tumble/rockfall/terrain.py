@@ -7,25 +7,11 @@ centres** of a GeoTIFF: a north-up file with transform ``(a, 0, c, 0, e, f)``, `
 ``xllcorner`` or ``xllcenter`` headers are both honoured (:mod:`tumble.io.dem` states the
 conversions; writing inverts them exactly, so a DEM survives a round trip).
 
-The surface is the bilinear interpolant of the samples (L14 section 3.3; the compiled kernels
-are in :mod:`tumble.rockfall.surface`). For a point (x, y) in
-cell ``k = floor((x - x0)/dx)``, ``l = floor((y - y0)/dy)`` with local coordinates
-``eta = (x - x0)/dx - k``, ``xi = (y - y0)/dy - l``::
-
-    z = h00 (1 - eta)(1 - xi) + h10 eta (1 - xi) + h01 (1 - eta) xi + h11 eta xi
-
-and the upward normal is the normalised L14 eq. 7::
-
-    n ~ ( -[(h10 - h00)(1 - xi) + (h11 - h01) xi] dy,
-          -[(h01 - h00)(1 - eta) + (h11 - h10) eta] dx,
-          dx dy )
-
-i.e. ``(-dz/dx, -dz/dy, 1)`` scaled by ``dx dy``. The surface is continuous across cell edges,
-its normal jumps there. It is defined on the rectangle spanned by the outer sample centres,
-``[x0, x0 + (nx - 1) dx] x [y0, y0 + (ny - 1) dy]`` (:attr:`Terrain.bounds`), which is half a cell
-smaller on each side than a GeoTIFF's pixel extent (points up to :data:`EDGE_SLACK` of a cell
-beyond it still count, so that round-off never puts a point on the boundary outside). Cells
-may be non-square (``dx != dy``); rotated or sheared grids are refused.
+The surface is the bilinear interpolant of the samples with the upward normal of L14 eq. 7
+(formulas and compiled kernels in :mod:`tumble.rockfall.surface`). It is defined on the rectangle
+spanned by the outer sample centres (:attr:`Terrain.bounds`), half a cell smaller on each side
+than a GeoTIFF's pixel extent. Cells may be non-square (``dx != dy``); rotated or sheared grids
+are refused.
 
 Per-cell soil parameters are optional rasters on the same grid (:data:`SOIL_RASTERS`),
 interpolated bilinearly like the heights (zone ids by the nearest sample); uniform values

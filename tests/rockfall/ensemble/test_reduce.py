@@ -7,40 +7,21 @@ import math
 import numpy as np
 import pytest
 
-try:  # after the split of the ensemble package
-    from tumble.rockfall.ensemble.kernels import (
-        Q_ENERGY,
-        Q_JUMP,
-        Q_ROTATION,
-        Q_SPEED,
-        W_COUNT,
-        W_M2,
-        W_MEAN,
-    )
-    from tumble.rockfall.ensemble.rasters import (
-        cell_percentile,
-        nearest_cells,
-        rasters_from_visits,
-    )
-    from tumble.rockfall.ensemble.reduce import combine_path, runout_and_lateral
-except ImportError:  # before it
-    from tumble.rockfall.hazard import (
-        cell_percentile,
-        combine_path,
-        nearest_cells,
-        rasters_from_visits,
-        runout_and_lateral,
-    )
-
-    from tumble.rockfall.ensemble import (
-        Q_ENERGY,
-        Q_JUMP,
-        Q_ROTATION,
-        Q_SPEED,
-        W_COUNT,
-        W_M2,
-        W_MEAN,
-    )
+from tumble.rockfall.ensemble.kernels import (
+    Q_ENERGY,
+    Q_JUMP,
+    Q_ROTATION,
+    Q_SPEED,
+    W_COUNT,
+    W_M2,
+    W_MEAN,
+)
+from tumble.rockfall.ensemble.rasters import (
+    cell_percentile,
+    nearest_cells,
+    rasters_from_visits,
+)
+from tumble.rockfall.ensemble.reduce import combine_path, runout_and_lateral
 from tumble.rockfall.terrain import Terrain
 
 # --- combine_path: Chan's merge of (count, mean, M2) ------------------------------------------
