@@ -29,17 +29,19 @@ from tumble.rockfall.ensemble.driver import (
     SAMPLE_EVERY,
     Ensemble,
 )
-from tumble.rockfall.ensemble.rasters import RASTERS
+from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, RasterInfo
 from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks, summary_line
 
 __all__ = [
     "CHUNK_SIZE",
     "ENSEMBLE_OPTIONS",
     "RASTERS",
+    "RASTER_INFO",
     "SAMPLE_EVERY",
     "ChunkRun",
     "Ensemble",
     "EnsembleResult",
+    "RasterInfo",
     "chunk_path",
     "read_chunk",
     "reduce_chunks",

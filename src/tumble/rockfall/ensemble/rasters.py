@@ -18,7 +18,7 @@ to :data:`RASTERS` (the order in which they are written).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,6 +38,39 @@ RASTERS = (
     "jump_height_max",
     "jump_height_p95",
 )
+
+
+class RasterInfo(NamedTuple):
+    """What a raster holds: a description (the band description of the file), its unit, and
+    whether it is a count (written as unsigned integers)."""
+
+    description: str
+    unit: str
+    count: bool = False
+
+
+#: name -> what the raster holds; every name of :data:`RASTERS` has an entry
+RASTER_INFO: dict[str, RasterInfo] = {
+    "reach_probability": RasterInfo("fraction of released rocks whose centre passed the cell", "1"),
+    "passing_count": RasterInfo("rocks whose centre passed the cell", "rocks", count=True),
+    "deposit_count": RasterInfo("rocks that stopped in the cell", "rocks", count=True),
+    "kinetic_energy_max": RasterInfo("maximum kinetic energy (translation + rotation)", "kJ"),
+    "kinetic_energy_mean": RasterInfo(
+        "mean over rocks of each rock's maximum kinetic energy", "kJ"
+    ),
+    "kinetic_energy_p95": RasterInfo(
+        "95th percentile over rocks of the maximum kinetic energy", "kJ"
+    ),
+    "kinetic_energy_p99": RasterInfo(
+        "99th percentile over rocks of the maximum kinetic energy", "kJ"
+    ),
+    "velocity_max": RasterInfo("maximum translational velocity of the centre of mass", "m/s"),
+    "rotational_velocity_max": RasterInfo("maximum rotational velocity |omega| / 2 pi", "rev/s"),
+    "jump_height_max": RasterInfo(
+        "maximum height of the centre of mass above the terrain in flight", "m"
+    ),
+    "jump_height_p95": RasterInfo("95th percentile over rocks of the jump height in flight", "m"),
+}
 
 
 def _segments(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
