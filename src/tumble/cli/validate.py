@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Never
 
 import numpy as np
 
 from tumble.cli.common import non_negative_int, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from tumble.validation.authume import MeasuredEndpoints, ProfileRun
 
 SCHEME_CHOICES = ("both", "implicit", "explicit")
 
@@ -72,14 +79,14 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _progress(total: int, label: str):
+def _progress(total: int, label: str) -> tqdm[Never]:
     from tqdm import tqdm
 
     bar = tqdm(total=total, desc=label, unit="rock", disable=None, leave=False)
     return bar
 
 
-def _stop_table(run, path) -> None:
+def _stop_table(run: ProfileRun, path: Path) -> None:
     from tumble.io import write_csv
 
     r = run.releases
@@ -102,7 +109,12 @@ def _stop_table(run, path) -> None:
     )
 
 
-def _measured_table(profile, measured, data_dir, path) -> None:
+def _measured_table(
+    profile: str,
+    measured: MeasuredEndpoints,
+    data_dir: str | os.PathLike[str] | None,
+    path: Path,
+) -> None:
     from tumble.io import write_csv
     from tumble.validation.authume import profile_coordinates
 
@@ -149,6 +161,7 @@ def run(args) -> int:
     if args.calibrate:
         points = len(authume.calibration_points(authume.CALIBRATION_GRID))
         bar = _progress(points, "calibration on P1")
+        advance = _advance(bar)
         calibration = authume.calibrate(
             authume.CALIBRATION_GRID,
             scheme=args.calibration_scheme,
@@ -157,14 +170,14 @@ def run(args) -> int:
             t_max=args.t_max,
             workers=workers,
             data_dir=args.data_dir,
-            progress=lambda i, total: bar.update(1),
+            progress=lambda i, total: advance(i),
         )
         bar.close()
         parameters = calibration.best
         timings["calibration"] = calibration.seconds
 
-    runs: dict[str, dict] = {}
-    measured = {}
+    runs: dict[str, dict[str, ProfileRun]] = {}
+    measured: dict[str, MeasuredEndpoints] = {}
     metrics: dict = {
         "site": "authume",
         "soil_parameters": parameters.as_dict(),

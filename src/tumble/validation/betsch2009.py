@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from tumble.freerot import exact, integrate
+from tumble.freerot import Trajectory, exact, integrate
 from tumble.freerot.convergence import attitude_error
 from tumble.freerot.dir_em import director_energy
 from tumble.freerot.heavy_top import HeavyTop
@@ -47,7 +49,9 @@ TOP_SCHEMES = ("quat_em", "quat_vi", "dir_em")
 ASYMPTOTIC_ANGLE = 0.5
 
 
-def fitted_order(dts, errors, rate: float) -> tuple[float | None, float | None]:
+def fitted_order(
+    dts: ArrayLike, errors: ArrayLike, rate: float
+) -> tuple[float | None, float | None]:
     """``(order over the asymptotic range, order over every finite error)``.
 
     The asymptotic range is ``|rate| dt <= ASYMPTOTIC_ANGLE``; an order needs two points.
@@ -56,7 +60,7 @@ def fitted_order(dts, errors, rate: float) -> tuple[float | None, float | None]:
     ok = np.isfinite(errors) & (errors > 0)
     fine = ok & (abs(rate) * dts <= ASYMPTOTIC_ANGLE)
 
-    def slope(mask):
+    def slope(mask: np.ndarray) -> float | None:
         if np.count_nonzero(mask) < 2:
             return None
         return float(np.polyfit(np.log(dts[mask]), np.log(errors[mask]), 1)[0])
@@ -64,7 +68,14 @@ def fitted_order(dts, errors, rate: float) -> tuple[float | None, float | None]:
     return slope(fine), slope(ok)
 
 
-def _error_study(schemes, steps, t_end, run, error, rate):
+def _error_study(
+    schemes: Iterable[str],
+    steps: Iterable[int],
+    t_end: float,
+    run: Callable[[str, float, int], Trajectory],
+    error: Callable[[Trajectory], float],
+    rate: float,
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Errors at ``t_end`` for ``n`` steps of ``t_end / n``; failures recorded per run."""
     table: dict[str, list[Any]] = {"scheme": [], "dt": [], "steps": [], "error": [], "status": []}
     numbers: dict[str, Any] = {}
@@ -101,7 +112,9 @@ def _error_study(schemes, steps, t_end, run, error, rate):
     return columns, numbers
 
 
-def _top_runs(top: HeavyTop, schemes, dt, t_end):
+def _top_runs(
+    top: HeavyTop, schemes: Iterable[str], dt: float, t_end: float
+) -> tuple[dict[str, Trajectory], dict[str, str]]:
     runs, failures = {}, {}
     for name in schemes:
         try:
@@ -111,7 +124,9 @@ def _top_runs(top: HeavyTop, schemes, dt, t_end):
     return runs, failures
 
 
-def _centre_of_mass_table(top: HeavyTop, runs, dt, t_end):
+def _centre_of_mass_table(
+    top: HeavyTop, runs: Mapping[str, Trajectory], dt: float, t_end: float
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     n = math.ceil(t_end / dt - 1e-9) + 1
     t = np.arange(n) * dt
     ref = top.centre_of_mass(t)
@@ -134,12 +149,14 @@ def _centre_of_mass_table(top: HeavyTop, runs, dt, t_end):
     return cols, numbers
 
 
-def _top_energy_drift(top: HeavyTop, traj) -> dict:
+def _top_energy_drift(top: HeavyTop, traj: Trajectory) -> dict[str, float]:
     """The energy each scheme keeps: DIR.EM that of its director velocities (its angular
     velocity is a projection, whose energy falls short by O(dt^4)); the others that of
     ``(q, Omega)``, exact for QUAT.EM and bounded for QUAT.VI."""
     drift = float(relative_drift(traj.energy()).max())
     if traj.scheme == "dir_em":
+        # a stepping scheme's trajectory carries its states (the directors of DIR.EM)
+        assert traj.state is not None, "a DIR.EM trajectory without its states"
         energy = director_energy(traj.state, top.inertia, top.potential)
         return {
             "max_director_energy_drift": float(relative_drift(energy).max()),
@@ -151,11 +168,11 @@ def _top_energy_drift(top: HeavyTop, traj) -> dict:
 def betsch2009(
     conservation_dt: float = 0.05,
     conservation_t_end: float = 10.0,
-    steps=(20, 40, 80, 160, 320, 640, 1280),
+    steps: Sequence[int] = (20, 40, 80, 160, 320, 640, 1280),
     top_dt: float = 0.01,
     top_vi_dt: float = 0.007,
     top_t_end: float = 2.0,
-    top_steps=(100, 200, 400, 800, 1600, 3200),
+    top_steps: Sequence[int] = (100, 200, 400, 800, 1600, 3200),
     top: HeavyTop | None = None,
 ) -> Reproduction:
     """Section 5 of Betsch & Siebert 2009: Fig. 1 (free body) and Fig. 3-5 (heavy top).
@@ -223,7 +240,7 @@ def betsch2009(
     # Fig. 1 right: configuration error at T = 1 against the exact solution
     q_ref = exact(inertia, omega0, q_identity, np.array([0.0, 1.0])).q[-1]
 
-    def free_run(name, dt, n):
+    def free_run(name: str, dt: float, n: int) -> Trajectory:
         return integrate(name, inertia, omega0, dt=dt, t_end=1.0, save_every=n)
 
     columns, errors = _error_study(
@@ -268,7 +285,7 @@ def betsch2009(
         conservation = {"scheme": "quat_em", "dt": top_dt, "failure": failures["quat_em"]}
         rep.tables["fig3_conservation"] = {"t": np.empty(0), "energy": np.empty(0)}
 
-    def top_run(name, dt, n):
+    def top_run(name: str, dt: float, n: int) -> Trajectory:
         return top.integrate(name, dt=dt, t_end=1.0, save_every=n)
 
     _, w0 = top.initial_state()

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from tumble.freerot import integrate
+from tumble.freerot import Trajectory, integrate
 from tumble.freerot.invariants import relative_drift
 from tumble.stability.flip import count_flips, flip_intervals, flip_period
 from tumble.stability.manifold import axis_deviation, lyapunov_along
@@ -42,19 +44,19 @@ LEINE_INERTIA = (5.0 / 12.0, 10.0 / 12.0, 13.0 / 12.0)
 LEINE_SCHEMES = ("explicit", "implicit")
 
 
-def _first_time(t, mask) -> float | None:
+def _first_time(t: np.ndarray, mask: ArrayLike) -> float | None:
     hits = np.flatnonzero(mask)
     return float(t[hits[0]]) if hits.size else None
 
 
-def _reversals(w, level: float) -> int:
+def _reversals(w: ArrayLike, level: float) -> int:
     """Sign changes of ``w`` counted only between excursions beyond ``+-level``."""
     signs = np.sign(w) * (np.abs(w) > level)
     signs = signs[signs != 0]
     return int(np.count_nonzero(np.diff(signs)))
 
 
-def _omega_columns(runs, prefix=""):
+def _omega_columns(runs: Mapping[str, Trajectory], prefix: str = "") -> dict[str, np.ndarray]:
     cols = {}
     for name, traj in runs.items():
         for k, c in enumerate("xyz"):
@@ -211,7 +213,7 @@ def leine2021(
         "modulus": [],
     }
 
-    def add(scheme, axis, method, eig):
+    def add(scheme: str, axis: str, method: str, eig: np.ndarray) -> None:
         for z in eig:
             rows["scheme"].append(scheme)
             rows["axis"].append(axis)

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class Reproduction:
         return "\n".join(lines)
 
 
-def _format_value(value) -> str:
+def _format_value(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     if value is None:
@@ -109,11 +110,11 @@ def _format_numbers(numbers: dict, indent: int) -> list[str]:
     return lines
 
 
-def float_list(values) -> list:
+def float_list(values: ArrayLike) -> list[float | None]:
     """JSON-ready list of floats (None for NaN)."""
     return [None if not math.isfinite(v) else float(v) for v in np.asarray(values, float).ravel()]
 
 
-def complex_pairs(values) -> list:
+def complex_pairs(values: ArrayLike) -> list[list[float]]:
     """JSON-ready list of ``[re, im]`` pairs of complex numbers."""
     return [[float(z.real), float(z.imag)] for z in np.asarray(values, dtype=complex)]

@@ -7,12 +7,22 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.viz.freerot import COMPONENT_COLORS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from tumble.validation.reproduction import FigureRecord, Reproduction
 
 SCHEME_COLORS = {
     "explicit": "tab:red",
@@ -31,18 +41,18 @@ TITLES = {
 }
 
 
-def _schemes(columns: dict, suffix: str) -> list[str]:
+def _schemes(columns: Mapping[str, np.ndarray], suffix: str) -> list[str]:
     """Scheme prefixes of the columns named ``<scheme><suffix>``, in column order."""
     return [name[: -len(suffix)] for name in columns if name.endswith(suffix)]
 
 
-def _save(fig, path) -> None:
+def _save(fig: Figure, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-def _flat(ax, values) -> None:
+def _flat(ax: Axes, values: ArrayLike) -> None:
     """Y limits of +-5 % about a conserved value, so that conservation reads as a flat line."""
     values = np.asarray(values)
     if values.size == 0:
@@ -52,12 +62,18 @@ def _flat(ax, values) -> None:
     ax.set_ylim(mid - half, mid + half)
 
 
-def _drift(values) -> float:
+def _drift(values: ArrayLike) -> float:
     values = np.asarray(values)
     return float(np.abs(values - values[0]).max() / abs(values[0])) if values.size else np.nan
 
 
-def _component_panels(columns, path, record, symbol: str, suffix_of) -> None:
+def _component_panels(
+    columns: Mapping[str, np.ndarray],
+    path: Path,
+    record: FigureRecord,
+    symbol: str,
+    suffix_of: Callable[[str], str],
+) -> None:
     """One panel per scheme with three components over time (Leine Fig. 2, 3, 4)."""
     schemes = _schemes(columns, suffix_of("x"))
     fig, axes = plt.subplots(
@@ -80,15 +96,21 @@ def _component_panels(columns, path, record, symbol: str, suffix_of) -> None:
     _save(fig, path)
 
 
-def _omega(tables, path, record) -> None:
+def _omega(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     _component_panels(tables[record.tables[0]], path, record, r"\omega", lambda c: f"_omega_{c}")
 
 
-def _difference_vector(tables, path, record) -> None:
+def _difference_vector(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     _component_panels(tables[record.tables[0]], path, record, "d", lambda c: f"_d_{c}")
 
 
-def _lyapunov(tables, path, record) -> None:
+def _lyapunov(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     columns = tables[record.tables[0]]
     fig, ax = plt.subplots(figsize=(8, 4))
     for name in _schemes(columns, "_V"):
@@ -101,7 +123,9 @@ def _lyapunov(tables, path, record) -> None:
     _save(fig, path)
 
 
-def _spectra(tables, path, record) -> None:
+def _spectra(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     spectra, radius = (tables[name] for name in record.tables)
     fig, axes = plt.subplots(1, 4, figsize=(16, 4.6), gridspec_kw={"width_ratios": [1, 1, 1, 1.5]})
     arc = np.linspace(-0.2, 0.2, 200)
@@ -167,7 +191,7 @@ def _spectra(tables, path, record) -> None:
     _save(fig, path)
 
 
-def _error_panel(ax, columns, ylabel: str) -> None:
+def _error_panel(ax: Axes, columns: Mapping[str, np.ndarray], ylabel: str) -> None:
     for name in dict.fromkeys(columns["scheme"]):
         rows = (columns["scheme"] == name) & np.isfinite(columns["error"])
         if not np.any(rows):
@@ -192,7 +216,9 @@ def _error_panel(ax, columns, ylabel: str) -> None:
     ax.legend(fontsize=8)
 
 
-def _free_body(tables, path, record) -> None:
+def _free_body(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     conservation, error = (tables[name] for name in record.tables)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     t = conservation["t"]
@@ -219,7 +245,9 @@ def _free_body(tables, path, record) -> None:
     _save(fig, path)
 
 
-def _heavy_top(tables, path, record) -> None:
+def _heavy_top(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     conservation, error = (tables[name] for name in record.tables)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     t = conservation["t"]
@@ -237,7 +265,9 @@ def _heavy_top(tables, path, record) -> None:
     _save(fig, path)
 
 
-def _top_xz(tables, path, record) -> None:
+def _top_xz(
+    tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
+) -> None:
     columns = tables[record.tables[0]]
     fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     t = columns["t"]
@@ -267,7 +297,7 @@ FIGURES = {
 }
 
 
-def plot_reproduction(reproduction, directory) -> list[Path]:
+def plot_reproduction(reproduction: Reproduction, directory: str | os.PathLike[str]) -> list[Path]:
     """Draw every figure of ``reproduction`` as ``<directory>/<name>.png``; returns the paths."""
     paths = []
     for record in reproduction.figures:

@@ -6,13 +6,24 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
+from numpy.typing import ArrayLike
 
 from tumble.validation import authume
 from tumble.validation.authume import ENVELOPE_BANDWIDTH, ENVELOPE_CONTENT, stop_envelope
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from tumble.rockfall.terrain import Terrain
+    from tumble.validation.authume import MeasuredEndpoints, ProfileRun
 
 #: Zone id -> colour of the map overlay (0: outside the survey).
 ZONE_COLORS = ("white", "tab:blue", "0.55", "tab:red")
@@ -20,7 +31,7 @@ SCHEME_COLORS = {"implicit": "tab:orange", "explicit": "tab:green"}
 MEASURED_COLOR = "k"
 
 
-def _extent(terrain):
+def _extent(terrain: Terrain) -> tuple[float, float, float, float]:
     b = terrain.bounds
     return (
         b.x_min - 0.5 * terrain.dx,
@@ -31,10 +42,10 @@ def _extent(terrain):
 
 
 def plot_stop_map(
-    terrain,
-    runs,
-    measured,
-    path,
+    terrain: Terrain,
+    runs: Mapping[str, Mapping[str, ProfileRun]],
+    measured: Mapping[str, MeasuredEndpoints],
+    path: str | os.PathLike[str],
     content: float = ENVELOPE_CONTENT,
     bandwidth: float = ENVELOPE_BANDWIDTH,
     title: str = "",
@@ -122,13 +133,18 @@ def plot_stop_map(
     plt.close(fig)
 
 
-def _ecdf(ax, values, **style) -> None:
+def _ecdf(ax: Axes, values: ArrayLike, **style: Any) -> None:
     x = np.sort(values)
     y = np.arange(1, x.size + 1) / x.size
     ax.step(np.r_[x[0], x], np.r_[0.0, y], where="post", **style)
 
 
-def plot_runout(runs, measured, path, title: str = "") -> None:
+def plot_runout(
+    runs: Mapping[str, Mapping[str, ProfileRun]],
+    measured: Mapping[str, MeasuredEndpoints],
+    path: str | os.PathLike[str],
+    title: str = "",
+) -> None:
     """Run-out (distance along the profile from the drop line) and lateral offset, measured
     against simulated: per profile (rows) the ECDFs of the run-out, its histograms, and the
     ECDFs of the lateral offset; one curve per scheme."""
@@ -187,7 +203,9 @@ def plot_runout(runs, measured, path, title: str = "") -> None:
     plt.close(fig)
 
 
-def plot_calibration(rows, path, title: str = "") -> None:
+def plot_calibration(
+    rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], title: str = ""
+) -> None:
     """Objective of the calibration grid on P1 (a heat map over the two grid axes, the chosen
     point circled); ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)

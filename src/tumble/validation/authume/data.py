@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.bodies.polyhedron import ConvexPolyhedron
 from tumble.io.mesh import cap_holes, is_closed, mesh_volume, read_mesh
@@ -84,7 +85,7 @@ PROFILES = ("p1", "p2")
 # files and frames
 
 
-def data_directory(data_dir: str | os.PathLike | None = None) -> Path:
+def data_directory(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``data_dir``, else ``$TUMBLE_AUTHUME_DATA``, else the repository's
     ``data/authume``; ValueError if it does not hold the data set."""
     if data_dir is None:
@@ -102,7 +103,7 @@ def data_directory(data_dir: str | os.PathLike | None = None) -> Path:
     return path
 
 
-def to_tumble_frame(points) -> np.ndarray:
+def to_tumble_frame(points: ArrayLike) -> np.ndarray:
     """Map points (..., 3) from the data frame (y up) to tumble's frame (z up)."""
     points = np.asarray(points, dtype=np.float64)
     if points.shape[-1:] != (3,):
@@ -110,7 +111,7 @@ def to_tumble_frame(points) -> np.ndarray:
     return points @ DATA_TO_TUMBLE.T
 
 
-def _profile(profile) -> str:
+def _profile(profile: str | int) -> str:
     key = str(profile).strip().lower().removeprefix("authume-")
     key = {"1": "p1", "2": "p2"}.get(key, key)
     if key not in PROFILES:
@@ -130,7 +131,7 @@ def _table(path: Path, columns: int, header: bool = False) -> np.ndarray:
     return table
 
 
-def drop_points(profile, data_dir=None) -> np.ndarray:
+def drop_points(profile: str | int, data_dir: str | os.PathLike[str] | None = None) -> np.ndarray:
     """The four drop points (4, 3) of a profile in tumble's frame (m): the positions of the
     block's mesh origin (its centre of mass to within 2 mm) at release."""
     key = _profile(profile)
@@ -148,7 +149,9 @@ class MeasuredEndpoints(NamedTuple):
     size: np.ndarray
 
 
-def measured_endpoints(profile, data_dir=None) -> MeasuredEndpoints:
+def measured_endpoints(
+    profile: str | int, data_dir: str | os.PathLike[str] | None = None
+) -> MeasuredEndpoints:
     """Stop points, masses and sizes of the blocks released on a profile (41 on P1, 48 on P2)."""
     key = _profile(profile)
     path = data_directory(data_dir) / "EXP_endpoints" / f"Endpoints_{key.upper()}.txt"
@@ -158,7 +161,9 @@ def measured_endpoints(profile, data_dir=None) -> MeasuredEndpoints:
     return MeasuredEndpoints(to_tumble_frame(table[:, :3]), table[:, 3].copy(), table[:, 4:].copy())
 
 
-def orientations(data_dir=None, frame: str = "tumble") -> np.ndarray:
+def orientations(
+    data_dir: str | os.PathLike[str] | None = None, frame: str = "tumble"
+) -> np.ndarray:
     """The 64 release orientations (64, 4), unit quaternions, scalar first, normalised on input.
 
     They map the block's mesh frame to space; ``frame="tumble"`` (default) gives them in tumble's
@@ -207,13 +212,17 @@ def _geometry(key: str, data_dir: Path) -> ProfileGeometry:
     return ProfileGeometry(origin, direction, lateral)
 
 
-def profile_geometry(profile, data_dir=None) -> ProfileGeometry:
+def profile_geometry(
+    profile: str | int, data_dir: str | os.PathLike[str] | None = None
+) -> ProfileGeometry:
     """Main direction of a profile: from the mean drop point towards the mean measured stop
     point (module docstring)."""
     return _geometry(_profile(profile), data_directory(data_dir).resolve())
 
 
-def profile_coordinates(profile, xy, data_dir=None) -> np.ndarray:
+def profile_coordinates(
+    profile: str | int, xy: ArrayLike, data_dir: str | os.PathLike[str] | None = None
+) -> np.ndarray:
     """Distance along the profile from the drop line and lateral offset of points (..., 2) or
     (..., 3) (z ignored), in tumble's frame; returns (..., 2) ``(along, lateral)`` in m."""
     xy = np.asarray(xy, dtype=np.float64)
@@ -270,7 +279,7 @@ class AuthumeBlock:
         """``1 - V_mesh / V_hull``: the fraction of the hull that the rock does not fill."""
         return 1.0 - self.mesh_volume / self.hull.volume
 
-    def scale_for_mass(self, mass) -> np.ndarray:
+    def scale_for_mass(self, mass: ArrayLike) -> np.ndarray:
         """Isotropic scale factor giving the rock (mesh volume) the mass ``mass`` (kg)."""
         return np.cbrt(np.asarray(mass, dtype=np.float64) / self.mass)
 
@@ -324,7 +333,9 @@ def _block(path: Path, density: float) -> AuthumeBlock:
     )
 
 
-def authume_blocks(data_dir=None, density: float = DENSITY) -> dict[str, AuthumeBlock]:
+def authume_blocks(
+    data_dir: str | os.PathLike[str] | None = None, density: float = DENSITY
+) -> dict[str, AuthumeBlock]:
     """The four block shapes SP1A, SP2A, SP2B, SP3A with their convex hulls at ``density``."""
     density = float(density)
     if not (math.isfinite(density) and density > 0):

@@ -31,12 +31,15 @@ R. J. Hyndman, Computing and graphing highest density regions, Am. Stat. 50 (199
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from itertools import product
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import wasserstein_distance
 
 from tumble.validation.authume import data
@@ -53,7 +56,7 @@ ENVELOPE_BANDWIDTH = 3.0
 # metrics
 
 
-def _sample(values, name: str, ndim: int = 1) -> np.ndarray:
+def _sample(values: ArrayLike, name: str, ndim: int = 1) -> np.ndarray:
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != ndim or arr.shape[0] == 0 or (ndim == 2 and arr.shape[1] != 2):
         shape = "(n,)" if ndim == 1 else "(n, 2)"
@@ -63,7 +66,7 @@ def _sample(values, name: str, ndim: int = 1) -> np.ndarray:
     return arr
 
 
-def wasserstein(measured, simulated) -> float:
+def wasserstein(measured: ArrayLike, simulated: ArrayLike) -> float:
     """1-Wasserstein distance between two samples of a distance (m): the area between their
     empirical CDFs (``scipy.stats.wasserstein_distance``)."""
     return float(
@@ -85,7 +88,7 @@ class StopEnvelope:
     level: float
     content: float
 
-    def density(self, xy) -> np.ndarray:
+    def density(self, xy: ArrayLike) -> np.ndarray:
         """Kernel density estimate at points (..., 2), 1/m^2 (integrates to 1 over the plane)."""
         xy = np.asarray(xy, dtype=np.float64)
         if xy.shape[-1:] != (2,):
@@ -100,7 +103,7 @@ class StopEnvelope:
             out[lo : lo + 2048] = norm * np.exp(-0.5 * d2 / h2).sum(axis=1)
         return out.reshape(xy.shape[:-1])
 
-    def contains(self, xy) -> np.ndarray:
+    def contains(self, xy: ArrayLike) -> np.ndarray:
         """Whether points (..., 2) lie in the envelope (density at least :attr:`level`)."""
         return self.density(xy) >= self.level
 
@@ -119,7 +122,7 @@ class StopEnvelope:
 
 
 def stop_envelope(
-    points, content: float = ENVELOPE_CONTENT, bandwidth: float = ENVELOPE_BANDWIDTH
+    points: ArrayLike, content: float = ENVELOPE_CONTENT, bandwidth: float = ENVELOPE_BANDWIDTH
 ) -> StopEnvelope:
     """The region of highest simulated stop density holding the fraction ``content`` of the
     stop points ``points`` (n, 2): its threshold is the density at the ``floor((1 - content)
@@ -136,7 +139,7 @@ def stop_envelope(
     return StopEnvelope(points, bandwidth, level, content)
 
 
-def fraction_inside(envelope: StopEnvelope, points) -> float:
+def fraction_inside(envelope: StopEnvelope, points: ArrayLike) -> float:
     """Fraction of ``points`` (n, 2) inside the envelope."""
     points = _sample(points, "measured stop points", ndim=2)
     return float(envelope.contains(points).mean())
@@ -151,10 +154,10 @@ def _quantiles(values: np.ndarray) -> dict[str, float]:
 def profile_metrics(
     run: ProfileRun,
     measured: MeasuredEndpoints,
-    data_dir=None,
+    data_dir: str | os.PathLike[str] | None = None,
     content: float = ENVELOPE_CONTENT,
     bandwidth: float = ENVELOPE_BANDWIDTH,
-) -> dict:
+) -> dict[str, Any]:
     """Measured against simulated stop points of one profile and scheme (module docstring)."""
     ok = run.regular
     if not ok.any():
@@ -192,7 +195,9 @@ def profile_metrics(
     }
 
 
-def _outside_fraction(run: ProfileRun, ok: np.ndarray, data_dir=None) -> float:
+def _outside_fraction(
+    run: ProfileRun, ok: np.ndarray, data_dir: str | os.PathLike[str] | None = None
+) -> float:
     terrain = authume_terrain(data_dir, run.spacing)
     xy = run.stop[ok, :2]
     inside = terrain.contains(xy[:, 0], xy[:, 1])
@@ -242,7 +247,7 @@ def calibrate(
     t_max: float = T_MAX,
     workers: int = 1,
     spacing: float = 0.5,
-    data_dir=None,
+    data_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Calibration:
     """Grid search of the soil parameters on profile **P1 only**.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,10 +108,10 @@ def _aspect(size: np.ndarray) -> np.ndarray:
 
 
 def authume_releases(
-    profile,
+    profile: str | int,
     n: int = N_CYCLE,
     seed: int = 0,
-    data_dir=None,
+    data_dir: str | os.PathLike[str] | None = None,
     mass: str = "bootstrap",
     shape: str = "aspect",
     density: float = DENSITY,
@@ -235,7 +236,7 @@ def authume_scenario(
     n: int = N_CYCLE,
     seed: int = 0,
     spacing: float = 0.5,
-    data_dir=None,
+    data_dir: str | os.PathLike[str] | None = None,
     mass: str = "bootstrap",
     shape: str = "aspect",
     density: float = DENSITY,

@@ -24,6 +24,7 @@ and counted.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -86,7 +87,7 @@ class ProfileRun:
 
 
 def run_profile(
-    profile,
+    profile: str | int,
     parameters: SoilParameters = CALIBRATED,
     scheme: str = "implicit",
     n: int = ROCKS_PER_PROFILE,
@@ -94,7 +95,7 @@ def run_profile(
     t_max: float = T_MAX,
     workers: int = 1,
     spacing: float = 0.5,
-    data_dir=None,
+    data_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ProfileRun:
     """Simulate ``n`` releases on a profile with the per-zone soil of ``parameters``.

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.rockfall.soil import FIELDS, PRESETS, Soil
 from tumble.validation.authume.terrain import ZONE_OUTSIDE
@@ -58,7 +59,7 @@ class SoilParameters:
     vegetation_drag: float = 0.0
     hard_friction: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             try:
@@ -102,7 +103,7 @@ CALIBRATION_COMMAND = "tumble validate authume --out out/authume --calibrate"
 CALIBRATED = SoilParameters(vegetation_drag=250.0, hard_friction=0.5)
 
 
-def zone_soil(zone, table: Mapping[str, Mapping[str, float]]) -> Soil:
+def zone_soil(zone: ArrayLike, table: Mapping[str, Mapping[str, float]]) -> Soil:
     """A :class:`Soil` on the DEM grid from the zone raster and a soil table (zone row -> fields).
 
     Each field is a raster taking the value of its node's zone row (:data:`ZONE_ROWS`; zone 0

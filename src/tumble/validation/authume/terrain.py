@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import ndimage
 
 from tumble.io.mesh import read_mesh
@@ -131,7 +133,9 @@ class TinRaster:
 _BATCH_PAIRS = 2_000_000
 
 
-def rasterise_triangles(triangles, spacing: float, zone=None) -> TinRaster:
+def rasterise_triangles(
+    triangles: ArrayLike, spacing: float, zone: ArrayLike | None = None
+) -> TinRaster:
     """Sample triangles (m, 3, 3) (corners x, y, z in a z-up frame) on a regular grid.
 
     The grid nodes are the multiples of ``spacing`` inside the triangles' xy bounding box. For
@@ -229,7 +233,9 @@ def rasterise_triangles(triangles, spacing: float, zone=None) -> TinRaster:
     )
 
 
-def terrain_triangles(data_dir=None) -> tuple[np.ndarray, np.ndarray]:
+def terrain_triangles(
+    data_dir: str | os.PathLike[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Triangles (m, 3, 3) of the three terrain meshes in tumble's frame and their zone ids."""
     stl = data_directory(data_dir) / "Geometries" / "STL"
     triangles, zones = [], []
@@ -259,7 +265,9 @@ def _raster(data_dir: Path, spacing: float) -> TinRaster:
     )
 
 
-def authume_raster(data_dir=None, spacing: float = 0.5) -> TinRaster:
+def authume_raster(
+    data_dir: str | os.PathLike[str] | None = None, spacing: float = 0.5
+) -> TinRaster:
     """The quarry's terrain meshes rasterised and hole-filled (module docstring), with the
     coverage and fill diagnostics; ``seconds`` includes reading the meshes. Cached."""
     spacing = float(spacing)
@@ -268,7 +276,9 @@ def authume_raster(data_dir=None, spacing: float = 0.5) -> TinRaster:
     return _raster(data_directory(data_dir).resolve(), spacing)
 
 
-def authume_terrain(data_dir=None, spacing: float = 0.5) -> Terrain:
+def authume_terrain(
+    data_dir: str | os.PathLike[str] | None = None, spacing: float = 0.5
+) -> Terrain:
     """The quarry's DEM at ``spacing`` (m) with the per-node ``zone`` raster (:data:`ZONE_IDS`,
     :data:`ZONE_OUTSIDE` for filled nodes outside the survey).
 
