@@ -112,3 +112,15 @@ def set_threads(n: int | None = None) -> int:
 def get_threads() -> int:
     """Number of threads the ``prange`` loops use now."""
     return 1 if DISABLED else numba.get_num_threads()
+
+
+def is_cached(kernel: Any) -> bool:
+    """Whether calling ``kernel`` will not compile it: it is compiled in this process already, or
+    its machine code is in the cache (an index file for it exists). True when the JIT is off."""
+    if DISABLED or getattr(kernel, "signatures", None):
+        return True
+    try:
+        index = kernel._cache._cache_file._index_path
+    except AttributeError:
+        return False
+    return os.path.exists(index)

@@ -394,3 +394,45 @@ def test_comparison_mode_and_errors_on_the_page(context, page, server_url):
     # the only console errors are the browser's own notes of the two 422 answers
     assert all("422" in message for message in watch.console_errors), watch.console_errors
     assert watch.external == []
+
+
+def assert_readout_fits(page, slot: int, width: int, height: int) -> None:
+    """The read-out panel lies inside the window and shows all its text without scrolling."""
+    panel = page.locator(f'[data-readout="{slot}"]')
+    box = panel.bounding_box()
+    assert box is not None
+    assert box["x"] >= 0 and box["y"] >= 0
+    assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, box
+    sizes = panel.evaluate("e => [e.scrollWidth, e.clientWidth, e.scrollHeight, e.clientHeight]")
+    scroll_width, client_width, scroll_height, client_height = sizes
+    assert scroll_width <= client_width and scroll_height <= client_height, sizes
+    # no value cut: every row lies inside the panel
+    for field in panel.locator("dt, dd").all():
+        inner = field.bounding_box()
+        assert inner is not None
+        assert inner["x"] + inner["width"] <= box["x"] + box["width"] + 0.5, inner
+        assert inner["y"] + inner["height"] <= box["y"] + box["height"] + 0.5, inner
+    # and the page itself has no scrollbar
+    assert page.evaluate(
+        "document.documentElement.scrollHeight <= window.innerHeight"
+        " && document.documentElement.scrollWidth <= window.innerWidth"
+    )
+
+
+def test_readout_fits_a_1400_by_900_window(context, page, server_url, tmp_path):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    watch = open_page(context, page, server_url)
+    hold_at(page, 19.0)  # a long run: several flips counted
+    page.screenshot(path=str(tmp_path / "readout-single.png"))
+    assert_readout_fits(page, 0, 1400, 900)
+    # two schemes side by side: each read-out gets half the width (rows wrap)
+    page.locator('[data-control="compare"] input').check()
+    wait_loaded(page, 2)
+    page.select_option('[data-control="shape"] select', label="custom moments")
+    wait_loaded(page, 3)
+    hold_at(page, 19.0)
+    page.screenshot(path=str(tmp_path / "readout-compare.png"))
+    for slot in (0, 1):
+        assert_readout_fits(page, slot, 1400, 900)
+    assert watch.console_errors == [] and watch.page_errors == []
+    assert watch.external == []

@@ -16,13 +16,24 @@ from tumble.status import KernelError
 USER_ERRORS = (ValueError, FileNotFoundError, KernelError, MissingExtra)
 
 
+#: exit status after Ctrl-C (128 + SIGINT), as shells report it
+INTERRUPTED = 130
+
+
 def run_parsed(args: argparse.Namespace, command: str) -> int:
-    """Run a parsed command; a user error becomes one line on stderr and exit status 2."""
+    """Run a parsed command; a user error becomes one line on stderr and exit status 2, Ctrl-C
+    one line (with the command that resumes, when the command set ``args.resume_hint``) and
+    exit status 130. Commands write their results atomically, so nothing is half-written."""
     try:
         return int(args.run(args) or 0)
     except USER_ERRORS as err:
         print(f"tumble {command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        hint = getattr(args, "resume_hint", None)
+        then = f"; finish it with: {hint}" if hint else ""
+        print(f"tumble {command}: interrupted{then}", file=sys.stderr)
+        return INTERRUPTED
 
 
 def invoke(module: ModuleType, argv: Sequence[str]) -> int:
@@ -32,6 +43,7 @@ def invoke(module: ModuleType, argv: Sequence[str]) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     module.add_parser(sub)
     args = parser.parse_args(list(argv))
+    args.argv = list(argv)
     return run_parsed(args, args.command)
 
 

@@ -22,13 +22,17 @@ writes, once every chunk is done::
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from tumble._jit import get_threads
 from tumble.cli.common import float_tuple, positive_float, positive_int
 from tumble.rockfall.model import SCHEME_NAMES
 
@@ -51,6 +55,14 @@ TRAJECTORY_COLUMNS = (
 )
 
 
+RUN_EPILOG = """examples:
+  tumble rockfall run --out out/slope40
+  tumble rockfall run --config examples/slope40.toml rocks=5000 release.height=3 --out out/big
+  tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site
+  tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site --resume
+"""
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "rockfall",
@@ -61,6 +73,8 @@ def add_parser(sub) -> None:
     run = actions.add_parser(
         "run",
         help="simulate an ensemble of rocks",
+        epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Simulate rocks released on a terrain (Moreau time-stepping, explicit or implicit "
             "rotation scheme) and write hazard rasters, statistics, deposits, trajectories and "
@@ -70,37 +84,80 @@ def add_parser(sub) -> None:
             "released 1.5 m above x = 10 m with 1 m/s down the slope, Lu 2019 soil, dt 0.002 s."
         ),
     )
-    run.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="configuration overrides")
-    run.add_argument("--config", metavar="FILE", help="TOML configuration file")
+    run.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="configuration overrides, dotted keys in TOML syntax (release.height=2)",
+    )
+    run.add_argument(
+        "--config", metavar="FILE", help="TOML configuration file (e.g. examples/slope40.toml)"
+    )
     terrain = run.add_mutually_exclusive_group()
-    terrain.add_argument("--scenario", help="built-in terrain (slope40)")
-    terrain.add_argument("--dem", metavar="FILE", help="DEM file (GeoTIFF or ESRI ASCII)")
-    run.add_argument("--rocks", type=positive_int, help="number of rocks")
-    run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme")
-    run.add_argument("--seed", type=int, help="random seed (non-negative)")
-    run.add_argument("--dt", type=positive_float, help="time step (s)")
-    run.add_argument("--t-max", type=positive_float, help="longest simulated time per rock (s)")
+    terrain.add_argument("--scenario", help="built-in terrain: slope40 (the default terrain)")
+    terrain.add_argument(
+        "--dem", metavar="FILE", help="DEM file, GeoTIFF or ESRI ASCII, metres (no default)"
+    )
+    run.add_argument("--rocks", type=positive_int, help="number of rocks (default 100)")
+    run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme (default implicit)")
+    run.add_argument("--seed", type=int, help="random seed, non-negative (default 0)")
+    run.add_argument("--dt", type=positive_float, help="time step, s (default 0.002)")
+    run.add_argument(
+        "--t-max", type=positive_float, help="longest simulated time per rock, s (default 60)"
+    )
     run.add_argument(
         "--rock",
         metavar="SHAPE|FILE",
-        help="eota221, eota111, box, or a mesh / point-list file (STL, PLY, OBJ, XYZ)",
+        help="eota221 (default), eota111, box, or a mesh / point-list file (STL, PLY, OBJ, XYZ)",
     )
-    run.add_argument("--mass", type=positive_float, help="rock mass (kg)")
-    run.add_argument("--size", type=positive_float, help="EOTA edge length L (m)")
-    run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges (m)")
-    run.add_argument("--density", type=positive_float, help="rock density (kg/m^3)")
-    run.add_argument("--soil", metavar="PRESET", help="soil preset (medium, l14_scarring)")
-    run.add_argument("--release", type=float_tuple(2), metavar="X,Y", help="release point (m)")
     run.add_argument(
-        "--height", type=positive_float, help="centre of mass above the terrain at release (m)"
+        "--mass", type=positive_float, help="rock mass, kg (default 780 for the EOTA shapes)"
     )
-    run.add_argument("--threads", type=positive_int, help="threads of the parallel loop")
-    run.add_argument("--chunk-size", type=positive_int, help="rocks per chunk (default 100)")
-    run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
-    run.add_argument("--dask", metavar="SCHEDULER|local:N", help="run the chunks on a Dask cluster")
+    run.add_argument(
+        "--size", type=positive_float, help="EOTA edge length L, m (instead of --mass)"
+    )
+    run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges, m")
+    run.add_argument("--density", type=positive_float, help="rock density, kg/m^3 (default 2740)")
+    run.add_argument("--soil", metavar="PRESET", help="soil preset: medium (default), l14_scarring")
+    run.add_argument(
+        "--release",
+        type=float_tuple(2),
+        metavar="X,Y",
+        help="release point in DEM coordinates, m (default on slope40: 10,0)",
+    )
+    run.add_argument(
+        "--height",
+        type=positive_float,
+        help="centre of mass above the terrain at release, m (default 1.5)",
+    )
+    run.add_argument(
+        "--threads", type=positive_int, help="threads of the parallel loop (default: all cores)"
+    )
+    run.add_argument("--chunk-size", type=positive_int, help="rocks per chunk file (default 100)")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run in --out (a finished one is left as it is)",
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier tumble result in --out as a whole (never another folder)",
+    )
+    run.add_argument(
+        "--keep-chunks",
+        action="store_true",
+        help="keep the chunk files under --out/chunks after the run (default: removed)",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
+    run.add_argument(
+        "--dask",
+        metavar="SCHEDULER|local:N",
+        help="run the chunks on a Dask cluster, tcp://host:8786 or local:N (needs tumble[cluster])",
+    )
     run.add_argument("--ascii", action="store_true", help="also write ESRI ASCII rasters")
-    run.add_argument("--no-figures", action="store_true", help="skip the figures")
-    run.add_argument("--out", default="out/rockfall", help="output directory")
+    run.add_argument("--no-figures", action="store_true", help="skip the figures and the maps")
+    run.add_argument("--out", default="out/rockfall", help="output folder (default out/rockfall)")
     run.set_defaults(run=run_command)
 
     compare = actions.add_parser(
@@ -112,8 +169,8 @@ def add_parser(sub) -> None:
             "an overlay map of the two spread envelopes."
         ),
     )
-    compare.add_argument("run_a", metavar="DIR_A")
-    compare.add_argument("run_b", metavar="DIR_B")
+    compare.add_argument("run_a", metavar="DIR_A", help="folder of a finished run")
+    compare.add_argument("run_b", metavar="DIR_B", help="folder of another finished run")
     compare.add_argument("--out", default="out/rockfall-compare", help="output directory")
     compare.set_defaults(run=compare_command)
 
@@ -229,20 +286,26 @@ def _trajectory_sample(ensemble, count: int, every: int) -> dict:
 def run_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.provenance import write_provenance
+    from tumble.io.results import prepare_result_dir
     from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
-    from tumble.rockfall.from_config import build_ensemble
+    from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+    from tumble.rockfall.from_config import build_run, resolved_config
+    from tumble.viz.run_report import write_run_report
 
     started = time.perf_counter()
     config = load_config(args.config, _settings(args), args.overrides)
-    ensemble = build_ensemble(config)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a directory")
+    setup = build_run(config)
+    ensemble = setup.ensemble
     if config.run.dask is not None:
         from tumble.rockfall.ensemble.cluster import parse_address
 
         parse_address(config.run.dask)
-    setup = time.perf_counter() - started
+    out = Path(args.out)
+    state = prepare_result_dir(args.out, force=args.force, resume=args.resume)
+    if state == "resume" and (out / "summary.json").is_file():
+        return _finished(out, ensemble.fingerprint(), config.physics(), summary_line)
+    args.resume_hint = _resume_command(args)
+    setup_s = time.perf_counter() - started
     chunk_run = run_chunks(
         ensemble,
         out,
@@ -250,26 +313,27 @@ def run_command(args) -> int:
         threads=config.run.threads,
         resume=args.resume,
         dask=config.run.dask,
-        progress=None,
+        progress=False if args.quiet else None,
+        inputs=config.physics(),
     )
-    summary_path = out / "summary.json"
-    if chunk_run.computed == 0 and summary_path.exists():
-        summary = json.loads(summary_path.read_text())
-        print(f"{out}: the run is complete, nothing to do")
-        print(summary_line(summary))
-        return 0
     reduce_start = time.perf_counter()
     result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time)
+    result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
+    result.summary["sessions"] = len(chunk_run.sessions)
     with _Stage(out) as stage:
         result.write_rasters(ensemble.terrain, stage / "rasters", ascii=config.output.ascii)
         ensemble.terrain.write(stage / "rasters" / "dem.tif")
         result.write_deposits(stage / "deposits.csv")
+        crs = ensemble.terrain.crs
+        write_deposits_gpkg(stage / "deposits.gpkg", result.rocks, crs)
         if config.output.trajectories > 0:
-            write_parquet(
-                stage / "trajectories.parquet",
-                _trajectory_sample(
-                    ensemble, config.output.trajectories, config.output.trajectory_every
-                ),
+            sample = _trajectory_sample(
+                ensemble, config.output.trajectories, config.output.trajectory_every
+            )
+            write_parquet(stage / "trajectories.parquet", sample)
+            shape_names = [s.name for s in ensemble.shapes]
+            write_trajectories_gpkg(
+                stage / "trajectories.gpkg", sample, result.rocks, crs, shape_names
             )
         first = ensemble.trajectory(0, save_every=1)
         if ensemble.n_rocks == 1:
@@ -281,23 +345,88 @@ def run_command(args) -> int:
         if config.output.figures:
             _figures(stage / "figures", ensemble, result, first)
         timings = {
-            "setup_s": setup,
+            "setup_s": setup_s,
             "simulation_s": chunk_run.wall_time,
             "outputs_s": time.perf_counter() - reduce_start,
         }
-        write_provenance(
+        run_settings = {
+            "chunk_size": int(_manifest(out).get("chunk_size", 0)) or None,
+            "threads": config.run.threads or get_threads(),
+        }
+        resolved = resolved_config(config, setup, run_settings)
+        record = write_provenance(
             stage,
             config={
-                "resolved": config.model_dump(),
+                "resolved": resolved,
+                "physics": config.physics(),
                 "fingerprint": ensemble.fingerprint(),
-                "ensemble_pgs_tol": ensemble.pgs_tol,
             },
             timings=timings,
             seed=config.seed,
+            inputs=setup.inputs,
+            sessions=chunk_run.sessions,
+        )
+        figures = sorted(stage.glob("figures/*.png"))
+        write_run_report(
+            stage,
+            summary=result.summary,
+            terrain=ensemble.terrain,
+            rasters=result.rasters,
+            rocks=result.rocks,
+            config=resolved,
+            provenance=record,
+            figures=figures,
+            draw_maps=config.output.figures,
         )
         result.write_summary(stage / "summary.json")
+    if not args.keep_chunks:
+        shutil.rmtree(out / "chunks", ignore_errors=True)
+    for warning in result.summary["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
     print(summary_line(result.summary))
     print(f"wrote {out}/")
+    if result.summary["fractions"]["failed"] == 1.0:
+        print(
+            "tumble rockfall run: error: every rock failed numerically; see the warnings above",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def _manifest(out: Path) -> dict:
+    try:
+        return dict(json.loads((out / "chunks" / "manifest.json").read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _resume_command(args) -> str | None:
+    """The command that finishes this run after an interruption."""
+    argv = list(getattr(args, "argv", None) or [])
+    if not argv:
+        return None
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return "tumble " + shlex.join(argv)
+
+
+def _finished(out: Path, fingerprint: str, physics: dict, summary_line) -> int:
+    """``--resume`` on a finished run: nothing to do when it is this run; refused otherwise,
+    naming what differs."""
+    from tumble.rockfall.ensemble.chunks import describe_differences
+
+    try:
+        record = json.loads((out / "provenance.json").read_text())["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(f"{out} holds a finished run without a readable provenance.json") from None
+    if record.get("fingerprint") != fingerprint:
+        differences = describe_differences(record.get("physics") or {}, physics)
+        raise ValueError(
+            f"{out} holds a finished run of other inputs ({differences}); --force replaces it"
+        )
+    print(f"{out}: the run is complete, nothing to do")
+    print(summary_line(json.loads((out / "summary.json").read_text())))
     return 0
 
 
@@ -362,7 +491,11 @@ def compare_command(args) -> int:
             json.dumps({"runs": [args.run_a, args.run_b], "labels": labels, "rows": rows}, indent=2)
             + "\n"
         )
-        title = "Leine et al. 2021, Table 2 analogue (mean +- std over path samples)"
+        title = (
+            "Leine et al. 2021, Table 2 analogue (mean +- std over path samples)"
+            if "published explicit" in rows[0]
+            else "Two runs side by side (mean +- std over path samples)"
+        )
         (stage / "compare.md").write_text(f"# {title}\n\n" + markdown(rows))
         plot_envelopes(
             terrain,

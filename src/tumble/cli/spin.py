@@ -12,6 +12,7 @@ from tumble.cli.common import (
     body_inertia,
     float_tuple,
     positive_float,
+    positive_int,
     scheme_list,
 )
 
@@ -30,10 +31,17 @@ def add_parser(sub) -> None:
     add_body_arguments(p)
     p.add_argument("--omega0", type=float_tuple(3), default=(1e-3, 1e-3, 10.0), help="rad/s, body")
     p.add_argument("--q0", type=float_tuple(4), default=(1.0, 0.0, 0.0, 0.0), help="w,x,y,z")
-    p.add_argument("--schemes", type=scheme_list, default=("explicit", "implicit"))
+    p.add_argument(
+        "--schemes",
+        type=scheme_list,
+        default=("explicit", "implicit"),
+        help="comma-separated scheme names, or 'all' (default explicit,implicit)",
+    )
     p.add_argument("--dt", type=positive_float, default=0.01, help="time step (s)")
     p.add_argument("--t-end", type=positive_float, default=20.0, help="duration (s)")
-    p.add_argument("--save-every", type=int, default=1)
+    p.add_argument(
+        "--save-every", type=positive_int, default=1, help="save every n-th step (default 1)"
+    )
     p.add_argument("--out", default="out/spin", help="output directory")
     p.add_argument(
         "--animate",

@@ -22,6 +22,14 @@ into the corner transform above, so both read to the same samples. The data are 
 ``dx != dy``, which GDAL reads but not every ESRI tool does), values with 20 significant digits,
 and a ``.prj`` sidecar for the CRS.
 
+Written GeoTIFFs are float64 (or float32, or uint32 for counts), DEFLATE-compressed, and always
+carry a nodata value (NaN for floats unless another is given; uint32 files need one from the
+caller). They may carry a band description and unit (what the band holds, for a GIS user), and be
+cloud-optimised (``cog=True``: GDAL's ``COG`` driver, tiles of :data:`COG_BLOCKSIZE` pixels,
+internal overviews averaged for floats and nearest for integers, IFDs first, so that a GIS or a
+web viewer reads any zoom level without the whole file). An ESRI ASCII grid has no place for a
+data type, description or unit: it is always float64 text, and those options are not written.
+
 Rotated or sheared transforms (``b != 0`` or ``d != 0``) are refused: resample to a north-up grid
 first (``gdalwarp``). Cells equal to the nodata value (or NaN) come back as NaN; deciding whether
 holes are acceptable is left to the caller. rasterio is imported on first use only, so that
@@ -47,6 +55,12 @@ RASTER_SUFFIXES = {".tif": "GTiff", ".tiff": "GTiff", ".asc": "AAIGrid"}
 
 #: Nodata value written to ESRI ASCII grids that contain NaN cells when none is given.
 ASCII_NODATA = -9999.0
+
+#: Data types of the GeoTIFFs :func:`write_raster` writes.
+RASTER_DTYPES = ("float64", "float32", "uint32")
+
+#: Tile size (pixels) of a cloud-optimised GeoTIFF.
+COG_BLOCKSIZE = 256
 
 # A rotation or shear term is ignored when it moves no sample by more than this fraction of a cell.
 _ROTATION_TOL = 1e-9
@@ -196,21 +210,36 @@ def write_raster(
     crs: Any = None,
     nodata: float | None = None,
     transform: Any = None,
+    dtype: str = "float64",
+    description: str | None = None,
+    unit: str | None = None,
+    cog: bool = False,
 ) -> Path:
     """Write a grid ``values[j, i]`` (sample at ``x0 + i dx, y0 + j dy``) as a north-up raster.
 
-    The format follows the suffix: ``.tif``/``.tiff`` GeoTIFF (float64, deflate), ``.asc`` ESRI
-    ASCII grid with a ``.prj`` sidecar when ``crs`` is given (a stale sidecar of the same name is
-    removed otherwise). NaN cells are written as ``nodata`` (default NaN for GeoTIFF,
-    :data:`ASCII_NODATA` for ASCII grids). ``transform``, when given, must be the north-up
-    transform of this grid (it is written as is, so that a grid read from a file is written back
-    with the file's exact transform). Returns the path written.
+    The format follows the suffix: ``.tif``/``.tiff`` GeoTIFF (deflate), ``.asc`` ESRI ASCII
+    grid with a ``.prj`` sidecar when ``crs`` is given (a stale sidecar of the same name is
+    removed otherwise). ``transform``, when given, must be the north-up transform of this grid
+    (it is written as is, so that a grid read from a file is written back with the file's exact
+    transform). Returns the path written.
+
+    NaN cells are written as ``nodata``. A GeoTIFF always carries a nodata value: NaN for float
+    types unless one is given; a ``"uint32"`` file needs one from the caller (a value no valid
+    cell takes, such as 4294967295). An ASCII grid gets :data:`ASCII_NODATA` when it has NaN
+    cells and no finite ``nodata`` is given.
+
+    GeoTIFF options (an ASCII grid is always float64 text and has no place for them):
+    ``dtype``, one of :data:`RASTER_DTYPES` (uint32 values must be whole numbers in range;
+    float32 rounds); ``description`` and ``unit`` of the band (GDAL band description and unit,
+    shown by QGIS); ``cog``, a cloud-optimised GeoTIFF (tiled, internal overviews).
     """
     import rasterio
     from rasterio.crs import CRS
 
     path = Path(path)
     driver = raster_driver(path)
+    if dtype not in RASTER_DTYPES:
+        raise ValueError(f"raster dtype must be one of {', '.join(RASTER_DTYPES)}; got {dtype!r}")
     grid = np.asarray(values, dtype=np.float64)
     if grid.ndim != 2 or min(grid.shape) < 1:
         raise ValueError(f"a raster needs a 2-D array of values; got shape {grid.shape}")
@@ -231,13 +260,33 @@ def write_raster(
     holes = ~np.isfinite(grid)
     if np.isinf(grid).any():
         raise ValueError(f"cannot write infinite values to {path}")
-    if holes.any() and nodata is None:
-        nodata = ASCII_NODATA if driver == "AAIGrid" else float("nan")
+    if driver == "AAIGrid":
+        dtype = "float64"
+        if nodata is not None and np.isnan(nodata):
+            nodata = None
+        if holes.any() and nodata is None:
+            nodata = ASCII_NODATA
+    elif nodata is None:
+        if dtype == "uint32":
+            raise ValueError(
+                f"a uint32 raster needs a nodata value (one no valid cell takes) for {path}"
+            )
+        nodata = float("nan")
+    integer = dtype == "uint32"
+    top = float(np.iinfo(np.uint32).max)
+    valid = grid[~holes]
+    if integer:
+        if np.any(valid != np.round(valid)) or np.any(valid < 0) or np.any(valid > top):
+            raise ValueError(f"a uint32 raster holds whole numbers in [0, {top:.0f}]: {path}")
+    elif dtype == "float32" and np.any(np.abs(valid) > np.finfo(np.float32).max):
+        raise ValueError(f"some values of {path} are out of the float32 range")
     if nodata is not None:
         nodata = float(nodata)
-        if driver == "AAIGrid" and not np.isfinite(nodata):
-            raise ValueError(f"an ESRI ASCII grid needs a finite nodata value; got {nodata}")
-        if np.isfinite(nodata) and np.any(grid[~holes] == nodata):
+        if (driver == "AAIGrid" or integer) and not np.isfinite(nodata):
+            raise ValueError(f"{path} needs a finite nodata value; got {nodata}")
+        if integer and not (nodata == round(nodata) and 0 <= nodata <= top):
+            raise ValueError(f"the nodata value of a uint32 raster must be a uint32; got {nodata}")
+        if np.isfinite(nodata) and np.any(valid.astype(dtype) == np.asarray(nodata, dtype=dtype)):
             raise ValueError(
                 f"some valid cells equal the nodata value {nodata} and would read back as holes"
             )
@@ -245,22 +294,36 @@ def write_raster(
             grid = np.where(holes, nodata, grid)
     if crs is not None and not isinstance(crs, CRS):
         crs = CRS.from_user_input(crs)
-    profile = {
+    profile: dict[str, Any] = {
         "driver": driver,
         "height": ny,
         "width": nx,
         "count": 1,
-        "dtype": "float64",
+        "dtype": dtype,
         "crs": crs,
         "transform": transform,
         "nodata": nodata,
     }
-    if driver == "GTiff":
-        profile.update(compress="deflate", predictor=3)
+    if driver == "GTiff" and cog:
+        profile.update(
+            driver="COG",
+            compress="deflate",
+            predictor="yes",
+            blocksize=COG_BLOCKSIZE,
+            overviews="auto",
+            overview_resampling="nearest" if integer else "average",
+        )
+    elif driver == "GTiff":
+        profile.update(compress="deflate", predictor=2 if integer else 3)
     else:
         prj = path.with_suffix(".prj")
         if crs is None and prj.exists():
             prj.unlink()
     with rasterio.open(path, "w", **profile) as dataset:
-        dataset.write(np.ascontiguousarray(grid[::-1]), 1)
+        dataset.write(np.ascontiguousarray(grid[::-1].astype(dtype)), 1)
+        if driver == "GTiff":
+            if description is not None:
+                dataset.set_band_description(1, description)
+            if unit is not None:
+                dataset.set_band_unit(1, unit)
     return path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -41,8 +42,48 @@ def _version(package: str) -> str | None:
         return None
 
 
-def provenance(config: dict, timings: dict | None = None, seed: int | None = None) -> dict:
-    """A JSON-ready record of the run."""
+#: the packages whose versions a provenance record lists
+PACKAGES = (
+    "numpy",
+    "scipy",
+    "numba",
+    "rasterio",
+    "pyarrow",
+    "pydantic",
+    "matplotlib",
+    "trimesh",
+    "shapely",
+    "pyogrio",
+)
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes, hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def input_files(paths: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """``key -> {"path", "sha256"}`` of every input file a run read."""
+    return {
+        key: {"path": str(Path(path).resolve()), "sha256": sha256_file(path)}
+        for key, path in paths.items()
+    }
+
+
+def provenance(
+    config: dict,
+    timings: dict | None = None,
+    seed: int | None = None,
+    inputs: dict[str, Path] | None = None,
+    sessions: list[dict] | None = None,
+) -> dict:
+    """A JSON-ready record of the run: version and source state of tumble, command line, the
+    resolved configuration, seed, timings (and every session of a resumed run: wall and CPU
+    time), the SHA-256 of every input file, the versions of the main dependencies."""
     return {
         "tumble_version": tumble.__version__,
         "git": git_hash(),
@@ -51,13 +92,18 @@ def provenance(config: dict, timings: dict | None = None, seed: int | None = Non
         "config": config,
         "seed": seed,
         "timings_s": timings or {},
+        "sessions": sessions or [],
+        "inputs": input_files(inputs or {}),
         "python": sys.version.split()[0],
-        "packages": {name: _version(name) for name in ("numpy", "scipy", "numba", "rasterio")},
+        "packages": {name: _version(name) for name in PACKAGES},
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
     }
 
 
-def write_provenance(directory: str | os.PathLike, **kwargs: Any) -> None:
+def write_provenance(directory: str | os.PathLike, **kwargs: Any) -> dict:
+    """Write ``provenance.json`` (:func:`provenance` of ``kwargs``) and return the record."""
+    record = provenance(**kwargs)
     path = Path(directory) / "provenance.json"
-    path.write_text(json.dumps(provenance(**kwargs), indent=2, default=str) + "\n")
+    path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+    return record

@@ -118,3 +118,49 @@ def read_npz(path: Path) -> dict[str, np.ndarray]:
     """Every array of an ``.npz`` file (no pickled objects)."""
     with np.load(path, allow_pickle=False) as data:
         return {name: data[name] for name in data.files}
+
+
+def is_result_dir(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds a result of tumble: its ``provenance.json`` names tumble, or it
+    holds the chunks of an unfinished run (``chunks/manifest.json``)."""
+    folder = Path(path)
+    if (folder / "chunks" / "manifest.json").is_file():
+        return True
+    try:
+        record = json.loads((folder / "provenance.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and "tumble_version" in record
+
+
+def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: bool = False) -> str:
+    """Decide what a command may do with its output folder ``out`` before any work.
+
+    Returns ``"new"`` (absent or empty), ``"resume"`` (a tumble result, with ``resume``) or
+    ``"replaced"`` (a tumble result removed as a whole, with ``force``). Refuses an empty name,
+    a file, a tumble result without ``--resume``/``--force``, and any non-empty folder that is
+    not a tumble result (never touched, even with ``force``).
+    """
+    if str(out).strip() == "":
+        raise ValueError(
+            "--out must name a folder (an empty name would write into the working one)"
+        )
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out {folder} exists and is not a folder")
+    if not folder.exists() or not any(folder.iterdir()):
+        return "new"
+    if not is_result_dir(folder):
+        raise ValueError(
+            f"--out {folder} is not empty and holds no tumble result; it is left untouched "
+            "(choose another --out)"
+        )
+    if resume:
+        return "resume"
+    if force:
+        shutil.rmtree(folder)
+        return "replaced"
+    raise ValueError(
+        f"--out {folder} holds an earlier result; --resume finishes (or reuses) it, --force "
+        "replaces it as a whole"
+    )

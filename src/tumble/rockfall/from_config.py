@@ -10,9 +10,11 @@ what remains relative came from the command line and belongs to the working dire
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
 from tumble.rockfall.model import Options
@@ -98,12 +100,27 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     return soil, terrain
 
 
+@dataclass(frozen=True)
+class RunSetup:
+    """What a configuration resolves to: the ensemble, and the release and input files it was
+    built from (for the provenance)."""
+
+    ensemble: Ensemble
+    release: Release
+    inputs: dict[str, Path]
+
+
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
     """An :class:`Ensemble` from a validated :class:`tumble.io.config.RockfallConfig`.
 
     Relative file names (DEM, rock file, soil rasters) are taken from ``base_dir``. Everything
     is checked here, before any simulation: a ValueError names the offending field.
     """
+    return build_run(config, base_dir).ensemble
+
+
+def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunSetup:
+    """:func:`build_ensemble`, with the resolved release and the input files (key -> path)."""
     base = Path(base_dir)
     terrain = _terrain(config, base)
     rock = _rock(config, base)
@@ -125,7 +142,7 @@ def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") ->
         config.scenario or ("slope40" if config.dem is None else ""), **fields
     )
     states = release.draw(terrain, config.rocks, config.seed)
-    return Ensemble(
+    ensemble = Ensemble(
         terrain,
         rock,
         soil,
@@ -134,6 +151,63 @@ def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") ->
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
     )
+    inputs = {}
+    if config.dem is not None:
+        inputs["dem"] = _path(config.dem, base)
+    if config.rock.file is not None:
+        inputs["rock.file"] = _path(config.rock.file, base)
+    for name in FIELDS:
+        value = getattr(config.soil, name)
+        if isinstance(value, str):
+            inputs[f"soil.{name}"] = _path(value, base)
+    return RunSetup(ensemble, release, inputs)
+
+
+def _path(name: str, base: Path) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() else base / path
+
+
+def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]) -> dict:
+    """The configuration as it was used, every default written as its value (no nulls): the
+    solver settings of the ensemble's options, the release with the scenario's defaults, the
+    rock's mass, density and volume, the soil's values, and the ``run`` settings given (chunk
+    size, threads, cluster). Keys that do not apply (a box size for an EOTA rock) are left out.
+    """
+    ensemble = setup.ensemble
+    data = config.model_dump()
+    options = ensemble.options
+    data["solver"] = {name: getattr(options, name) for name in data["solver"]}
+    data["scheme"], data["dt"], data["t_max"] = options.scheme, options.dt, options.t_max
+    if data["dem"] is None and data["scenario"] is None:
+        data["scenario"] = "slope40"
+    release = dataclasses.asdict(setup.release)
+    data["release"] = {k: _plain(v) for k, v in release.items() if v is not None}
+    rock = ensemble.shapes[0]
+    data["rock"] = {
+        **{k: v for k, v in data["rock"].items() if v is not None},
+        "mass": float(rock.mass),
+        "density": float(rock.density),
+        "volume_m3": float(rock.volume),
+        "inertia_kg_m2": [float(v) for v in rock.inertia],
+    }
+    soil = {}
+    for name in FIELDS:
+        given = data["soil"].get(name)
+        value = getattr(ensemble.soil, name)
+        soil[name] = given if isinstance(given, str) else float(value)
+    data["soil"] = {"preset": data["soil"].get("preset"), **soil}
+    if data["soil"]["preset"] is None:
+        del data["soil"]["preset"]
+    data["output"]["sample_every"] = ensemble.sample_every
+    data["run"] = {**{k: v for k, v in data["run"].items() if v is not None}, **run}
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def solver_options(config: RockfallConfig) -> Options:

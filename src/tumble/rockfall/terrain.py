@@ -456,14 +456,24 @@ class Terrain:
     # --- files -------------------------------------------------------------------------------
 
     def write(self, path: str | os.PathLike) -> Path:
-        """Write the heights as GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``)
-        with the terrain's CRS and transform; :meth:`from_file` reads it back unchanged."""
-        return self.write_raster(path, self.heights, nodata=self.nodata)
+        """Write the heights as GeoTIFF (``.tif``, ``.tiff``: cloud-optimised float64, band
+        described as "terrain height" in m) or ESRI ASCII grid (``.asc``) with the terrain's CRS
+        and transform; :meth:`from_file` reads it back unchanged."""
+        return self.write_raster(
+            path, self.heights, nodata=self.nodata, description="terrain height", unit="m", cog=True
+        )
 
     def write_raster(
-        self, path: str | os.PathLike, values: ArrayLike, nodata: float | None = None
+        self,
+        path: str | os.PathLike,
+        values: ArrayLike,
+        nodata: float | None = None,
+        **options: Any,
     ) -> Path:
-        """Write another (ny, nx) raster on this terrain's grid (NaN cells become nodata)."""
+        """Write another (ny, nx) raster on this terrain's grid (NaN cells become nodata).
+
+        ``options`` go to :func:`tumble.io.dem.write_raster`: ``dtype``, ``description``,
+        ``unit``, ``cog``."""
         grid = np.asarray(values, dtype=np.float64)
         if grid.shape != self.shape:
             raise ValueError(f"raster shape {grid.shape} differs from the terrain's {self.shape}")
@@ -477,6 +487,7 @@ class Terrain:
             crs=self.crs,
             nodata=nodata,
             transform=self.transform,
+            **options,
         )
 
     def __setstate__(self, state: dict) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tumble.rockfall.ensemble.reduce import format_percent
+
 #: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
 #: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS
 #: run time (Table 1, one desktop computer)
@@ -47,9 +49,16 @@ def _fmt(mean: float | None, std: float | None) -> str:
     return f"{mean:.2f} +- {std:.2f}" if std is not None else f"{mean:.2f}"
 
 
+def published_applies(summary: dict) -> bool:
+    """Whether Table 2 was published for this run's set-up: the ``slope40`` scenario."""
+    return summary.get("scenario") == "slope40"
+
+
 def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, Any]]:
     """Rows of the comparison of two run summaries ``a`` and ``b`` (path statistics as in
-    Table 2, then more), with the published values beside."""
+    Table 2, then more); the published values beside them only when both runs are on the
+    scenario they were published for (:func:`published_applies`)."""
+    published = published_applies(a) and published_applies(b)
     rows = []
     pub_e, pub_i = PUBLISHED_SLOPE40["explicit"], PUBLISHED_SLOPE40["implicit"]
     for key, name in TABLE_ROWS:
@@ -59,10 +68,11 @@ def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, A
                 "quantity": name,
                 labels[0]: _fmt(pa_["mean"], pa_["std"]),
                 labels[1]: _fmt(pb_["mean"], pb_["std"]),
-                "published explicit": _fmt(pub_e[key][0], pub_e[key][1]),
-                "published implicit": _fmt(pub_i[key][0], pub_i[key][1]),
             }
         )
+        if published:
+            rows[-1]["published explicit"] = _fmt(pub_e[key][0], pub_e[key][1])
+            rows[-1]["published implicit"] = _fmt(pub_i[key][0], pub_i[key][1])
     extra = (
         (
             "per-rock max kinetic energy (kJ)",
@@ -78,7 +88,7 @@ def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, A
         (
             "stopped / left / timed out",
             lambda s: " / ".join(
-                f"{s['fractions'][k]:.0%}" for k in ("stopped", "left_domain", "timed_out")
+                format_percent(s["fractions"][k]) for k in ("stopped", "left_domain", "timed_out")
             ),
         ),
         ("rocks", lambda s: str(s["n_rocks"])),
@@ -90,10 +100,10 @@ def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, A
     )
     for name, value in extra:
         row = {"quantity": name, labels[0]: value(a), labels[1]: value(b)}
-        if name == "wall time (s)":
+        if published and name == "wall time (s)":
             row["published explicit"] = f"{pub_e['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
             row["published implicit"] = f"{pub_i['wall_time_s']:.1f} (RAMMS, 1000 rocks)"
-        else:
+        elif published:
             row["published explicit"] = row["published implicit"] = ""
         rows.append(row)
     return rows

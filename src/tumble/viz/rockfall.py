@@ -7,12 +7,17 @@
 * :func:`plot_profile`: the altitude of the centre of mass and of the terrain below it, and the
   body-frame angular velocity components (x green, y red, z blue, the colours of the paper),
   against the projected distance (arclength of the horizontal projection of the path), as
-  Fig. 5c/d.
+  Fig. 5c/d; of a trajectory on a terrain, or of one stored rock of a finished run folder
+  (``plot_profile(run_dir, rock=k)``, see :func:`read_run_trajectory`).
 * :func:`plot_histograms`: run-out and per-rock maximum kinetic energy.
 * :func:`plot_envelopes`: the spread envelopes of two runs over the hillshade.
 """
 
 from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
 
 import matplotlib
 
@@ -135,9 +140,142 @@ def projected_distance(position: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(step)])
 
 
-def plot_profile(trajectory, terrain, path, title: str = "") -> None:
+@dataclass(frozen=True)
+class StoredTrajectory:
+    """One rock's trajectory read back from a run folder (the columns a profile needs).
+
+    ``rock`` is the rock's index in the run, ``source`` the file it was read from.
+    """
+
+    rock: int
+    t: np.ndarray
+    position: np.ndarray
+    omega: np.ndarray
+    source: Path
+
+
+def _run_folder(run_dir: str | os.PathLike[str]) -> Path:
+    folder = Path(run_dir)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a rockfall run folder: no such directory")
+    dem = folder / "rasters" / "dem.tif"
+    stored = [folder / "trajectory.parquet", folder / "trajectories.parquet"]
+    if not dem.is_file() or not any(p.is_file() for p in stored):
+        raise ValueError(
+            f"{folder} is not a rockfall run folder (tumble rockfall run --out): it needs "
+            "rasters/dem.tif and trajectory.parquet or trajectories.parquet"
+        )
+    return folder
+
+
+def read_run_trajectory(run_dir: str | os.PathLike[str], rock: int = 0) -> StoredTrajectory:
+    """The trajectory of rock ``rock`` stored in a run folder of ``tumble rockfall run``.
+
+    Rock 0 of a one-rock run comes from ``trajectory.parquet`` (every step); any other rock from
+    ``trajectories.parquet``, the sample of the first ``output.trajectories`` rocks, every
+    ``output.trajectory_every`` steps. ValueError when the folder is not a run or rock ``rock``
+    was not stored (naming the rocks that were).
+    """
+    import pyarrow.parquet as pq
+
+    folder = _run_folder(run_dir)
+    if isinstance(rock, bool) or not isinstance(rock, int | np.integer) or rock < 0:
+        raise ValueError(f"rock must be a non-negative integer, got {rock!r}")
+    rock = int(rock)
+    names = ["t", "x", "y", "z", "omega_x", "omega_y", "omega_z"]
+    single = folder / "trajectory.parquet"
+    sample = folder / "trajectories.parquet"
+    if rock == 0 and single.is_file():
+        table = pq.read_table(single, columns=names)
+        columns = {name: table.column(name).to_numpy() for name in names}
+        source = single
+    else:
+        if not sample.is_file():  # a one-rock run without the sample: rock 0 only
+            raise ValueError(
+                f"rock {rock} is not stored in {folder}: trajectory.parquet holds rock 0 only"
+            )
+        table = pq.read_table(sample, columns=["rock", *names])
+        rocks = np.asarray(table.column("rock").to_numpy(), dtype=np.int64)
+        stored = [int(r) for r in np.unique(rocks)]
+        keep = rocks == rock
+        if not keep.any():
+            raise ValueError(
+                f"rock {rock} is not stored in {folder}: trajectories.parquet holds rock(s) "
+                f"{', '.join(map(str, stored)) or 'none'} (raise output.trajectories to keep more)"
+            )
+        columns = {name: table.column(name).to_numpy()[keep] for name in names}
+        source = sample
+    data = {name: np.asarray(columns[name], dtype=np.float64) for name in names}
+    order = np.argsort(data["t"], kind="stable")
+    return StoredTrajectory(
+        rock=rock,
+        t=data["t"][order],
+        position=np.column_stack([data[c][order] for c in ("x", "y", "z")]),
+        omega=np.column_stack([data[f"omega_{c}"][order] for c in "xyz"]),
+        source=source,
+    )
+
+
+def _run_title(folder: Path, trajectory: StoredTrajectory) -> str:
+    """``Rock k, <scheme> scheme (<status> after <t> s)`` from summary.json and deposits.csv."""
+    import contextlib
+    import csv
+    import json
+
+    title = f"Rock {trajectory.rock}"
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        title += f", {json.loads((folder / 'summary.json').read_text())['scheme']} scheme"
+    try:
+        with (folder / "deposits.csv").open(newline="") as f:
+            row = next(r for r in csv.DictReader(f) if r.get("rock") == str(trajectory.rock))
+        title += f" ({row['status']} after {float(row['t_s']):.1f} s)"
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        pass
+    return title
+
+
+def plot_profile(
+    trajectory,
+    terrain=None,
+    path: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+    *,
+    rock: int = 0,
+) -> Path:
     """Altitude of the centre of mass and of the terrain, and omega components, against the
-    projected distance (Fig. 5c/d)."""
+    projected distance (Fig. 5c/d).
+
+    Two call forms:
+
+    * ``plot_profile(trajectory, terrain, path, title="")``: a trajectory (``position`` (n, 3),
+      ``omega`` (n, 3)) on a :class:`tumble.rockfall.Terrain`, written to ``path``;
+    * ``plot_profile(run_dir, rock=k, path=None, title=None)``: rock ``k`` of a finished run
+      folder of ``tumble rockfall run`` (:func:`read_run_trajectory`) on the run's
+      ``rasters/dem.tif``, written by default to ``run_dir/figures/profile_rock<k>.png``.
+
+    Returns the path of the PNG written.
+    """
+    if isinstance(trajectory, str | os.PathLike):
+        from tumble.rockfall import Terrain
+
+        if terrain is not None:
+            raise TypeError(
+                "plot_profile(run_dir, ...) reads the run's own rasters/dem.tif: pass no terrain"
+            )
+        folder = _run_folder(trajectory)
+        stored = read_run_trajectory(folder, rock)
+        terrain = Terrain.from_file(folder / "rasters" / "dem.tif")
+        if path is None:
+            path = folder / "figures" / f"profile_rock{stored.rock}.png"
+            path.parent.mkdir(exist_ok=True)
+        if title is None:
+            title = _run_title(folder, stored)
+        trajectory = stored
+    elif terrain is None or path is None:
+        raise TypeError(
+            "plot_profile(trajectory, terrain, path) needs the terrain and the output path; "
+            "or call plot_profile(run_dir, rock=k) on a run folder"
+        )
     s = projected_distance(trajectory.position)
     inside = terrain.contains(trajectory.position[:, 0], trajectory.position[:, 1])
     ground = np.full(s.shape, np.nan)
@@ -161,6 +299,7 @@ def plot_profile(trajectory, terrain, path, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
+    return Path(path)
 
 
 def plot_histograms(rocks: dict, path, title: str = "") -> None:

@@ -15,15 +15,44 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tumble import _check
-from tumble._jit import set_threads
+from tumble._jit import is_cached, set_threads
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
 from tumble.rockfall.ensemble.cluster import run_on_dask
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
-from tumble.rockfall.ensemble.progress import progress_bar
+from tumble.rockfall.ensemble.kernels import run_rocks
+from tumble.rockfall.ensemble.progress import Progress, progress_mode
+
+#: said before the kernels compile (once after installing or changing tumble)
+COMPILING = "compiling kernels (first run only, ~30 s)"
+
+
+def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            out.update(_flatten(value, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: data}
+
+
+def describe_differences(before: dict, now: dict, most: int = 4) -> str:
+    """What differs between two descriptions of a run's inputs, e.g. ``"seed 1 in the chunks,
+    9 now"``; a generic phrase when nothing recorded differs (another code version, input file
+    contents)."""
+    a, b = _flatten(before), _flatten(now)
+    keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if not keys:
+        return "other inputs: the same settings, but other input files or another tumble"
+    parts = [f"{k} {a.get(k)!r} in the chunks, {b.get(k)!r} now" for k in keys[:most]]
+    if len(keys) > most:
+        parts.append(f"and {len(keys) - most} more")
+    return "; ".join(parts)
 
 
 def chunk_path(directory: Path, index: int) -> Path:
@@ -43,13 +72,15 @@ def read_chunk(path: Path) -> dict:
 
 @dataclass
 class ChunkRun:
-    """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, and
-    the wall time of simulation over every session that contributed chunks."""
+    """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, the
+    wall time of simulation over every session that contributed chunks (compilation excluded),
+    and those sessions (chunks, steps, wall, CPU and compile time of each)."""
 
     chunks: list[dict]
     computed: int
     wall_time: float
     steps: int
+    sessions: list[dict] = field(default_factory=list)
 
 
 def run_chunks(
@@ -59,8 +90,9 @@ def run_chunks(
     threads: int | None = None,
     resume: bool = False,
     dask: str | None = None,
-    progress: bool | None = None,
+    progress: bool | str | None = None,
     max_chunks: int | None = None,
+    inputs: dict | None = None,
 ) -> ChunkRun:
     """Compute the chunks of ``ensemble`` under ``directory/chunks`` (module docstring).
 
@@ -69,6 +101,12 @@ def run_chunks(
     :data:`CHUNK_SIZE` (on resume, to the interrupted run's). ``dask``: a scheduler address or
     ``local:N`` (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that
     many chunks (the run is then incomplete: ``computed`` < missing; resume it later).
+    ``progress``: a bar on a terminal, plain lines elsewhere (None), or a mode of
+    :func:`tumble.rockfall.ensemble.progress.progress_mode`; it also says when the kernels
+    compile (the first run after installing or changing tumble). Every session's wall and CPU
+    time is recorded in the manifest, an interrupted one's too. ``inputs``: a plain description
+    of what decides the numbers (e.g. the configuration), kept in the manifest so that a refused
+    ``--resume`` can say what differs.
     """
     directory = Path(directory)
     chunk_dir = directory / "chunks"
@@ -89,9 +127,10 @@ def run_chunks(
         if manifest.get("fingerprint") != fingerprint or manifest.get("n_rocks") != (
             ensemble.n_rocks
         ):
+            differences = describe_differences(manifest.get("inputs") or {}, inputs or {})
             raise ValueError(
-                f"{directory} holds the chunks of a different run (other inputs or number of "
-                "rocks); --resume needs the same configuration, or choose another --out"
+                f"{directory} holds the chunks of a different run ({differences}); --resume "
+                "needs the same configuration, --force starts again, or choose another --out"
             )
         if chunk_size is not None and int(chunk_size) != manifest["chunk_size"]:
             raise ValueError(
@@ -111,6 +150,7 @@ def run_chunks(
             "fingerprint": fingerprint,
             "n_rocks": ensemble.n_rocks,
             "chunk_size": _check.positive_int(chunk_size, "chunk_size"),
+            "inputs": inputs or {},
             "sessions": [],
         }
     spans = ensemble.chunks(chunk_size)
@@ -122,36 +162,47 @@ def run_chunks(
     chunks_now = 0
     if missing:
         t0 = time.perf_counter()
+        c0 = time.process_time()
+        compile_s = 0.0
 
         def finished(index: int, chunk: dict) -> None:
             nonlocal steps_now, chunks_now
             if not manifest_path.exists():
                 write_json_atomic(manifest_path, manifest)
             write_chunk(directory, index, chunk)
-            steps_now += int(chunk["steps"].sum())
+            steps = int(chunk["steps"].sum())
+            steps_now += steps
             chunks_now += 1
-            bar.update(spans[index][1] - spans[index][0])
+            bar.update(spans[index][1] - spans[index][0], steps)
 
         try:
-            with progress_bar(ensemble.n_rocks, done_rocks, progress) as bar:
+            with Progress(ensemble.n_rocks, done_rocks, progress_mode(progress)) as bar:
                 if dask:
                     run_on_dask(ensemble, [(i, *spans[i]) for i in missing], dask, finished)
                 else:
                     previous = set_threads(threads) if threads is not None else None
                     try:
-                        t0 += ensemble.warm_up()
+                        if not is_cached(run_rocks):
+                            bar.note(COMPILING)
+                        compile_s = ensemble.warm_up()
+                        bar.start += compile_s
                         for i in missing:
                             finished(i, ensemble._run_chunk(*spans[i]))
                     finally:
                         if previous is not None:
                             set_threads(previous)
         finally:
+            # an interrupted session that finished chunks counts too: its time is part of the
+            # run's wall time, and the speed printed after a resume divides by all of it
             if chunks_now:
                 manifest["sessions"].append(
                     {
                         "chunks": chunks_now,
                         "steps": steps_now,
-                        "wall_time_s": time.perf_counter() - t0,
+                        "wall_time_s": time.perf_counter() - t0 - compile_s,
+                        "cpu_time_s": time.process_time() - c0,
+                        "compile_s": compile_s,
+                        "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                     }
                 )
                 write_json_atomic(manifest_path, manifest)
@@ -162,4 +213,4 @@ def run_chunks(
             chunks.append(read_chunk(path))
     wall = float(sum(s["wall_time_s"] for s in manifest["sessions"]))
     steps = int(sum(int(c["steps"].sum()) for c in chunks))
-    return ChunkRun(chunks, chunks_now, wall, steps)
+    return ChunkRun(chunks, chunks_now, wall, steps, list(manifest["sessions"]))

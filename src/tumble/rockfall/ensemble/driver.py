@@ -45,7 +45,7 @@ from tumble.rockfall.ensemble.kernels import (
     R_VISITS,
     run_rocks,
 )
-from tumble.rockfall.ensemble.progress import progress_bar
+from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks
 from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
@@ -356,16 +356,18 @@ class Ensemble:
         self,
         threads: int | None = None,
         chunk_size: int = CHUNK_SIZE,
-        progress: bool | None = False,
+        progress: bool | str | None = False,
     ) -> EnsembleResult:
         """Simulate every rock in memory; returns
-        :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`."""
+        :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`. ``progress``: see
+        :func:`tumble.rockfall.ensemble.progress.progress_mode` (default: none shown)."""
         chunks = []
         t0 = time.perf_counter()
-        with progress_bar(self.n_rocks, 0, progress) as bar:
+        with Progress(self.n_rocks, 0, progress_mode(progress)) as bar:
             for start, stop in self.chunks(chunk_size):
-                chunks.append(self.run_chunk(start, stop, threads))
-                bar.update(stop - start)
+                chunk = self.run_chunk(start, stop, threads)
+                chunks.append(chunk)
+                bar.update(stop - start, int(chunk["steps"].sum()))
         return reduce_chunks(self, chunks, wall_time=time.perf_counter() - t0)
 
 

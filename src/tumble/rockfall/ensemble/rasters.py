@@ -18,7 +18,8 @@ to :data:`RASTERS` (the order in which they are written).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,8 @@ RASTERS = (
 )
 
 
-class RasterInfo(NamedTuple):
+@dataclass(frozen=True)
+class RasterInfo:
     """What a raster holds: a description (the band description of the file), its unit, and
     whether it is a count (written as unsigned integers)."""
 

@@ -32,7 +32,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,16 +79,15 @@ class EnsembleResult:
     def write_rasters(
         self, terrain: Terrain, directory: str | os.PathLike, ascii: bool = False
     ) -> list[Path]:
-        """GeoTIFF (and ESRI ASCII with ``ascii``) files with the terrain's CRS and transform."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in RASTERS:
-            values = self.rasters[name]
-            written.append(terrain.write_raster(directory / f"{name}.tif", values))
-            if ascii:
-                written.append(terrain.write_raster(directory / f"{name}.asc", values))
-        return written
+        """Every raster of ``RASTERS`` as a cloud-optimised GeoTIFF (and ESRI ASCII grid with
+        ``ascii``) with the terrain's CRS and transform and the description and unit of
+        ``RASTER_INFO``: float32 values, uint32 counts, nodata where no rock came (NaN, and
+        4294967295 for counts); :mod:`tumble.rockfall.ensemble.outputs` has the details.
+        ``self.rasters`` is not changed."""
+        from tumble.rockfall.ensemble.outputs import write_hazard_rasters
+
+        rasters = {name: self.rasters[name] for name in RASTERS}
+        return write_hazard_rasters(terrain, rasters, directory, ascii=ascii)
 
     def write_deposits(self, path: str | os.PathLike) -> Path:
         from tumble.io.results import write_csv
@@ -97,10 +96,10 @@ class EnsembleResult:
         return Path(path)
 
 
-def _stats(values: np.ndarray, percentiles: tuple[int, ...] = (50, 95)) -> dict[str, float | None]:
+def _stats(values: np.ndarray, percentiles: tuple[int, ...] = (50, 95)) -> dict[str, Any]:
     values = values[np.isfinite(values)]
     if values.size == 0:
-        out: dict[str, float | None] = {"mean": None, "std": None}
+        out: dict[str, Any] = {"mean": None, "std": None}
         out.update({f"p{p}": None for p in percentiles})
         out["max"] = None
         return out
@@ -108,7 +107,96 @@ def _stats(values: np.ndarray, percentiles: tuple[int, ...] = (50, 95)) -> dict[
     for p, v in zip(percentiles, np.percentile(values, percentiles), strict=True):
         out[f"p{p}"] = float(v)
     out["max"] = float(values.max())
+    for p in percentiles:
+        out[f"p{p}_ci"] = quantile_ci(values, p / 100.0)
     return out
+
+
+#: confidence level of the intervals of the summary
+CI_LEVEL = 0.95
+
+
+def quantile_ci(values: np.ndarray, q: float, level: float = CI_LEVEL) -> list[float] | None:
+    """Distribution-free confidence interval ``[low, high]`` of the ``q`` quantile of the
+    population the finite ``values`` were drawn from, from their order statistics.
+
+    The number of values below the true quantile is binomial(n, q), so the order statistics
+    ``x_(l) <= x_(u)`` with ``l = B^-1((1 - level) / 2)`` and ``u = B^-1((1 + level) / 2) + 1``
+    (1-based) cover it with probability at least ``level`` (W. J. Conover, Practical
+    Nonparametric Statistics, 3rd ed., Wiley 1999, section 3.2). None when ``n`` is too small
+    for an interval at that level on both sides. Exact, deterministic, no resampling.
+    """
+    from scipy.stats import binom
+
+    x = np.sort(values[np.isfinite(values)])
+    n = x.size
+    if n == 0:
+        return None
+    alpha = 1.0 - level
+    low = int(binom.ppf(alpha / 2.0, n, q))
+    high = int(binom.ppf(1.0 - alpha / 2.0, n, q)) + 1
+    if low < 1 or high > n:
+        return None
+    return [float(x[low - 1]), float(x[high - 1])]
+
+
+def format_percent(fraction: float | None) -> str:
+    """A fraction as a percentage with as many decimals as it needs, at most 3: ``0.996`` ->
+    ``"99.6 %"``, ``0.0004`` -> ``"0.04 %"``, ``1/3`` -> ``"33.333 %"``.
+
+    Exactly 0 and 1 give ``"0 %"`` and ``"100 %"``; any other value never does: one that rounds
+    to either at 3 decimals is shown as ``"> 99.999 %"`` or ``"< 0.001 %"``. None and NaN give
+    ``"n/a"``.
+    """
+    if fraction is None or not math.isfinite(fraction):
+        return "n/a"
+    if fraction in (0.0, 1.0):
+        return f"{100 * int(fraction)} %"
+    value = 100.0 * float(fraction)
+    text = f"{value:.3f}"
+    for decimals in range(4):
+        candidate = f"{value:.{decimals}f}"
+        if abs(float(candidate) - value) <= 1e-9 * max(1.0, abs(value)):
+            text = candidate
+            break
+    shown = float(text)
+    if shown == 0.0:
+        return "< 0.001 %" if value > 0 else "> -0.001 %"
+    if shown == 100.0:
+        return "> 99.999 %" if value < 100.0 else "< 100.001 %"
+    return f"{text} %"
+
+
+def censoring_warnings(summary: dict) -> list[str]:
+    """What the statistics of a run do not show, in sentences for the screen and the report:
+    rocks that left the DEM, were still moving at ``t_max``, failed numerically, or steps whose
+    contact solver hit its iteration cap."""
+    f = summary["fractions"]
+    warnings = []
+    if f["left_domain"] > 0:
+        warnings.append(
+            f"{format_percent(f['left_domain'])} of the rocks left the DEM: their run-out is where "
+            "they left it (a lower bound), they are missing from the deposits, and run-out "
+            "percentiles describe a censored sample; extend the DEM downslope"
+        )
+    if f["timed_out"] > 0:
+        warnings.append(
+            f"{format_percent(f['timed_out'])} of the rocks were still moving at t_max = "
+            f"{summary['t_max']:g} s: their run-out is a lower bound and they are not deposits; "
+            "raise t_max"
+        )
+    if f["failed"] > 0:
+        warnings.append(
+            f"{format_percent(f['failed'])} of the rocks failed numerically "
+            f"({', '.join(summary.get('failures', [])) or 'see deposits.csv status'}): they are "
+            "left out of run-out and deposits and their maxima end at the failure; reduce dt"
+        )
+    if summary.get("pgs_cap_hits", 0) > 0:
+        warnings.append(
+            f"{summary['pgs_cap_hits']} steps hit the iteration cap of the contact solver "
+            "(solver.pgs_max_iter): their percussions are approximate"
+        )
+    return warnings
 
 
 def combine_path(path: np.ndarray) -> tuple[float, float, int]:
@@ -208,6 +296,13 @@ def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> E
         "timed_out": float(np.mean(status == int(RockStatus.TIMED_OUT))),
         "failed": float(np.mean(~regular)),
     }
+    failures = sorted({NAMES[RockStatus(int(s))] for s in status[~regular]})
+    if failures:
+        summary["failures"] = failures
+    summary["ci_level"] = CI_LEVEL
+    summary["warnings"] = censoring_warnings(
+        {**summary, "pgs_cap_hits": int(cat("pgs_caps").sum())}
+    )
     summary["rock_steps"] = total_steps
     summary["contact_step_fraction"] = float(cat("contact_steps").sum() / max(total_steps, 1))
     summary["pgs_cap_hits"] = int(cat("pgs_caps").sum())
@@ -246,9 +341,12 @@ def summary_line(summary: dict) -> str:
     def num(value: float | None, fmt: str) -> str:
         return "n/a" if value is None else format(value, fmt)
 
+    failed = f" failed {format_percent(f['failed'])}," if f.get("failed") else ""
     return (
         f"{summary['n_rocks']} rocks ({summary['scheme']}): "
-        f"stopped {f['stopped']:.0%}, left {f['left_domain']:.0%}, timed out {f['timed_out']:.0%}; "
+        f"stopped {format_percent(f['stopped'])}, left {format_percent(f['left_domain'])}, "
+        f"timed out {format_percent(f['timed_out'])},{failed}".rstrip(",")
+        + "; "
         f"kinetic energy {num(e['mean'], '.1f')} +- {num(e['std'], '.1f')} kJ; "
         f"run-out {num(r['mean'], '.1f')} m (p95 {num(r['p95'], '.1f')}); "
         f"{summary['wall_time_s']:.1f} s, {rate / 1e6:.2f} M rock-steps/s"

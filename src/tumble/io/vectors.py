@@ -1,0 +1,207 @@
+"""GeoPackage vectors: 3-D lines and points with attribute columns, through pyogrio and shapely.
+
+A file written here holds one layer named after the file's stem (``deposits.gpkg`` holds layer
+``deposits``), with LineString Z or Point Z features in the given CRS (a rasterio ``CRS``, a WKT
+or ``"EPSG:2056"``-like string, or None for a file without one) and one field per attribute
+column: integers, floats (NaN becomes null) and text. Files are written into a hidden directory
+beside the target and renamed into place, so a reader never sees half a file.
+
+:func:`read_lines` reads the lines of any vector format GDAL reads (GeoPackage, shapefile,
+GeoJSON...), 2-D or 3-D, for inputs such as barrier lines. pyogrio and shapely are imported on
+first use only, so that importing :mod:`tumble.io` stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+#: GDAL's driver of the files written here, and their suffix.
+VECTOR_DRIVER = "GPKG"
+VECTOR_SUFFIX = ".gpkg"
+
+
+def crs_wkt(crs: Any) -> str | None:
+    """WKT of a CRS given as a rasterio ``CRS``, WKT, ``"EPSG:..."`` string or EPSG code; None
+    for None. ValueError for anything else."""
+    if crs is None:
+        return None
+    from rasterio.crs import CRS
+
+    try:
+        value = crs if isinstance(crs, CRS) else CRS.from_user_input(crs)
+    except Exception as err:
+        raise ValueError(f"unknown coordinate reference system {crs!r}: {err}") from None
+    return str(value.to_wkt())
+
+
+def _fields(
+    attributes: Mapping[str, ArrayLike], count: int, path: Path
+) -> tuple[list[str], list[np.ndarray]]:
+    """Field names and one 1-D column of ``count`` values each (text as Python strings)."""
+    names, columns = [], []
+    for name, values in attributes.items():
+        column = np.asarray(values)
+        if column.ndim != 1 or column.shape[0] != count:
+            raise ValueError(
+                f"attribute {name!r} of {path} has shape {column.shape}; expected ({count},), "
+                "one value per feature"
+            )
+        if column.dtype.kind in "USO":
+            column = np.array([str(v) for v in column], dtype=object)
+        elif column.dtype.kind not in "biuf":
+            raise ValueError(f"attribute {name!r} of {path} has unsupported type {column.dtype}")
+        names.append(str(name))
+        columns.append(column)
+    return names, columns
+
+
+def _write_layer(
+    path: str | os.PathLike,
+    geometry: np.ndarray,
+    geometry_type: str,
+    attributes: Mapping[str, ArrayLike],
+    crs: Any,
+) -> Path:
+    """One GeoPackage layer named after the file's stem, written atomically."""
+    import pyogrio.raw
+
+    path = Path(path)
+    if path.suffix.lower() != VECTOR_SUFFIX:
+        raise ValueError(f"vector files are GeoPackages ({VECTOR_SUFFIX}); got {path}")
+    names, columns = _fields(attributes, geometry.shape[0], path)
+    wkt = crs_wkt(crs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent))
+    try:
+        staged = stage / path.name
+        with warnings.catch_warnings():
+            # a file without a CRS is what the caller asked for
+            warnings.filterwarnings("ignore", "'crs' was not provided", UserWarning)
+            pyogrio.raw.write(
+                staged,
+                geometry,
+                columns,
+                names,
+                layer=path.stem,
+                driver=VECTOR_DRIVER,
+                geometry_type=geometry_type,
+                crs=wkt,
+            )
+        os.replace(staged, path)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return path
+
+
+def write_lines(
+    path: str | os.PathLike,
+    lines: Sequence[ArrayLike],
+    attributes: Mapping[str, ArrayLike],
+    crs: Any = None,
+) -> Path:
+    """Write LineString Z features to a GeoPackage: ``lines[k]`` (n_k, 3) vertices ``x, y, z``
+    (n_k >= 2, finite), ``attributes`` name -> one value per line. Returns the path written."""
+    import shapely
+
+    path = Path(path)
+    vertices = [np.asarray(line, dtype=np.float64) for line in lines]
+    for k, line in enumerate(vertices):
+        if line.ndim != 2 or line.shape[1] != 3 or line.shape[0] < 2:
+            raise ValueError(
+                f"line {k} of {path} has shape {line.shape}; a line needs (n >= 2, 3) vertices"
+            )
+        if not np.isfinite(line).all():
+            raise ValueError(f"line {k} of {path} has non-finite vertices")
+    wkb = np.empty(len(vertices), dtype=object)
+    if vertices:
+        counts = [line.shape[0] for line in vertices]
+        geometries = shapely.linestrings(
+            np.concatenate(vertices), indices=np.repeat(np.arange(len(vertices)), counts)
+        )
+        wkb[:] = shapely.to_wkb(geometries, output_dimension=3)
+    return _write_layer(path, wkb, "LineString Z", attributes, crs)
+
+
+def write_points(
+    path: str | os.PathLike,
+    xyz: ArrayLike,
+    attributes: Mapping[str, ArrayLike],
+    crs: Any = None,
+) -> Path:
+    """Write Point Z features to a GeoPackage: ``xyz`` (n, 3), ``attributes`` name -> one value
+    per point. A point with a non-finite coordinate is written without geometry (null), its
+    attributes kept. Returns the path written."""
+    import shapely
+
+    path = Path(path)
+    points = np.asarray(xyz, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != 3:
+        raise ValueError(f"points of {path} must have shape (n, 3); got {points.shape}")
+    wkb = np.full(points.shape[0], None, dtype=object)
+    finite = np.isfinite(points).all(axis=1)
+    if finite.any():
+        wkb[finite] = shapely.to_wkb(shapely.points(points[finite]), output_dimension=3)
+    return _write_layer(path, wkb, "Point Z", attributes, crs)
+
+
+def read_lines(
+    path: str | os.PathLike, layer: str | int | None = None, name_field: str | None = None
+) -> tuple[list[str], list[np.ndarray], str | None]:
+    """The lines of a vector file: ``(names, vertices, crs)``.
+
+    ``vertices[k]`` is an (n, 2) or (n, 3) float64 array (3 columns when the geometry has z);
+    the parts of a MultiLineString are separate lines with the same name. ``names`` come from
+    the field ``name_field`` (as text), or are the feature ids. ``crs`` is the layer's CRS as
+    WKT, or None. ``layer`` (name or index) defaults to the first layer. ValueError for a
+    missing file, a missing field, or geometries that are not lines.
+    """
+    import pyogrio.raw
+    import shapely
+
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"vector file {path} does not exist")
+    columns = None if name_field is None else [name_field]
+    try:
+        meta, fids, wkb, field_data = pyogrio.raw.read(
+            path, layer=layer, columns=columns, return_fids=True
+        )
+    except Exception as err:
+        raise ValueError(f"cannot read lines from {path}: {err}") from None
+    if name_field is not None and name_field not in list(meta["fields"]):
+        raise ValueError(
+            f"{path} has no field {name_field!r}; fields: {', '.join(map(str, meta['fields']))}"
+        )
+    if wkb is None or fids is None:
+        raise ValueError(f"{path} holds no geometries")
+    labels = [str(v) for v in (fids if name_field is None else field_data[0])]
+    names: list[str] = []
+    vertices: list[np.ndarray] = []
+    for label, blob in zip(labels, wkb, strict=True):
+        if blob is None:
+            continue
+        geometry = shapely.from_wkb(blob)
+        kind = shapely.get_type_id(geometry)
+        if kind == shapely.GeometryType.LINESTRING:
+            parts = [geometry]
+        elif kind == shapely.GeometryType.MULTILINESTRING:
+            parts = list(shapely.get_parts(geometry))
+        else:
+            raise ValueError(
+                f"feature {label!r} of {path} is a {geometry.geom_type}, not a line; "
+                "lines are LineString or MultiLineString"
+            )
+        for part in parts:
+            coords = shapely.get_coordinates(part, include_z=bool(shapely.has_z(part)))
+            names.append(label)
+            vertices.append(np.ascontiguousarray(coords, dtype=np.float64))
+    return names, vertices, crs_wkt(meta["crs"])

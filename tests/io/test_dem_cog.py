@@ -1,0 +1,132 @@
+"""Labelled rasters: cloud-optimised GeoTIFFs with band description, unit, data type and nodata
+read back by rasterio as written; the plain GeoTIFF and ESRI ASCII round trips unchanged."""
+
+import math
+
+import numpy as np
+import pytest
+import rasterio
+from rasterio.crs import CRS
+
+from tumble.io.dem import COG_BLOCKSIZE, north_up_transform, read_raster, write_raster
+
+X0, Y0, DX, DY = 2600000.5, 1200000.5, 2.0, 2.0
+
+
+def hazard(shape=(400, 600), seed=3) -> np.ndarray:
+    """Float values with a block of NaN (no rock there)."""
+    values = np.random.default_rng(seed).uniform(0.0, 900.0, shape)
+    values[:50, :80] = np.nan
+    return values
+
+
+def test_float32_cog_with_description_and_unit(tmp_path):
+    values = hazard()
+    path = write_raster(
+        tmp_path / "energy.tif",
+        values,
+        X0,
+        Y0,
+        DX,
+        DY,
+        crs="EPSG:2056",
+        dtype="float32",
+        description="maximum kinetic energy",
+        unit="kJ",
+        cog=True,
+    )
+    with rasterio.open(path) as src:
+        assert src.dtypes == ("float32",)
+        assert math.isnan(src.nodata)
+        assert src.descriptions == ("maximum kinetic energy",)
+        assert src.units == ("kJ",)
+        assert src.profile["tiled"]
+        assert src.profile["blockxsize"] == src.profile["blockysize"] == COG_BLOCKSIZE
+        assert src.profile["compress"] == "deflate"
+        assert src.tags(ns="IMAGE_STRUCTURE")["LAYOUT"] == "COG"
+        assert src.overviews(1)
+        assert src.crs == CRS.from_epsg(2056)
+        assert src.transform == north_up_transform(X0, Y0, DX, DY, values.shape[0])
+        stored = src.read(1)[::-1]
+    np.testing.assert_array_equal(stored, values.astype(np.float32))
+    grid = read_raster(path)
+    assert (grid.x0, grid.y0, grid.dx, grid.dy) == (X0, Y0, DX, DY)
+    assert grid.holes == 50 * 80
+
+
+def test_uint32_counts_with_their_nodata(tmp_path):
+    counts = np.random.default_rng(4).integers(0, 50, (400, 600)).astype(np.float64)
+    counts[10:20, 30:40] = np.nan
+    counts[0, 0] = 4294967294.0  # the largest valid count below the nodata value
+    path = write_raster(
+        tmp_path / "passing_count.tif",
+        counts,
+        X0,
+        Y0,
+        DX,
+        DY,
+        crs="EPSG:2056",
+        nodata=4294967295,
+        dtype="uint32",
+        description="rocks whose centre passed the cell",
+        unit="rocks",
+        cog=True,
+    )
+    with rasterio.open(path) as src:
+        assert src.dtypes == ("uint32",)
+        assert src.nodata == 4294967295
+        assert src.descriptions == ("rocks whose centre passed the cell",)
+        assert src.units == ("rocks",)
+        assert src.overviews(1)
+        masked = src.read(1, masked=True)[::-1]
+    assert masked.dtype == np.uint32
+    np.testing.assert_array_equal(masked.mask, np.isnan(counts))
+    np.testing.assert_array_equal(masked.compressed(), counts[~np.isnan(counts)])
+
+
+def test_small_cog_has_no_overviews_but_every_label(tmp_path):
+    values = np.array([[1.0, 2.0, np.nan], [4.0, 5.0, 6.0]])
+    path = write_raster(
+        tmp_path / "small.tif", values, 0.0, 0.0, 1.0, 1.0, description="d", unit="m", cog=True
+    )
+    with rasterio.open(path) as src:
+        assert src.overviews(1) == []
+        assert src.dtypes == ("float64",) and math.isnan(src.nodata)
+        assert (src.descriptions, src.units) == (("d",), ("m",))
+    np.testing.assert_array_equal(read_raster(path).values, values)
+
+
+def test_plain_geotiff_and_ascii_round_trips_are_unchanged(tmp_path):
+    values = hazard((30, 40))
+    for name in ("plain.tif", "plain.asc"):
+        path = write_raster(tmp_path / name, values, X0, Y0, DX, DY, crs="EPSG:2056")
+        grid = read_raster(path)
+        np.testing.assert_array_equal(grid.values, values)
+        assert (grid.x0, grid.y0, grid.dx, grid.dy) == (X0, Y0, DX, DY)
+        assert grid.crs == CRS.from_epsg(2056)
+    with rasterio.open(tmp_path / "plain.tif") as src:
+        assert src.dtypes == ("float64",)
+        assert src.overviews(1) == []
+        assert src.descriptions == (None,) and src.units == (None,)
+    with rasterio.open(tmp_path / "plain.asc") as src:
+        assert src.nodata == -9999.0
+    # the GeoTIFF options are not written to an ASCII grid, which has no place for them
+    path = write_raster(
+        tmp_path / "labelled.asc", values, X0, Y0, DX, DY, nodata=math.nan, unit="kJ", cog=True
+    )
+    np.testing.assert_array_equal(read_raster(path).values, values)
+    assert not list(tmp_path.glob("*.aux.xml"))
+
+
+def test_bad_options_are_refused(tmp_path):
+    values = np.array([[1.0, 2.0], [3.0, np.nan]])
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="int8")
+    with pytest.raises(ValueError, match="uint32 raster needs a nodata value"):
+        write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="uint32")
+    with pytest.raises(ValueError, match="whole numbers"):
+        write_raster(tmp_path / "a.tif", values + 0.5, 0.0, 0.0, 1.0, 1.0, dtype="uint32", nodata=9)
+    with pytest.raises(ValueError, match="equal the nodata value"):
+        write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="uint32", nodata=3)
+    with pytest.raises(ValueError, match="float32 range"):
+        write_raster(tmp_path / "a.tif", values * 1e300, 0.0, 0.0, 1.0, 1.0, dtype="float32")

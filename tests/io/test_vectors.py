@@ -1,0 +1,111 @@
+"""GeoPackage vectors: LineString Z and Point Z layers with their attributes and CRS, read back by
+pyogrio as written and by read_lines; atomic writes; bad inputs refused."""
+
+import numpy as np
+import pyogrio
+import pyogrio.raw
+import pytest
+import shapely
+from rasterio.crs import CRS
+
+from tumble.io import read_lines, write_lines, write_points
+
+LINES = [
+    np.array([[2600000.0, 1200000.0, 812.5], [2600003.25, 1200001.5, 809.0]]),
+    np.array(
+        [
+            [2600010.0, 1200020.0, 700.0],
+            [2600011.0, 1200019.0, 699.5],
+            [2600012.5, 1200018.0, 698.25],
+        ]
+    ),
+]
+ATTRIBUTES = {
+    "rock": np.array([3, 7]),
+    "class": np.array(["EOTA221", "box"]),
+    "kinetic_energy_max_kJ": np.array([152.25, np.nan]),
+}
+
+
+def coordinates(wkb) -> list[np.ndarray]:
+    return [shapely.get_coordinates(g, include_z=True) for g in shapely.from_wkb(wkb)]
+
+
+def test_lines_round_trip(tmp_path):
+    path = write_lines(tmp_path / "trajectories.gpkg", LINES, ATTRIBUTES, crs="EPSG:2056")
+    assert path == tmp_path / "trajectories.gpkg"
+    assert [p.name for p in tmp_path.iterdir()] == ["trajectories.gpkg"]  # nothing staged left
+    info = pyogrio.read_info(path)
+    assert info["layer_name"] == "trajectories"
+    assert info["geometry_type"] == "LineString Z"
+    assert info["features"] == 2
+    assert CRS.from_user_input(info["crs"]).to_epsg() == 2056
+    meta, _, wkb, fields = pyogrio.raw.read(path)
+    assert list(meta["fields"]) == list(ATTRIBUTES)
+    for read, written in zip(coordinates(wkb), LINES, strict=True):
+        np.testing.assert_array_equal(read, written)
+    np.testing.assert_array_equal(fields[0], ATTRIBUTES["rock"])
+    assert list(fields[1]) == ["EOTA221", "box"]
+    np.testing.assert_array_equal(fields[2], ATTRIBUTES["kinetic_energy_max_kJ"])  # NaN: null
+    names, vertices, wkt = read_lines(path, name_field="class")
+    assert names == ["EOTA221", "box"]
+    for read, written in zip(vertices, LINES, strict=True):
+        np.testing.assert_array_equal(read, written)
+    assert CRS.from_wkt(wkt).to_epsg() == 2056
+
+
+def test_points_round_trip_with_a_rasterio_crs(tmp_path):
+    xyz = np.array([[2600000.5, 1200000.25, 500.0], [2600100.0, 1200050.0, 450.5], [np.nan] * 3])
+    attributes = {"rock": np.arange(3), "status": np.array(["stopped", "left_domain", "failed"])}
+    path = write_points(tmp_path / "deposits.gpkg", xyz, attributes, crs=CRS.from_epsg(2056))
+    info = pyogrio.read_info(path)
+    assert info["layer_name"] == "deposits"
+    assert info["geometry_type"] == "Point Z"
+    assert CRS.from_user_input(info["crs"]).to_epsg() == 2056
+    _, _, wkb, fields = pyogrio.raw.read(path)
+    assert wkb[2] is None  # no finite position: no geometry, attributes kept
+    np.testing.assert_array_equal(np.vstack(coordinates(wkb[:2])), xyz[:2])
+    np.testing.assert_array_equal(fields[0], [0, 1, 2])
+    assert list(fields[1]) == ["stopped", "left_domain", "failed"]
+
+
+@pytest.mark.filterwarnings("ignore:'crs' was not provided")
+def test_no_crs_and_2d_lines_read_back(tmp_path):
+    path = write_points(tmp_path / "p.gpkg", np.zeros((1, 3)), {"rock": [0]})
+    assert pyogrio.read_info(path)["crs"] is None
+    # a 2-D MultiLineString written by another tool: its parts are lines with the feature's name
+    other = tmp_path / "barriers.gpkg"
+    multi = shapely.MultiLineString([[(0, 0), (1, 1)], [(2, 2), (3, 2), (4, 1)]])
+    pyogrio.raw.write(
+        other,
+        np.array([shapely.to_wkb(multi)], dtype=object),
+        [np.array([5])],
+        ["id"],
+        driver="GPKG",
+        geometry_type="MultiLineString",
+    )
+    names, vertices, wkt = read_lines(other)
+    assert names == ["1", "1"] and wkt is None
+    assert [v.shape for v in vertices] == [(2, 2), (3, 2)]
+    np.testing.assert_array_equal(vertices[1], [[2, 2], [3, 2], [4, 1]])
+
+
+def test_bad_inputs_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="GeoPackages"):
+        write_lines(tmp_path / "lines.shp", LINES, ATTRIBUTES)
+    with pytest.raises(ValueError, match=r"line 0 .* needs \(n >= 2, 3\)"):
+        write_lines(tmp_path / "a.gpkg", [LINES[0][:1]], {"rock": [0]})
+    with pytest.raises(ValueError, match="non-finite"):
+        write_lines(tmp_path / "a.gpkg", [np.full((2, 3), np.nan)], {"rock": [0]})
+    with pytest.raises(ValueError, match="one value per feature"):
+        write_lines(tmp_path / "a.gpkg", LINES, {"rock": [0, 1, 2]})
+    with pytest.raises(ValueError, match="unknown coordinate reference system"):
+        write_points(tmp_path / "a.gpkg", np.zeros((1, 3)), {"rock": [0]}, crs="EPSG:nope")
+    with pytest.raises(ValueError, match="does not exist"):
+        read_lines(tmp_path / "missing.gpkg")
+    write_points(tmp_path / "points.gpkg", np.zeros((1, 3)), {"rock": [0]})
+    with pytest.raises(ValueError, match="not a line"):
+        read_lines(tmp_path / "points.gpkg")
+    with pytest.raises(ValueError, match="no field 'name'"):
+        read_lines(tmp_path / "points.gpkg", name_field="name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["points.gpkg"]

@@ -1,0 +1,129 @@
+"""``plot_profile`` on a run folder of ``tumble rockfall run``: the run's DEM and one stored rock,
+the figure written under ``figures/`` by default, clear errors for a folder that is not a run or a
+rock that was not stored; the old call form (trajectory, terrain, path) unchanged."""
+
+import math
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tumble.cli.main import main
+from tumble.rockfall import Terrain
+from tumble.viz.rockfall import plot_profile, read_run_trajectory
+
+#: figsize (9, 6) inches at 130 dpi
+PROFILE_SIZE = (1170, 780)
+
+
+@pytest.fixture(scope="module")
+def dem(tmp_path_factory):
+    """A 35 degree slope with a flat foot, 1 m grid, origin not zero (as tests/cli)."""
+    x = np.arange(51.0)
+    z = np.maximum(30.0 - x, 0.0) * math.tan(math.radians(35.0))
+    heights = np.broadcast_to(z, (31, 51))
+    terrain = Terrain.from_array(heights, x0=2600000.0, y0=1200000.0, dx=1.0, crs="EPSG:2056")
+    path = tmp_path_factory.mktemp("dem") / "slope.tif"
+    terrain.write(path)
+    return path
+
+
+def rockfall_run(dem, out, *extra) -> None:
+    code = main(
+        [
+            "rockfall",
+            "run",
+            "--dem",
+            str(dem),
+            "--release",
+            "2600003,1200015",
+            "--t-max",
+            "3",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+    assert code == 0
+
+
+@pytest.fixture(scope="module")
+def run_dir(dem, tmp_path_factory):
+    """Three rocks, the trajectories of the first two stored (every 5 steps)."""
+    out = tmp_path_factory.mktemp("runs") / "three"
+    rockfall_run(dem, out, "--rocks", "3", "output.trajectories=2", "output.trajectory_every=5")
+    return out
+
+
+def assert_png(path, size=PROFILE_SIZE) -> None:
+    assert path.is_file()
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        assert image.size == size
+        image.verify()
+
+
+def test_profile_of_a_run_folder(run_dir):
+    assert (run_dir / "figures" / "profile.png").is_file()  # the run's own figure (old form)
+    written = plot_profile(run_dir)
+    assert written == run_dir / "figures" / "profile_rock0.png"
+    assert_png(written)
+    second = plot_profile(run_dir, rock=1)
+    assert second == run_dir / "figures" / "profile_rock1.png"
+    assert_png(second)
+    # a path of one's own, given as a string
+    own = plot_profile(str(run_dir), rock=1, path=run_dir / "mine.png", title="rock 1")
+    assert own == run_dir / "mine.png"
+    assert_png(own)
+
+
+def test_stored_trajectory_matches_the_sample(run_dir):
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(run_dir / "trajectories.parquet").to_pydict()
+    rocks = np.array(table["rock"])
+    stored = read_run_trajectory(run_dir, rock=1)
+    assert stored.source == run_dir / "trajectories.parquet"
+    np.testing.assert_array_equal(stored.t, np.array(table["t"])[rocks == 1])
+    np.testing.assert_array_equal(stored.position[:, 2], np.array(table["z"])[rocks == 1])
+    np.testing.assert_array_equal(stored.omega[:, 0], np.array(table["omega_x"])[rocks == 1])
+    assert stored.position.shape == stored.omega.shape == (stored.t.size, 3)
+
+
+def test_rock_not_stored_names_the_stored_rocks(run_dir):
+    with pytest.raises(ValueError, match=r"rock 2 is not stored .*holds rock\(s\) 0, 1"):
+        plot_profile(run_dir, rock=2)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        plot_profile(run_dir, rock=-1)
+
+
+def test_a_folder_that_is_not_a_run_is_named(tmp_path):
+    empty = tmp_path / "not-a-run"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="not-a-run is not a rockfall run folder"):
+        plot_profile(empty)
+    with pytest.raises(ValueError, match="missing is not a rockfall run folder"):
+        plot_profile(tmp_path / "missing")
+
+
+def test_one_rock_run_reads_the_whole_trajectory(dem, tmp_path):
+    out = tmp_path / "one"
+    rockfall_run(dem, out, "--rocks", "1", "--no-figures", "output.trajectories=0")
+    stored = read_run_trajectory(out)
+    assert stored.source == out / "trajectory.parquet"
+    assert stored.t.size > 100 and np.all(np.diff(stored.t) > 0)
+    assert_png(plot_profile(out))
+    assert (out / "figures" / "profile_rock0.png").is_file()
+    with pytest.raises(ValueError, match=r"rock 1 is not stored .*rock 0 only"):
+        plot_profile(out, rock=1)
+
+
+def test_old_call_form_needs_terrain_and_path(run_dir, tmp_path):
+    stored = read_run_trajectory(run_dir)
+    terrain = Terrain.from_file(run_dir / "rasters" / "dem.tif")
+    path = plot_profile(stored, terrain, tmp_path / "old.png", "rock 0")
+    assert_png(path)
+    with pytest.raises(TypeError, match="needs the terrain"):
+        plot_profile(stored)
+    with pytest.raises(TypeError, match="pass no terrain"):
+        plot_profile(run_dir, terrain)

@@ -1,0 +1,369 @@
+"""The report of a rockfall run: a page that parses and needs no network, warnings first, images
+embedded or in the run folder, percentages that never round to 0 % or 100 %, maps with full
+coordinates, units, only defined cells drawn, and a hillshade exaggeration from the relief."""
+
+import math
+import re
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from tumble.io.config import validate
+from tumble.io.provenance import provenance
+from tumble.rockfall import Rock, Soil, Terrain
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS
+from tumble.rockfall.release import Release
+from tumble.viz.run_report import (
+    EXAGGERATION_RANGE,
+    MAPS,
+    crs_unit,
+    map_figure,
+    map_window,
+    percent,
+    round_length,
+    toml_text,
+    vertical_exaggeration,
+    write_run_report,
+)
+
+X0, Y0 = 2_600_000.0, 1_200_000.0  # Swiss LV95 (EPSG:2056), near Bern
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+WARNING = "12.5 % of the rocks left the DEM: the run-out is truncated; extend the DEM downslope"
+
+
+def swiss_slope(nx: int = 60, ny: int = 40, dx: float = 2.0) -> Terrain:
+    """A 35 degree slope descending to the east over 60 m, then a gently undulating run-out."""
+    x = np.arange(nx) * dx
+    y = np.arange(ny) * dx
+    xx, yy = np.meshgrid(x, y)
+    heights = 700.0 + np.maximum(60.0 - xx, 0.0) * math.tan(math.radians(35.0))
+    heights += 0.5 * np.sin(xx / 9.0) * np.cos(yy / 7.0)
+    return Terrain.from_array(heights, x0=X0, y0=Y0, dx=dx, crs="EPSG:2056")
+
+
+def fake_run(terrain: Terrain) -> tuple[dict, dict, dict]:
+    """Rasters defined in a band of rows 10..29 and columns 3..44, a per-rock table of 80 rocks
+    and a summary as ``reduce_chunks`` writes it, with a warning, intervals and barriers."""
+    ny, nx = terrain.shape
+    jj, ii = np.mgrid[0:ny, 0:nx]
+    band = (jj >= 10) & (jj < 30) & (ii >= 3) & (ii < 45)
+    decay = np.exp(-(ii - 3) / 15.0)
+    rasters = {name: np.full((ny, nx), np.nan) for name in RASTERS}
+    rasters["passing_count"] = np.where(band, np.round(80 * decay), 0.0)
+    rasters["reach_probability"] = rasters["passing_count"] / 80
+    rasters["deposit_count"] = np.where(band & (ii > 35) & (jj % 4 == 0), 2.0, 0.0)
+    for name in ("kinetic_energy_max", "kinetic_energy_mean", "kinetic_energy_p95"):
+        rasters[name] = np.where(band, 300.0 * np.sin(np.pi * (ii - 3) / 42.0) + 1.0, np.nan)
+    rasters["jump_height_max"] = np.where(band & (ii < 30), 2.5, np.nan)
+    rasters["jump_height_p95"] = rasters["jump_height_max"]
+    rng = np.random.default_rng(1)
+    release_y = Y0 + 2.0 * rng.uniform(10, 30, 80)
+    rocks = {
+        "release_x": np.full(80, X0 + 8.0),
+        "release_y": release_y,
+        "x": X0 + 2.0 * rng.uniform(30, 44, 80),
+        "y": release_y,
+    }
+    stats = {"mean": 210.0, "std": 40.0, "p50": 215.0, "p95": 280.0, "max": 301.0}
+    summary = {
+        "n_rocks": 80,
+        "scheme": "implicit",
+        "dt": 0.002,
+        "seed": 3,
+        "t_max": 20.0,
+        "warnings": [WARNING],
+        "kinetic_energy_kJ": {
+            "path": {"mean": 60.0, "std": 50.0, "samples": 9000},
+            "rock_max": {**stats, "p95_ci": [262.25, 291.5]},
+        },
+        "velocity_ms": {"path": {"mean": 9.0, "std": 5.0, "samples": 9000}, "rock_max": stats},
+        "rotational_velocity_rps": {"rock_max": stats},
+        "jump_height_m": {"rock_max": stats},
+        "runout_m": {"mean": 70.0, "std": 8.0, "p50": 71.0, "p95": 83.5, "max": 88.0},
+        "lateral_spread_m": {"std": 6.0, "p95": 11.0},
+        "fractions": {"stopped": 0.875, "left_domain": 0.125, "timed_out": 0.0, "failed": 0.0},
+        "barriers": [
+            {"name": "fence A", "crossed_fraction": 0.996, "energy_kJ": {"p95": 250.0}},
+            {"name": "fence B", "crossed_fraction": 0.5, "energy_kJ": {"p95": 90.0}},
+        ],
+        "classes": [{"class": "0.5-1 m3", "n_rocks": 50}, {"class": "1-2 m3", "n_rocks": 30}],
+        "wall_time_s": 1.25,
+    }
+    return rasters, rocks, summary
+
+
+class Page(HTMLParser):
+    """Tags checked for nesting, images, warning boxes and their text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.open: list[tuple[str, dict]] = []
+        self.errors: list[str] = []
+        self.images: list[str] = []
+        self.boxes = 0
+        self.warning_text = ""
+        self.tags: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(attrs.get("src") or "")
+        if "warnings" in (attrs.get("class") or "").split():
+            self.boxes += 1
+            self.tags.append("warnings")
+        if tag not in VOID:
+            self.open.append((tag, attrs))
+
+    def handle_endtag(self, tag):
+        if not self.open or self.open[-1][0] != tag:
+            self.errors.append(f"</{tag}> closes {self.open[-1][0] if self.open else 'nothing'}")
+        else:
+            self.open.pop()
+
+    def handle_data(self, data):
+        if any("warnings" in (a.get("class") or "").split() for _, a in self.open):
+            self.warning_text += data
+
+
+def report(tmp_path: Path, summary: dict, figures=()) -> tuple[Path, str, Page]:
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    config = validate({"rocks": 80, "seed": 3, "release": {"line": [[8, 20], [8, 60]]}})
+    path = write_run_report(
+        tmp_path,
+        summary=summary,
+        terrain=terrain,
+        rasters=rasters,
+        rocks=rocks,
+        config=config.model_dump(),
+        provenance=provenance({"resolved": config.model_dump()}, {"simulation_s": 1.25}, 3),
+        figures=figures,
+    )
+    text = path.read_text(encoding="utf-8")
+    return path, text, Page(text)
+
+
+def check_offline(directory: Path, text: str, page: Page) -> None:
+    """Well nested, no URL, every image embedded or a file in the run folder."""
+    assert page.errors == [] and page.open == []
+    assert "http://" not in text and "https://" not in text
+    assert page.images
+    for src in page.images:
+        if src.startswith("data:"):
+            assert re.match(r"data:image/(png|jpeg|svg\+xml);base64,[A-Za-z0-9+/=]+$", src)
+        else:
+            assert not Path(src).is_absolute() and ".." not in Path(src).parts
+            assert (directory / src).is_file(), src
+
+
+def test_report_page_offline_with_warnings_first(tmp_path):
+    terrain = swiss_slope()
+    _, _, summary = fake_run(terrain)
+    other = tmp_path / "figures" / "energy_map.png"
+    other.parent.mkdir()
+    fig = Figure(figsize=(2, 2))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    fig.savefig(other)
+    path, text, page = report(tmp_path, summary, figures=[Path("figures/energy_map.png")])
+
+    assert path == tmp_path / "report.html"
+    check_offline(tmp_path, text, page)
+    assert page.boxes == 1 and WARNING in page.warning_text
+    assert page.tags.index("warnings") < page.tags.index("h1")  # the box comes first
+    for name in MAPS:
+        assert (tmp_path / "figures" / f"report_{name}.png").is_file()
+    assert len(page.images) == len(MAPS) + 1  # the maps and the other figure
+    assert "figures/energy_map.png" in text
+    # outcomes in percent, the interval beside the p95, the records as tables
+    assert "87.5 %" in text and "12.5 %" in text
+    assert re.search(r"280(\.0)?\s*<span class=\"ci\">\[262\.2, 291\.5\]</span>", text)
+    assert "fence A" in text and "99.6 %" in text and "energy_kJ.p95" in text
+    assert "0.5-1 m3" in text
+    assert "[release]" in text and "EPSG:2056" in text
+
+
+@pytest.mark.parametrize("warnings", [None, []])
+def test_no_warnings_no_box(tmp_path, warnings):
+    _, _, summary = fake_run(swiss_slope())
+    if warnings is None:
+        del summary["warnings"]
+    else:
+        summary["warnings"] = warnings
+    _, text, page = report(tmp_path, summary)
+    check_offline(tmp_path, text, page)
+    assert page.boxes == 0 and 'class="warnings"' not in text
+
+
+def test_figures_outside_the_run_folder_are_refused(tmp_path):
+    _, _, summary = fake_run(swiss_slope())
+    (tmp_path / "run").mkdir()
+    (tmp_path / "elsewhere.png").write_bytes(b"")
+    with pytest.raises(ValueError, match="not inside the run folder"):
+        report(tmp_path / "run", summary, figures=[tmp_path / "elsewhere.png"])
+    with pytest.raises(ValueError, match="does not exist"):
+        report(tmp_path / "run", summary, figures=["figures/missing.png"])
+
+
+@pytest.mark.parametrize(
+    ("fraction", "text"),
+    [
+        (0.996, "99.6 %"),
+        (1.0, "100 %"),
+        (0.0004, "0.04 %"),
+        (0, "0 %"),
+        (0.0, "0 %"),
+        (0.5, "50 %"),
+        (0.125, "12.5 %"),
+        (1 / 3, "33.333 %"),
+        (0.99999, "99.999 %"),
+        (0.9999999, "> 99.999 %"),
+        (1e-7, "< 0.001 %"),
+        (None, "n/a"),
+        (math.nan, "n/a"),
+    ],
+)
+def test_percent(fraction, text):
+    assert percent(fraction) == text
+
+
+def test_percent_is_never_0_or_100_unless_exact():
+    for fraction in np.concatenate(
+        [np.geomspace(1e-9, 1e-2, 50), 1 - np.geomspace(1e-9, 1e-2, 50)]
+    ):
+        assert percent(float(fraction)) not in ("0 %", "100 %", "0.000 %", "100.000 %")
+
+
+def draw_map(name: str):
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    window = map_window(terrain, rasters, rocks)
+    drawn = map_figure(terrain, name, rasters[name], window, rocks=rocks, n_rocks=80)
+    drawn.figure.draw_without_rendering()
+    return terrain, rasters, window, drawn
+
+
+def test_map_axes_show_full_coordinates_in_the_crs_unit():
+    *_, drawn = draw_map("kinetic_energy_max")
+    ax = drawn.ax
+    assert ax.get_xlabel() == "Easting (m)" and ax.get_ylabel() == "Northing (m)"
+    for axis in (ax.xaxis, ax.yaxis):
+        assert axis.get_major_formatter().get_offset() == ""
+    eastings = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    northings = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert any(re.fullmatch(r"26000\d\d", t) for t in eastings), eastings
+    assert any(re.fullmatch(r"12000\d\d", t) for t in northings), northings
+    assert all("e" not in t.lower() for t in eastings + northings)
+
+
+@pytest.mark.parametrize("name", list(MAPS))
+def test_colour_bar_carries_the_unit(name):
+    _, _, _, drawn = draw_map(name)
+    label = drawn.colorbar.ax.get_ylabel()
+    assert f"({RASTER_INFO[name].unit})" in label or f", {RASTER_INFO[name].unit})" in label
+    assert MAPS[name][0] in label
+
+
+def test_only_defined_cells_are_drawn():
+    """NaN cells, and zero cells of probability and counts, are masked (transparent)."""
+    for name in ("kinetic_energy_max", "jump_height_max", "reach_probability", "deposit_count"):
+        _, rasters, w, drawn = draw_map(name)
+        values = rasters[name][w.j0 : w.j1, w.i0 : w.i1]
+        empty = ~np.isfinite(values)
+        if name in ("reach_probability", "deposit_count"):
+            empty |= values <= 0
+        assert 0 < empty.sum() < empty.size
+        image = drawn.ax.get_images()[1]
+        assert np.array_equal(np.ma.getmaskarray(image.get_array()), empty), name
+
+
+def test_map_window_is_the_reached_area_with_a_margin():
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    w = map_window(terrain, rasters, rocks)
+    ny, nx = terrain.shape
+    assert 0 <= w.j0 < 10 and 30 < w.j1 <= ny and 0 <= w.i0 < 3 and 45 < w.i1 < nx
+    assert w.j0 <= 10 - 3 and w.i1 >= 45 + 3
+    empty = {name: np.full(terrain.shape, np.nan) for name in RASTERS}
+    assert map_window(terrain, empty, {}) == (0, ny, 0, nx)  # nothing reached: the whole DEM
+
+
+def test_vertical_exaggeration_makes_the_95th_percentile_slope_45_degrees():
+    low, high = EXAGGERATION_RANGE
+    for slope, expected in ((45.0, 1.0), (30.0, math.sqrt(3.0)), (80.0, low), (2.0, high)):
+        plane = Terrain.plane(slope, size=(40.0, 20.0), spacing=1.0)
+        assert vertical_exaggeration(plane) == pytest.approx(expected, rel=1e-9), slope
+    flat = Terrain.plane(0.0, size=(40.0, 20.0))
+    assert vertical_exaggeration(flat) == high
+
+
+def test_units_and_scale_bar_lengths():
+    from rasterio.crs import CRS
+
+    assert crs_unit(CRS.from_user_input("EPSG:2056")) == "m"
+    assert crs_unit(CRS.from_user_input("EPSG:2229")) == "US ft"
+    assert crs_unit(None) == "m"
+    assert [round_length(v) for v in (0.7, 1.0, 3.9, 24.0, 99.0, 130.0)] == [
+        0.5,
+        1.0,
+        2.0,
+        20.0,
+        50.0,
+        100.0,
+    ]
+
+
+def test_configuration_block_is_toml():
+    config = validate({"rocks": 80, "release": {"line": [[8, 20], [8, 60]], "height": 1.5}})
+    dumped = config.model_dump()
+
+    def without_none(value):
+        if isinstance(value, dict):
+            return {k: without_none(v) for k, v in value.items() if v is not None}
+        if isinstance(value, (list, tuple)):
+            return [without_none(v) for v in value]
+        return value
+
+    assert tomllib.loads(toml_text(dumped)) == without_none(dumped)
+
+
+def test_report_of_a_real_ensemble(tmp_path):
+    """A tiny ensemble on the Swiss slope: the summary, rasters and per-rock table of
+    ``reduce_chunks`` as they are."""
+    terrain = swiss_slope()
+    release = Release(line=((X0 + 8.0, Y0 + 30.0), (X0 + 8.0, Y0 + 50.0)), height=1.2)
+    ensemble = Ensemble(
+        terrain,
+        Rock.eota221(mass=780.0),
+        Soil.preset("medium"),
+        release.draw(terrain, 6, 5),
+        t_max=6.0,
+        seed=5,
+    )
+    result = ensemble.run(threads=1)
+    config = validate({"rocks": 6, "seed": 5}).model_dump()
+    path = write_run_report(
+        tmp_path,
+        summary=result.summary,
+        terrain=terrain,
+        rasters=result.rasters,
+        rocks=result.rocks,
+        config=config,
+        provenance=provenance({"resolved": config}, {}, 5),
+    )
+    text = path.read_text(encoding="utf-8")
+    page = Page(text)
+    check_offline(tmp_path, text, page)
+    warnings = result.summary.get("warnings", [])
+    assert page.boxes == (1 if warnings else 0)
+    assert all(w in page.warning_text for w in warnings)
+    assert len(page.images) == len(MAPS)
+    for key in ("stopped", "left_domain", "timed_out"):
+        assert percent(result.summary["fractions"][key]) in text
