@@ -88,8 +88,15 @@ def fake_run(terrain: Terrain) -> tuple[dict, dict, dict]:
         "lateral_spread_m": {"std": 6.0, "p95": 11.0},
         "fractions": {"stopped": 0.875, "left_domain": 0.125, "timed_out": 0.0, "failed": 0.0},
         "barriers": [
-            {"name": "fence A", "crossed_fraction": 0.996, "energy_kJ": {"p95": 250.0}},
-            {"name": "fence B", "crossed_fraction": 0.5, "energy_kJ": {"p95": 90.0}},
+            {
+                "name": "fence A",
+                "kind": "net",
+                "rocks_crossing": 996,
+                "fraction_crossing": 0.996,
+                "kinetic_energy_kJ": {"p95": 250.0, "p95_ci": [240.0, 260.0]},
+                "design": {"E_d_kJ": 300.0, "h_d_m": 2.1, "energy_ok": True, "height_ok": False},
+            },
+            {"name": "fence B", "kind": "line", "rocks_crossing": 500, "fraction_crossing": 0.5},
         ],
         "classes": [{"class": "0.5-1 m3", "n_rocks": 50}, {"class": "1-2 m3", "n_rocks": 30}],
         "wall_time_s": 1.25,
@@ -185,7 +192,8 @@ def test_report_page_offline_with_warnings_first(tmp_path):
     # outcomes in percent, the interval beside the p95, the records as tables
     assert "87.5 %" in text and "12.5 %" in text
     assert re.search(r"280(\.0)?\s*<span class=\"ci\">\[262\.2, 291\.5\]</span>", text)
-    assert "fence A" in text and "99.6 %" in text and "energy_kJ.p95" in text
+    assert "fence A" in text and "996 (99.6 %)" in text and "250 [240, 260]" in text
+    assert "energy ok, height NOT ok" in text
     assert "0.5-1 m3" in text
     assert "[release]" in text and "EPSG:2056" in text
 

@@ -151,6 +151,13 @@ def add_parser(sub) -> None:
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
     run.add_argument(
+        "--barriers",
+        metavar="FILE",
+        action="append",
+        help="barrier lines and nets: a TOML file of [[barrier]] tables, or a GeoPackage, "
+        "GeoJSON or Shapefile of lines (a 'name' attribute names them); repeatable",
+    )
+    run.add_argument(
         "--dask",
         metavar="SCHEDULER|local:N",
         help="run the chunks on a Dask cluster, tcp://host:8786 or local:N (needs tumble[cluster])",
@@ -293,7 +300,9 @@ def run_command(args) -> int:
     from tumble.viz.run_report import write_run_report
 
     started = time.perf_counter()
-    config = load_config(args.config, _settings(args), args.overrides)
+    config = load_config(
+        args.config, _settings(args), args.overrides, barrier_files=args.barriers or ()
+    )
     setup = build_run(config)
     ensemble = setup.ensemble
     if config.run.dask is not None:
@@ -317,7 +326,7 @@ def run_command(args) -> int:
         inputs=config.physics(),
     )
     reduce_start = time.perf_counter()
-    result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time)
+    result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
     with _Stage(out) as stage:
@@ -342,8 +351,17 @@ def run_command(args) -> int:
             columns = trajectory_columns(first)
             write_csv(stage / "trajectory.csv", columns)
             write_parquet(stage / "trajectory.parquet", columns)
+        if result.crossings is not None:
+            write_parquet(stage / "crossings.parquet", result.crossings)
         if config.output.figures:
             _figures(stage / "figures", ensemble, result, first)
+            if result.crossings is not None:
+                from tumble.viz.barriers import plot_barrier
+
+                for stats, barrier in zip(
+                    result.summary["barriers"], ensemble.barriers, strict=True
+                ):
+                    plot_barrier(stats, result.crossings, barrier, stage / "figures")
         timings = {
             "setup_s": setup_s,
             "simulation_s": chunk_run.wall_time,
@@ -384,6 +402,8 @@ def run_command(args) -> int:
     for warning in result.summary["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
     print(summary_line(result.summary))
+    for line in barrier_lines(result.summary.get("barriers", [])):
+        print(line)
     print(f"wrote {out}/")
     if result.summary["fractions"]["failed"] == 1.0:
         print(
@@ -392,6 +412,35 @@ def run_command(args) -> int:
         )
         return 3
     return 0
+
+
+def barrier_lines(barriers: list[dict]) -> list[str]:
+    """One line per barrier for the screen: crossings, p95 energy and passing height with their
+    intervals, the design values and, for a net, the verification."""
+
+    def value(entry: dict, key: str, unit: str) -> str:
+        v, ci = entry.get(key), entry.get(key + "_ci")
+        if v is None:
+            return "n/a"
+        text = f"{v:.1f} {unit}"
+        return text + (f" [{ci[0]:.1f}, {ci[1]:.1f}]" if ci else "")
+
+    lines = []
+    for b in barriers:
+        text = f"{b['kind']} {b['name']!r}: {b['rocks_crossing']} rocks crossed downslope"
+        if b["rocks_crossing"]:
+            d = b["design"]
+            text += (
+                f"; energy p95 {value(b['kinetic_energy_kJ'], 'p95', 'kJ')}, passing height p95 "
+                f"{value(b['passing_height_m'], 'p95', 'm')}; {d['standard']}: "
+                f"E_d {d['E_d_kJ']:.0f} kJ, h_d {d['h_d_m']:.2f} m"
+            )
+            if d.get("energy_ok") is not None:
+                text += f", energy {'verified' if d['energy_ok'] else 'NOT verified'}"
+            if d.get("height_ok") is not None:
+                text += f", height {'verified' if d['height_ok'] else 'NOT verified'}"
+        lines.append(text)
+    return lines
 
 
 def _manifest(out: Path) -> dict:

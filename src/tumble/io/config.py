@@ -34,15 +34,42 @@ A run is described by one TOML document (every key optional; defaults below)::
     [output]                    # sample_every, trajectories, trajectory_every, ascii, figures
     [run]                       # chunk_size, threads, dask
 
-File names in the file (``dem``, ``rock.file``, soil rasters) are relative to the file's folder,
-so ``tumble rockfall run --config site/run.toml`` works from any folder; those given on the
-command line are relative to the working directory. Unknown keys are refused with a message that
-names them (a misspelt key never silently falls
-back to a default). Overrides ``section.key=value`` (dotted keys, the value in TOML syntax, or a
-bare word taken as a string) are applied on top of the file, e.g. ``release.height=2`` or
-``rock.box=[2,1,0.5]``. Release defaults of a built-in scenario apply only to the fields the
-configuration leaves unset (``None`` here); this module knows nothing of the physics, it only
-checks types and ranges.
+    [[barrier]]                 # any number of barrier lines (observation lines) and nets
+    name = "fence A"            # required, unique among the barriers
+    line = [[40.0, -10.0], [40.0, 10.0]]   # DEM coordinates, >= 2 points; or
+    # file = "fences.gpkg"      # a line from a GeoPackage, GeoJSON or Shapefile (CRS checked)
+    # layer = "fences"          # the file's layer (default: its first)
+    # name_field = "name"       # the line whose attribute name_field equals name; without it
+                                # the file must hold exactly one line (or give feature = k,
+                                # the k-th line of the file, 1-based)
+    height = 4.0                # m; with height and/or capacity the barrier is a net,
+    capacity = 1000.0           # kJ; without both an observation line only
+
+    [design]                    # design values of a fence (every key optional)
+    standard = "UNI 11211-4"
+    # gamma_tr = 1.10           # also gamma_dp, gamma_vol, gamma_gamma, gamma_e: partial
+                                # factors (unset: the standard's defaults)
+    # f_min_m = 0.5             # minimum free board, m (unset: the standard's)
+    # mass_kg = 2000.0          # design block, kg (unset: the largest rock mass of the run)
+
+File names in the file (``dem``, ``rock.file``, soil rasters, ``barrier.file``) are relative to
+the file's folder, so ``tumble rockfall run --config site/run.toml`` works from any folder; those
+given on the command line are relative to the working directory. Unknown keys are refused with a
+message that names them (a misspelt key never silently falls back to a default). Overrides
+``section.key=value`` (dotted keys, the value in TOML syntax, or a bare word taken as a string)
+are applied on top of the file, e.g. ``release.height=2`` or ``rock.box=[2,1,0.5]``. Release
+defaults of a built-in scenario apply only to the fields the configuration leaves unset (``None``
+here); this module knows nothing of the physics, it only checks types and ranges.
+
+Barriers come from ``[[barrier]]`` tables and from barrier files (:func:`load_barriers_file`,
+the command line's ``--barriers FILE``, appended after the configuration's own): a TOML file
+holding only ``[[barrier]]`` tables (their file names relative to that file's folder), or a vector
+file (GeoPackage, GeoJSON, Shapefile; its first layer) whose every line is a barrier line, named
+by the feature's ``name`` attribute when the layer has that field (each name on one line) or else
+``line_1``, ``line_2``... in the file's order. A barrier read from a file is one line: a
+multi-line feature's parts count as separate lines. Geometry (at least two points, no repeated
+point, no self-crossing, inside the DEM) and the CRS are checked by the engine
+(:mod:`tumble.rockfall.barriers`), which knows the DEM.
 """
 
 from __future__ import annotations
@@ -50,10 +77,12 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import typing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -129,6 +158,68 @@ class RunConfig(_Section):
     dask: str | None = None
 
 
+class BarrierConfig(_Section):
+    """One ``[[barrier]]`` table: a line given inline (``line``, DEM coordinates) or read from a
+    vector file (``file``, with optional ``layer`` and either ``name_field``, the attribute whose
+    value is ``name``, or ``feature``, the 1-based index of the line among the file's lines;
+    with neither the file must hold exactly one line). ``height`` (m) and ``capacity`` (kJ) make
+    the barrier a net; without both it is an observation line."""
+
+    name: str
+    line: list[Pair] | None = None
+    file: str | None = None
+    layer: str | None = None
+    name_field: str | None = None
+    feature: PositiveInt | None = None
+    height: PositiveFloat | None = None
+    capacity: PositiveFloat | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a barrier needs a non-empty name")
+        return value
+
+    @field_validator("file")
+    @classmethod
+    def _file_text(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("file must be a file path")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> BarrierConfig:
+        where = f"barrier {self.name!r}"
+        if (self.line is None) == (self.file is None):
+            raise ValueError(
+                f"{where}: give exactly one of line (inline coordinates) or file (a vector file)"
+                + ("; both were given" if self.line is not None else "; neither was given")
+            )
+        if self.file is None:
+            given = [k for k in ("layer", "name_field", "feature") if getattr(self, k) is not None]
+            if given:
+                raise ValueError(f"{where}: {', '.join(given)} apply to a barrier read from a file")
+        elif self.name_field is not None and self.feature is not None:
+            raise ValueError(f"{where}: give name_field or feature to choose the line, not both")
+        return self
+
+
+class DesignConfig(_Section):
+    """The ``[design]`` table: the standard of the design values and its inputs; None is the
+    standard's default (``f_min_m``: minimum free board, m; ``mass_kg``: the design block, None
+    for the largest rock mass of the run)."""
+
+    standard: Literal["UNI 11211-4"] = "UNI 11211-4"
+    gamma_tr: PositiveFloat | None = None
+    gamma_dp: PositiveFloat | None = None
+    gamma_vol: PositiveFloat | None = None
+    gamma_gamma: PositiveFloat | None = None
+    gamma_e: PositiveFloat | None = None
+    f_min_m: PositiveFloat | None = None
+    mass_kg: PositiveFloat | None = None
+
+
 class RockfallConfig(_Section):
     """The whole run (module docstring)."""
 
@@ -145,6 +236,8 @@ class RockfallConfig(_Section):
     solver: SolverConfig = SolverConfig()
     output: OutputConfig = OutputConfig()
     run: RunConfig = RunConfig()
+    barrier: list[BarrierConfig] = []
+    design: DesignConfig = DesignConfig()
 
     @field_validator("dem")
     @classmethod
@@ -153,19 +246,34 @@ class RockfallConfig(_Section):
             raise ValueError("dem must be a file path")
         return value
 
+    @field_validator("barrier")
+    @classmethod
+    def _unique_barriers(cls, value: list[BarrierConfig]) -> list[BarrierConfig]:
+        names = [b.name for b in value]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(
+                "barrier names must be unique; "
+                + ", ".join(f"{n!r} is given {names.count(n)} times" for n in repeated)
+            )
+        return value
+
     def physics(self) -> dict:
         """The part that decides the numbers (everything except ``output`` and ``run``)."""
         return self.model_dump(exclude={"output", "run"})
 
 
 def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:
-    """Allowed keys at the level ``loc`` (without its last element) of the schema."""
+    """Allowed keys at the level ``loc`` (without its last element) of the schema; a list of
+    tables (``[[barrier]]``) counts as its table."""
     current: Any = model
     for part in loc[:-1]:
         fields = getattr(current, "model_fields", None)
         if not fields or part not in fields:
             return []
         current = fields[part].annotation
+        if typing.get_origin(current) is list:
+            current = typing.get_args(current)[0]
     fields = getattr(current, "model_fields", None)
     return sorted(fields) if fields else []
 
@@ -249,12 +357,34 @@ def set_key(data: dict, key: str, value: Any) -> dict:
 
 
 #: keys whose string values are file names: resolved against the folder of the TOML file that
-#: gives them (a soil field given as a string is the file name of a raster)
+#: gives them (a soil field given as a string is the file name of a raster); ``"*"`` stands for
+#: every element of a list of tables (``[[barrier]]``)
 PATH_KEYS = (
     ("dem",),
     ("rock", "file"),
     *(("soil", name) for name in SoilConfig.model_fields if name != "preset"),
+    ("barrier", "*", "file"),
 )
+
+
+def _resolve_key(node: Any, key: tuple[str, ...], base: Path) -> None:
+    """Make the file name at ``key`` below ``node`` absolute against ``base``, in place."""
+    if not key:
+        return
+    part, rest = key[0], key[1:]
+    if part == "*":
+        if isinstance(node, list):
+            for item in node:
+                _resolve_key(item, rest, base)
+        return
+    if not isinstance(node, dict):
+        return
+    if rest:
+        _resolve_key(node.get(part), rest, base)
+        return
+    value = node.get(part)
+    if isinstance(value, str) and value.strip() and not Path(value).is_absolute():
+        node[part] = str(base / value)
 
 
 def resolve_paths(data: dict, base: str | os.PathLike) -> dict:
@@ -262,29 +392,102 @@ def resolve_paths(data: dict, base: str | os.PathLike) -> dict:
     against ``base`` (the folder of the configuration file)."""
     out = _copy(data)
     for key in PATH_KEYS:
-        node: Any = out
-        for part in key[:-1]:
-            node = node.get(part) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
-            continue
-        value = node.get(key[-1])
-        if isinstance(value, str) and value.strip() and not Path(value).is_absolute():
-            node[key[-1]] = str(Path(base).resolve() / value)
+        _resolve_key(out, key, Path(base).resolve())
     return out
 
 
 def _copy(data: dict) -> dict:
-    return {k: _copy(v) if isinstance(v, dict) else v for k, v in data.items()}
+    return {k: _copy_value(v) for k, v in data.items()}
+
+
+def _copy_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _copy(value)
+    if isinstance(value, list):
+        return [_copy_value(v) for v in value]
+    return value
+
+
+#: suffix of a barriers file read as TOML; any other is read as a vector file
+BARRIER_TOML_SUFFIX = ".toml"
+
+
+def load_barriers_file(path: str | os.PathLike) -> list[dict]:
+    """The ``[[barrier]]`` entries (plain dicts, not yet validated) of a barriers file, as the
+    command line's ``--barriers FILE`` appends them to a run's configuration.
+
+    * A ``.toml`` file holds ``[[barrier]]`` tables and nothing else; their ``file`` names are
+      made absolute against the TOML file's folder.
+    * Any other file is a vector file (GeoPackage, GeoJSON, Shapefile) and every line of its
+      first layer is a barrier line (no height or capacity: an observation line): when the
+      layer has a ``name`` field, entry ``{"name": <its value>, "file": <absolute path>,
+      "name_field": "name"}`` per line (each name must be on one line only); without one,
+      ``{"name": "line_<k>", "file": <absolute path>, "feature": k}`` for ``k = 1, 2, ...`` in
+      the file's order (a multi-line feature's parts count one by one).
+
+    ValueError for a missing or malformed file, keys other than ``barrier``, a file without
+    lines, or a name given to several lines.
+    """
+    path = Path(path)
+    if path.suffix.lower() == BARRIER_TOML_SUFFIX:
+        data = read_toml(path)
+        other = sorted(set(data) - {"barrier"})
+        if other:
+            raise ValueError(
+                f"barriers file {path} holds {', '.join(map(repr, other))}; "
+                "it may hold [[barrier]] tables only"
+            )
+        entries = data.get("barrier", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ValueError(f"barriers file {path}: barrier must be [[barrier]] tables")
+        if not entries:
+            raise ValueError(f"barriers file {path} holds no [[barrier]] table")
+        resolved: list[dict] = resolve_paths({"barrier": entries}, path.parent)["barrier"]
+        return resolved
+    return _vector_barriers(path)
+
+
+def _vector_barriers(path: Path) -> list[dict]:
+    """:func:`load_barriers_file` of a vector file."""
+    import pyogrio
+
+    from tumble.io.vectors import read_lines
+
+    if not path.exists():
+        raise ValueError(f"barriers file {path} does not exist")
+    try:
+        fields = [str(f) for f in pyogrio.read_info(path)["fields"]]
+    except Exception as err:
+        raise ValueError(f"cannot read barrier lines from {path}: {err}") from None
+    name_field = "name" if "name" in fields else None
+    names, lines, _ = read_lines(path, name_field=name_field)
+    if not lines:
+        raise ValueError(f"barriers file {path} holds no lines")
+    where = str(path.resolve())
+    if name_field is None:
+        return [
+            {"name": f"line_{k}", "file": where, "feature": k} for k in range(1, len(lines) + 1)
+        ]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(
+            f"barriers file {path}: "
+            + ", ".join(f"name {n!r} is on {names.count(n)} lines" for n in repeated)
+            + "; each barrier is one line with its own name (a multi-line's parts are lines)"
+        )
+    return [{"name": n, "file": where, "name_field": name_field} for n in names]
 
 
 def load_config(
     path: str | os.PathLike | None = None,
     settings: dict[str, Any] | None = None,
     overrides: list[str] | None = None,
+    barrier_files: Sequence[str | os.PathLike] = (),
 ) -> RockfallConfig:
     """The configuration of a run: the file at ``path`` (optional), then ``settings`` (dotted
-    keys to values, e.g. from command-line options; None values are skipped), then the
-    ``key=value`` ``overrides``; validated once at the end.
+    keys to values, e.g. from command-line options; None values are skipped), then the barriers
+    of ``barrier_files`` (:func:`load_barriers_file`, appended to the file's ``[[barrier]]``
+    tables), then the ``key=value`` ``overrides``; validated once at the end.
 
     File names written in the TOML file are relative to the file's folder; those given in
     ``settings`` or ``overrides`` (the command line) stay as they are, relative to the working
@@ -299,6 +502,11 @@ def load_config(
     for key, value in settings.items():
         if value is not None:
             data = set_key(data, key, value)
+    if barrier_files:
+        given = data.get("barrier", [])
+        if not isinstance(given, list):
+            raise ValueError("invalid configuration: barrier must be [[barrier]] tables")
+        data["barrier"] = given + [e for f in barrier_files for e in load_barriers_file(f)]
     data = apply_overrides(data, overrides or [])
     config = validate(data)
     if config.scenario is not None and config.dem is not None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tumble.rockfall.barriers import barriers_from_config
+from tumble.rockfall.design import DesignFactors
 from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
 from tumble.rockfall.model import Options
 from tumble.rockfall.release import Release
@@ -108,6 +110,7 @@ class RunSetup:
     ensemble: Ensemble
     release: Release
     inputs: dict[str, Path]
+    design: DesignFactors
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -142,6 +145,14 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         config.scenario or ("slope40" if config.dem is None else ""), **fields
     )
     states = release.draw(terrain, config.rocks, config.seed)
+    try:
+        barriers = barriers_from_config(config.barrier, terrain, base)
+        design = DesignFactors.from_config(config.design.model_dump())
+    except (ValueError, OSError) as err:
+        message = str(err)
+        raise ValueError(
+            message if message.startswith("barrier") else f"barrier: {message}"
+        ) from None
     ensemble = Ensemble(
         terrain,
         rock,
@@ -150,6 +161,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         options=solver_options(config),
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
+        barriers=barriers,
     )
     inputs = {}
     if config.dem is not None:
@@ -160,7 +172,10 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         value = getattr(config.soil, name)
         if isinstance(value, str):
             inputs[f"soil.{name}"] = _path(value, base)
-    return RunSetup(ensemble, release, inputs)
+    for k, entry in enumerate(config.barrier):
+        if entry.file is not None:
+            inputs[f"barrier.{k}.file"] = _path(entry.file, base)
+    return RunSetup(ensemble, release, inputs, design)
 
 
 def _path(name: str, base: Path) -> Path:
@@ -200,6 +215,13 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     if data["soil"]["preset"] is None:
         del data["soil"]["preset"]
     data["output"]["sample_every"] = ensemble.sample_every
+    data["barrier"] = [
+        {k: v for k, v in entry.items() if v is not None} for entry in data["barrier"]
+    ]
+    design = setup.design.as_dict()
+    if design.get("mass_kg") is None:
+        design["mass_kg"] = "the largest rock mass crossing each barrier"
+    data["design"] = design
     data["run"] = {**{k: v for k, v in data["run"].items() if v is not None}, **run}
     return {k: v for k, v in data.items() if v is not None}
 

@@ -90,8 +90,11 @@ from tumble.rockfall.model import (
     S_R,
     S_SLIP,
     S_V,
+    STATE_SIZE,
 )
+from tumble.rockfall.nets import cross_barriers
 from tumble.rockfall.status import (
+    CAUGHT,
     LEFT_DOMAIN,
     NEWTON_NOT_CONVERGED,
     NO_SOLUTION,
@@ -404,7 +407,9 @@ def run_rock(
     out_step: np.ndarray,
     out_state: np.ndarray,
     out_diag: np.ndarray,
-) -> tuple[int, int, int]:
+    nets: tuple[np.ndarray, ...],
+    crossings: np.ndarray,
+) -> tuple[int, int, int, int]:
     """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
 
     The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below
@@ -412,8 +417,10 @@ def run_rock(
     outputs is the initial state; then every ``save_every``-th step and always the final state are
     saved: the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
     ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
-    over the steps since the previous row). Returns ``(status, steps_done, rows)``; ``state``
-    holds the final state. Needs ``n_steps // save_every + 2`` rows.
+    over the steps since the previous row). Barrier crossings (``nets``, the tuple of
+    :mod:`tumble.rockfall.nets`) go to ``crossings``; a net may catch the rock (``CAUGHT``).
+    Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds the final state.
+    Needs ``n_steps // save_every + 2`` rows.
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     diag = np.zeros(N_DIAG)
@@ -434,7 +441,13 @@ def run_rock(
     done = 0
     quiet = 0
     last_saved = 0
+    has_nets = nets[5].shape[0] > 0
+    prev = np.empty(STATE_SIZE)
+    n_cross = 0
     while status == RUNNING:
+        if has_nets:
+            for i in range(STATE_SIZE):
+                prev[i] = state[i]
         code = rock_step(
             heights,
             grid,
@@ -452,6 +465,22 @@ def run_rock(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )
         if steps > done:
+            if has_nets:
+                n_cross, caught = cross_barriers(
+                    nets,
+                    heights,
+                    grid,
+                    vertices,
+                    body,
+                    prev,
+                    state,
+                    steps,
+                    options[O_DT],
+                    crossings,
+                    n_cross,
+                )
+                if caught:
+                    status = CAUGHT
             done = steps
             contact_sum += diag[D_CONTACT_WORK]
             drag_sum += diag[D_DRAG_WORK]
@@ -473,4 +502,4 @@ def run_rock(
             drag_sum = 0.0
             sweeps_max = 0.0
             caps = 0.0
-    return status, done, rows
+    return status, done, rows, n_cross

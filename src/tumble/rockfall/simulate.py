@@ -22,11 +22,13 @@ Stopping rules (not published for RAMMS; chosen here and exposed):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.contact import NCOL
 from tumble.rockfall.model import (
     DT,
@@ -62,6 +64,7 @@ from tumble.rockfall.moreau import (
     N_SAVED_DIAG,
     run_rock,
 )
+from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
@@ -128,6 +131,7 @@ class RockTrajectory:
     gravity: float
     scheme: str
     dt: float
+    crossings: np.ndarray = field(default_factory=lambda: np.zeros((0, N_XCOLS)))
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
@@ -175,6 +179,7 @@ def simulate(
     options: Options | None = None,
     save_every: int = 1,
     slippage: float = 0.0,
+    barriers: Sequence[Barrier] = (),
     **settings: Any,
 ) -> RockTrajectory:
     """Simulate one rock released at ``position`` (centre of mass, m) until it stops.
@@ -186,7 +191,9 @@ def simulate(
     scheme of Leine et al. 2021, eq. 84-87, dt = 2 ms, t_max = 60 s); keyword ``settings`` with
     the names of its fields (``scheme="explicit"``, ``t_max=5.0``, ...) change single ones.
     Every ``save_every``-th step is saved, and always the final one. See the module docstring
-    for the stopping rules.
+    for the stopping rules. ``barriers``: lines and nets of :mod:`tumble.rockfall.barriers`,
+    whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.nets`);
+    a net may catch the rock (status ``caught``).
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)
     model = pack_model(terrain, rock, soil, opts)
@@ -205,18 +212,31 @@ def simulate(
     out_state = np.zeros((capacity, STATE_SIZE))
     out_diag = np.zeros((capacity, N_SAVED_DIAG))
     contacts = np.zeros((model.vertices.shape[0], NCOL))
-    code, steps, rows = run_rock(
-        tuple(model),
-        state,
-        contacts,
-        n_steps,
-        int(save_every),
-        rest_energy,
-        rest_steps,
-        out_step,
-        out_state,
-        out_diag,
-    )
+    barriers = tuple(barriers)
+    nets = pack_nets(terrain, pack_barriers(barriers)) if barriers else no_nets()
+    start = state.copy()
+    crossings = np.zeros((64 if barriers else 0, N_XCOLS))
+    while True:
+        code, steps, rows, found = run_rock(
+            tuple(model),
+            state,
+            contacts,
+            n_steps,
+            int(save_every),
+            rest_energy,
+            rest_steps,
+            out_step,
+            out_state,
+            out_diag,
+            nets,
+            crossings,
+        )
+        if found <= crossings.shape[0]:
+            break
+        # more crossings than the buffer holds: the same run again with room for all
+        state[:] = start
+        crossings = np.zeros((found, N_XCOLS))
+    crossings = crossings[:found].copy()
     code = int(code)
     s = out_state[:rows]
     d = out_diag[:rows]
@@ -246,4 +266,5 @@ def simulate(
         gravity=opts.gravity,
         scheme=scheme,
         dt=dt,
+        crossings=crossings,
     )

@@ -3,7 +3,8 @@
 The per-rock step returns ``Status.OK`` while the rock moves on, ``LEFT_DOMAIN`` when a hull vertex
 leaves the DEM, or one of the failure codes of :class:`tumble.status.Status` (the Newton
 iteration of the implicit scheme, a singular 3x3 system, a NaN). The per-rock loop adds
-``STOPPED`` (at rest) and ``TIMED_OUT`` (``t_max`` reached). The Python API turns codes into the
+``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT`` (held by a net of
+:mod:`tumble.rockfall.nets`). The Python API turns codes into the
 strings of :data:`NAMES`; an ensemble keeps the code of every rock.
 """
 
@@ -25,6 +26,7 @@ class RockStatus(IntEnum):
     STOPPED = 10
     LEFT_DOMAIN = 11
     TIMED_OUT = 12
+    CAUGHT = 13
 
 
 #: plain kernel constants (numba reads module-level ints as compile-time constants); the values
@@ -38,6 +40,7 @@ NO_SOLUTION = int(RockStatus.NO_SOLUTION)
 STOPPED = int(RockStatus.STOPPED)
 LEFT_DOMAIN = int(RockStatus.LEFT_DOMAIN)
 TIMED_OUT = int(RockStatus.TIMED_OUT)
+CAUGHT = int(RockStatus.CAUGHT)
 
 #: the status strings of a trajectory
 NAMES = {
@@ -45,6 +48,7 @@ NAMES = {
     RockStatus.STOPPED: "stopped",
     RockStatus.LEFT_DOMAIN: "left_domain",
     RockStatus.TIMED_OUT: "timed_out",
+    RockStatus.CAUGHT: "caught",
     RockStatus.NEWTON_NOT_CONVERGED: "newton_not_converged",
     RockStatus.SINGULAR_MATRIX: "singular_matrix",
     RockStatus.NON_FINITE: "non_finite",
@@ -52,7 +56,9 @@ NAMES = {
 }
 
 #: the regular ends of a run; every other status is a numerical failure
-REGULAR = frozenset({RockStatus.STOPPED, RockStatus.LEFT_DOMAIN, RockStatus.TIMED_OUT})
+REGULAR = frozenset(
+    {RockStatus.STOPPED, RockStatus.LEFT_DOMAIN, RockStatus.TIMED_OUT, RockStatus.CAUGHT}
+)
 
 
 def status_name(code: int) -> str:
@@ -69,6 +75,8 @@ def status_message(code: int) -> str:
         return "a hull vertex left the DEM"
     if code == RockStatus.TIMED_OUT:
         return "t_max was reached while the rock was still moving"
+    if code == RockStatus.CAUGHT:
+        return "a net caught the rock"
     if code == RockStatus.RUNNING:
         return "the rock is still moving"
     return MESSAGES[Status(int(code))]

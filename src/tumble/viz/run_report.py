@@ -870,6 +870,45 @@ def _relative(directory: Path, figure: str | os.PathLike) -> tuple[Path, str]:
     return full, relative.as_posix()
 
 
+def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """One flat row per barrier of ``summary["barriers"]``: crossings, the percentiles a fence
+    is designed for with their intervals, and the design values with their verification."""
+
+    def cell(stats: Mapping[str, Any] | None, key: str, digits: int) -> str:
+        if not stats or stats.get(key) is None:
+            return "n/a"
+        text = f"{stats[key]:.{digits}f}"
+        ci = stats.get(key + "_ci")
+        return text + (f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "")
+
+    rows = []
+    for b in barriers:
+        design = b.get("design") or {}
+        verdict = []
+        for key, what in (("energy_ok", "energy"), ("height_ok", "height")):
+            if design.get(key) is not None:
+                verdict.append(f"{what} {'ok' if design[key] else 'NOT ok'}")
+        rows.append(
+            {
+                "barrier": str(b.get("name")),
+                "kind": str(b.get("kind")),
+                "rocks crossing": (
+                    f"{b.get('rocks_crossing')} ({percent(b.get('fraction_crossing'))})"
+                ),
+                "energy p95 (kJ)": cell(b.get("kinetic_energy_kJ"), "p95", 0),
+                "energy p99 (kJ)": cell(b.get("kinetic_energy_kJ"), "p99", 0),
+                "velocity p95 (m/s)": cell(b.get("velocity_ms"), "p95", 1),
+                "passing height p95 (m)": cell(b.get("passing_height_m"), "p95", 2),
+                "top height p95 (m)": cell(b.get("top_height_m"), "p95", 2),
+                "E_d (kJ)": number(design.get("E_d_kJ")),
+                "h_d (m)": number(design.get("h_d_m")),
+                "required height (m)": number(design.get("required_height_m")),
+                "verification": ", ".join(verdict) or "-",
+            }
+        )
+    return rows
+
+
 def write_run_report(
     directory: Path,
     *,
@@ -974,6 +1013,8 @@ def write_run_report(
     ]
     for key, heading in RECORD_TABLES.items():
         records = summary.get(key)
+        if key == "barriers" and isinstance(records, list) and records:
+            records = barrier_records(records)
         if isinstance(records, list) and records:
             parts += [
                 f"<h3>{html.escape(heading)}</h3>",

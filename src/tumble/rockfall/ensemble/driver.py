@@ -35,10 +35,12 @@ import numpy as np
 
 from tumble import _check
 from tumble._jit import set_threads
+from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
     R_CONTACT_STEPS,
+    R_CROSSINGS,
     R_PGS_CAPS,
     R_STATUS,
     R_STEPS,
@@ -55,6 +57,7 @@ from tumble.rockfall.model import (
     pack_model,
     resolve_options,
 )
+from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.simulate import RockTrajectory, simulate
@@ -68,6 +71,8 @@ SAMPLE_EVERY = 5
 CHUNK_SIZE = 100
 #: initial capacity of the cell-visit buffer of a rock
 VISIT_CAPACITY = 2048
+#: initial capacity of the barrier-crossing buffer of a rock
+CROSSING_CAPACITY = 16
 
 
 class Ensemble:
@@ -95,6 +100,7 @@ class Ensemble:
         mass: Any = None,
         seed: int | None = None,
         sample_every: int = SAMPLE_EVERY,
+        barriers: Sequence[Barrier] = (),
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -139,6 +145,9 @@ class Ensemble:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.seed = seed
+        self.barriers = tuple(barriers)
+        if not all(isinstance(b, Barrier) for b in self.barriers):
+            raise ValueError("barriers must be Barrier objects (tumble.rockfall.barriers)")
         model = pack_model(terrain, self.shapes[0], soil, self.options)
         counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
         table = np.zeros((len(self.shapes), int(counts.max()), 3))
@@ -169,6 +178,9 @@ class Ensemble:
             "states": initial,
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
+            "nets": pack_nets(terrain, pack_barriers(self.barriers))
+            if self.barriers
+            else no_nets(),
         }
 
     # --- settings ------------------------------------------------------------------------------
@@ -192,6 +204,11 @@ class Ensemble:
     @property
     def pgs_tol(self) -> float:
         return self.options.pgs_tol
+
+    @property
+    def bodies(self) -> np.ndarray:
+        """``(mass, A, B, C)`` of every rock, (n, 4)."""
+        return np.asarray(self._packed["bodies"])
 
     def __setstate__(self, state: dict) -> None:
         # unpickled arrays come back writeable; the kernels are compiled for a read-only DEM
@@ -237,6 +254,7 @@ class Ensemble:
             self.states.omega[k],
             options=self.options,
             save_every=save_every,
+            barriers=self.barriers,
         )
 
     def fingerprint(self) -> str:
@@ -249,6 +267,8 @@ class Ensemble:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
             digest.update(a.tobytes())
+        if self.barriers:  # runs without barriers keep their fingerprints
+            arrays += list(p["nets"])
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
         digest.update(repr(scalars).encode())
         return digest.hexdigest()[:32]
@@ -276,7 +296,9 @@ class Ensemble:
         self._kernel(np.zeros(0, dtype=np.int64), 1)
         return time.perf_counter() - t0
 
-    def _kernel(self, rocks: np.ndarray, capacity: int) -> tuple:
+    def _kernel(
+        self, rocks: np.ndarray, capacity: int, cross_capacity: int = CROSSING_CAPACITY
+    ) -> tuple:
         p = self._packed
         model = p["model"]
         m = rocks.size
@@ -286,6 +308,7 @@ class Ensemble:
         visit_cell = np.zeros((m, capacity), dtype=np.int64)
         visit_value = np.zeros((m, capacity, N_QUANTITIES))
         counts = np.zeros((m, N_ROCK_INTS), dtype=np.int64)
+        crossings = np.zeros((m, cross_capacity if self.barriers else 0, N_XCOLS))
         run_rocks(
             model.heights,
             model.grid,
@@ -308,24 +331,34 @@ class Ensemble:
             visit_cell,
             visit_value,
             counts,
+            p["nets"],
+            crossings,
         )
-        return states, maxima, path, visit_cell, visit_value, counts
+        return states, maxima, path, visit_cell, visit_value, counts, crossings
 
     def _run_chunk(self, start: int, stop: int) -> dict:
         rocks = np.arange(start, stop, dtype=np.int64)
-        states, maxima, path, visit_cell, visit_value, counts = self._kernel(rocks, VISIT_CAPACITY)
-        cells, values = [], []
+        states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
+            rocks, VISIT_CAPACITY
+        )
+        cells, values, rows = [], [], []
         for i in range(rocks.size):
             n = int(counts[i, R_VISITS])
-            if n > VISIT_CAPACITY:  # run this rock again with room for all its visits
-                _, _, _, vc, vv, again = self._kernel(rocks[i : i + 1], n)
+            c = int(counts[i, R_CROSSINGS])
+            if n > VISIT_CAPACITY or c > crossings.shape[1]:
+                # run this rock again with room for all its visits and crossings
+                _, _, _, vc, vv, again, xc = self._kernel(
+                    rocks[i : i + 1], max(n, 1), max(c, CROSSING_CAPACITY)
+                )
                 if not np.array_equal(again[0], counts[i]):
                     raise RuntimeError(f"rock {rocks[i]} did not repeat itself")
                 cells.append(vc[0, :n])
                 values.append(vv[0, :n])
+                rows.append(xc[0, :c])
             else:
                 cells.append(visit_cell[i, :n])
                 values.append(visit_value[i, :n])
+                rows.append(crossings[i, :c])
         lengths = np.array([c.size for c in cells], dtype=np.int64)
         visit_rock = np.repeat(rocks, lengths)
         visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
@@ -345,6 +378,8 @@ class Ensemble:
             "visit_rock": visit_rock,
             "visit_cell": visit_cell,
             "visit_max": visit_value,
+            "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
+            "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
         }
 
     def chunks(self, chunk_size: int = CHUNK_SIZE) -> list[tuple[int, int]]:

@@ -32,7 +32,7 @@ import numpy as np
 
 from tumble._jit import jit, jit_parallel, prange
 from tumble.rockfall.contact import NCOL, forget_percussions
-from tumble.rockfall.model import S_OMEGA, S_R, S_V
+from tumble.rockfall.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
 from tumble.rockfall.moreau import (
     D_CAPPED,
     D_CONTACTS,
@@ -41,7 +41,8 @@ from tumble.rockfall.moreau import (
     rock_step,
     stopping_rules,
 )
-from tumble.rockfall.status import RUNNING, TIMED_OUT
+from tumble.rockfall.nets import cross_barriers
+from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
 from tumble.rockfall.surface import bilinear
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
@@ -52,8 +53,8 @@ QUANTITIES = ("kinetic_energy", "velocity", "rotational_velocity", "jump_height"
 W_COUNT, W_MEAN, W_M2 = range(3)
 
 #: per-rock integer outputs of the kernel
-R_STATUS, R_STEPS, R_CONTACT_STEPS, R_PGS_CAPS, R_VISITS = range(5)
-N_ROCK_INTS = 5
+R_STATUS, R_STEPS, R_CONTACT_STEPS, R_PGS_CAPS, R_VISITS, R_CROSSINGS = range(6)
+N_ROCK_INTS = 6
 
 
 @jit
@@ -86,6 +87,8 @@ def run_one(
     rest_steps: int,
     sample_every: int,
     out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    nets: tuple[np.ndarray, ...],
+    crossings: np.ndarray,
 ) -> None:
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
@@ -93,7 +96,10 @@ def run_one(
     rules are those of :func:`tumble.rockfall.moreau.run_rock` (both end with
     :func:`tumble.rockfall.moreau.stopping_rules`). ``out`` holds the rock's own outputs
     ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
-    (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored.
+    (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored. ``nets``: the
+    barrier tuple of :mod:`tumble.rockfall.nets`; the rock's crossings go to ``crossings``
+    (cap, N_XCOLS), those beyond its capacity counted but not stored; a net may catch the rock
+    (status ``CAUGHT``).
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     maxima, path, visit_cell, visit_value, counts = out
@@ -113,7 +119,14 @@ def run_one(
     status = RUNNING if n_steps > 0 else TIMED_OUT
     done = 0
     quiet = 0
+    has_nets = nets[5].shape[0] > 0
+    prev = np.empty(STATE_SIZE)
+    n_cross = 0
+    dt = options[O_DT]
     while status == RUNNING:
+        if has_nets:
+            for i in range(STATE_SIZE):
+                prev[i] = state[i]
         code = rock_step(
             heights,
             grid,
@@ -133,6 +146,12 @@ def run_one(
         )
         if step == done:
             break
+        if has_nets:
+            n_cross, caught = cross_barriers(
+                nets, heights, grid, vertices, body, prev, state, step, dt, crossings, n_cross
+            )
+            if caught:
+                status = CAUGHT
         done = step
         flying = diag[D_CONTACTS] == 0.0
         if not flying:
@@ -193,6 +212,7 @@ def run_one(
     counts[R_CONTACT_STEPS] = contact_steps
     counts[R_PGS_CAPS] = caps
     counts[R_VISITS] = visits
+    counts[R_CROSSINGS] = n_cross
 
 
 @jit_parallel
@@ -218,9 +238,12 @@ def run_rocks(
     visit_cell: np.ndarray,
     visit_value: np.ndarray,
     counts: np.ndarray,
+    nets: tuple[np.ndarray, ...],
+    crossings: np.ndarray,
 ) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
-    STATE_SIZE) holds the initial states and receives the final ones."""
+    STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
+    N_XCOLS) the barrier crossings of each rock."""
     for k in prange(states.shape[0]):
         s = shape_id[k]
         m = shape_counts[s]
@@ -242,4 +265,6 @@ def run_rocks(
             rest_steps,
             sample_every,
             (maxima[k], path[k], visit_cell[k], visit_value[k], counts[k]),
+            nets,
+            crossings[k],
         )

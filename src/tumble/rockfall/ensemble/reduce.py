@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.rockfall.design import DesignFactors, barrier_statistics
+from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.kernels import (
     Q_ENERGY,
     Q_JUMP,
@@ -65,11 +67,13 @@ STATISTICS = {
 @dataclass(eq=False)
 class EnsembleResult:
     """Reduced results of an ensemble: ``summary`` (JSON-ready dict), ``rasters`` (name ->
-    (ny, nx) on the DEM grid) and ``rocks`` (per-rock columns of ``deposits.csv``, rock order)."""
+    (ny, nx) on the DEM grid), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
+    with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`)."""
 
     summary: dict
     rasters: dict[str, np.ndarray]
     rocks: dict[str, np.ndarray]
+    crossings: dict[str, np.ndarray] | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -227,8 +231,16 @@ def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarr
     return runout, lateral
 
 
-def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> EnsembleResult:
-    """Rasters, statistics and the per-rock table of a finished ensemble from its chunks."""
+def reduce_chunks(
+    ensemble: Ensemble,
+    chunks: list[dict],
+    wall_time: float,
+    design: DesignFactors | None = None,
+) -> EnsembleResult:
+    """Rasters, statistics and the per-rock table of a finished ensemble from its chunks; with
+    barriers also the crossings table and ``summary["barriers"]`` (statistics and design values
+    of :func:`tumble.rockfall.design.barrier_statistics` with ``design``, default
+    ``DesignFactors()``)."""
     if not chunks:
         raise ValueError("no chunks to reduce")
 
@@ -253,8 +265,11 @@ def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> E
     lateral_all = np.full(rock.size, np.nan)
     runout_all[regular], lateral_all[regular] = runout, lateral
     stopped = status == int(RockStatus.STOPPED)
+    caught = status == int(RockStatus.CAUGHT)
     terrain = ensemble.terrain
-    deposit_cells = nearest_cells(terrain, position[stopped, 0], position[stopped, 1])
+    # deposits: rocks at rest, and rocks a net holds
+    held = stopped | caught
+    deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
     rasters = rasters_from_visits(
         terrain.heights.shape,
         ensemble.n_rocks,
@@ -296,6 +311,8 @@ def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> E
         "timed_out": float(np.mean(status == int(RockStatus.TIMED_OUT))),
         "failed": float(np.mean(~regular)),
     }
+    if ensemble.barriers:
+        summary["fractions"]["caught"] = float(np.mean(caught))
     failures = sorted({NAMES[RockStatus(int(s))] for s in status[~regular]})
     if failures:
         summary["failures"] = failures
@@ -328,7 +345,20 @@ def reduce_chunks(ensemble: Ensemble, chunks: list[dict], wall_time: float) -> E
         "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
         "jump_height_max_m": maxima[:, Q_JUMP],
     }
-    return EnsembleResult(summary, rasters, rocks)
+    crossings = None
+    if ensemble.barriers:
+        bodies = ensemble.bodies
+        crossings = crossings_table(
+            cat("crossing_rock"), cat("crossing"), ensemble.barriers, bodies[:, 0], bodies[:, 1:]
+        )
+        summary["barriers"] = barrier_statistics(
+            crossings,
+            ensemble.barriers,
+            n,
+            design or DesignFactors(),
+            seed=0 if ensemble.seed is None else int(ensemble.seed),
+        )
+    return EnsembleResult(summary, rasters, rocks, crossings)
 
 
 def summary_line(summary: dict) -> str:

@@ -1,0 +1,425 @@
+"""Barrier lines and nets: where a fence may stand, as the engine sees it.
+
+A :class:`Barrier` is a named polyline in DEM coordinates (x, y). Without ``height`` and
+``capacity`` it is an *observation line* (kind ``"line"``): rocks crossing it are recorded and
+fly on. With a height (m) and/or a capacity (kJ) it is a *net* (kind ``"net"``) that acts in the
+simulation: a rock reaching it below its height with no more energy than its capacity is caught,
+one passing above overtops, one with more energy breaks through.
+
+:func:`barriers_from_config` builds the barriers of a run from its validated ``[[barrier]]``
+entries (:class:`tumble.io.config.BarrierConfig`): inline lines, or lines read from vector files
+through :func:`tumble.io.vectors.read_lines`, their CRS checked against the DEM's. Every line is
+checked once here (at least two points, finite, no repeated consecutive point, not crossing
+itself, every vertex on the DEM's surface) with a ValueError naming the barrier.
+
+:func:`pack_barriers` lays all barriers out as flat arrays for the compiled kernels
+(:class:`BarrierArrays`), and :func:`segment_crossing` is the kernel's crossing test of one step
+of a rock's path against one barrier segment.
+
+Crossing rule. A path ``a -> b`` (one step of the rock's centre of mass projected on the map)
+crosses the segment ``c -> d`` at ``a + s (b - a) = c + u (d - c)`` when
+
+* ``0 < s <= 1``: a crossing exactly at the start of a step belongs to the previous step, so a
+  rock passing through a line exactly at a step's end point is counted once;
+* ``0 <= u < 1``, and ``0 <= u <= 1`` on the last segment of a line: a path through the vertex
+  shared by two consecutive segments of one line is counted once (on the segment starting
+  there), and a path through the line's end point is counted;
+* the path and the segment are not parallel (a path along the line never crosses it, nor does a
+  rock standing still).
+
+The tests are decided by the signs of orientation determinants, e.g. on which side of the path
+each end of the segment lies: the sign at a shared vertex is computed from the same numbers for
+both segments that meet there, so round-off cannot count that crossing twice or miss it. A path
+that only grazes a line at a vertex where the line turns back to the same side (a V touched at
+its apex) counts as one crossing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tumble._jit import jit
+
+if TYPE_CHECKING:
+    from tumble.io.config import BarrierConfig
+    from tumble.rockfall.terrain import Terrain
+
+#: joules per kilojoule (capacities are given in kJ, kernels work in J)
+J_PER_KJ = 1000.0
+
+
+def _frozen(values: np.ndarray) -> np.ndarray:
+    out = np.ascontiguousarray(values)
+    out.setflags(write=False)
+    return out
+
+
+def _optional_positive(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be a positive number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a positive number, got {value!r}") from None
+    if not (math.isfinite(x) and x > 0.0):
+        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class Barrier:
+    """A barrier line or net (module docstring).
+
+    ``name``: non-empty text; ``line``: (n, 2) read-only float64 vertices ``x, y`` in DEM
+    coordinates (n >= 2, finite, no repeated consecutive vertex, not crossing itself);
+    ``height``: the net's height above the terrain (m) or None; ``capacity``: the energy the net
+    takes (kJ) or None. ValueError naming the barrier for anything else. Whether the line lies on
+    a DEM is checked by :func:`barriers_from_config`, which knows the DEM. Two barriers are equal
+    when their name, vertices, height and capacity are.
+    """
+
+    name: str
+    line: np.ndarray
+    height: float | None = None
+    capacity: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"a barrier needs a non-empty name, got {self.name!r}")
+        where = f"barrier {self.name!r}"
+        try:
+            line = np.array(self.line, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: line must be a list of [x, y] points") from None
+        if line.size == 0:
+            line = line.reshape(0, 2)
+        if line.ndim != 2 or line.shape[1] != 2:
+            raise ValueError(
+                f"{where}: line must be a list of [x, y] points, got shape {line.shape}"
+            )
+        if line.shape[0] < 2:
+            raise ValueError(
+                f"{where}: the line has {line.shape[0]} point(s); a line needs at least 2"
+            )
+        bad = ~np.isfinite(line).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(
+                f"{where}: point {k} of the line is not finite ({line[k, 0]}, {line[k, 1]})"
+            )
+        same = (line[1:] == line[:-1]).all(axis=1)
+        if same.any():
+            k = int(np.argmax(same))
+            raise ValueError(
+                f"{where}: points {k} and {k + 1} of the line are the same point "
+                f"({line[k, 0]:.6g}, {line[k, 1]:.6g}); remove the repeated point"
+            )
+        import shapely
+
+        if not shapely.LineString(line).is_simple:
+            raise ValueError(
+                f"{where}: the line crosses itself; a barrier line must not (split it into "
+                "several barriers)"
+            )
+        object.__setattr__(self, "line", _frozen(line))
+        object.__setattr__(self, "height", _optional_positive(self.height, f"{where}: height"))
+        object.__setattr__(
+            self, "capacity", _optional_positive(self.capacity, f"{where}: capacity")
+        )
+
+    @property
+    def kind(self) -> Literal["line", "net"]:
+        """``"net"`` when a height or a capacity is given, else ``"line"``."""
+        return "net" if self.height is not None or self.capacity is not None else "line"
+
+    @property
+    def length(self) -> float:
+        """Length of the line on the map (m)."""
+        return float(np.hypot(*np.diff(self.line, axis=0).T).sum())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Barrier):
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.height == other.height
+            and self.capacity == other.capacity
+            and np.array_equal(self.line, other.line)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.line.tobytes(), self.height, self.capacity))
+
+
+def _entry(entry: BarrierConfig | Mapping[str, Any], key: str) -> Any:
+    if isinstance(entry, Mapping):
+        return entry.get(key)
+    return getattr(entry, key, None)
+
+
+def _same_crs(file_crs: str | None, terrain_crs: Any) -> tuple[bool, str, str]:
+    """Whether a file's CRS (WKT or None) agrees with the DEM's, and both as short text."""
+    from rasterio.crs import CRS
+
+    def text(crs: Any) -> str:
+        if crs is None:
+            return "none"
+        epsg = crs.to_epsg()
+        return f"EPSG:{epsg}" if epsg is not None else str(crs.to_wkt())[:80] + "..."
+
+    a = None if file_crs is None else CRS.from_user_input(file_crs)
+    b = None if terrain_crs is None else CRS.from_user_input(terrain_crs)
+    # a side without a CRS takes the other's: the coordinates are checked against the DEM anyway
+    same = a is None or b is None or a == b
+    return same, text(a), text(b)
+
+
+def _line_from_file(
+    entry: BarrierConfig | Mapping[str, Any], name: str, terrain: Terrain, base: Path
+) -> np.ndarray:
+    from tumble.io.vectors import read_lines
+
+    where = f"barrier {name!r}"
+    path = Path(str(_entry(entry, "file")))
+    path = path if path.is_absolute() else base / path
+    layer = _entry(entry, "layer")
+    name_field = _entry(entry, "name_field")
+    feature = _entry(entry, "feature")
+    try:
+        names, lines, crs = read_lines(path, layer=layer, name_field=name_field)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    same, file_text, dem_text = _same_crs(crs, terrain.crs)
+    if not same:
+        raise ValueError(
+            f"{where}: {path} is in {file_text}, the DEM in {dem_text}; give the line in the "
+            "DEM's coordinate reference system"
+        )
+    if name_field is not None:
+        chosen = [k for k, n in enumerate(names) if n == name]
+        if not chosen:
+            shown = ", ".join(repr(n) for n in sorted(set(names))[:10])
+            raise ValueError(
+                f"{where}: {path} has no line whose {name_field!r} is {name!r} (found: {shown})"
+            )
+        if len(chosen) > 1:
+            raise ValueError(
+                f"{where}: {path} has {len(chosen)} lines whose {name_field!r} is {name!r} "
+                "(several features or a multi-line's parts); a barrier is one line"
+            )
+        k = chosen[0]
+    elif feature is not None:
+        if not 1 <= int(feature) <= len(lines):
+            raise ValueError(
+                f"{where}: feature {feature} of {path}, which holds {len(lines)} line(s)"
+            )
+        k = int(feature) - 1
+    else:
+        if len(lines) != 1:
+            raise ValueError(
+                f"{where}: {path} holds {len(lines)} lines; give name_field (the attribute that "
+                "holds the barrier's name) or feature (the line's index, from 1) to choose one"
+            )
+        k = 0
+    return lines[k][:, :2]
+
+
+def barriers_from_config(
+    entries: Iterable[BarrierConfig | Mapping[str, Any]],
+    terrain: Terrain,
+    base_dir: str | os.PathLike = ".",
+) -> tuple[Barrier, ...]:
+    """The barriers of a run from its ``[[barrier]]`` entries (validated
+    :class:`~tumble.io.config.BarrierConfig` objects or plain dicts with the same keys).
+
+    A relative ``file`` is taken from ``base_dir``. A file's CRS must equal the DEM's (a side
+    without a CRS is taken to be in the other's: GeoJSON without a ``crs`` member is EPSG:4326
+    by its standard). Every vertex must lie on the DEM's surface (:meth:`Terrain.contains`).
+    ValueError naming the barrier and the problem.
+    """
+    base = Path(base_dir)
+    barriers: list[Barrier] = []
+    seen: set[str] = set()
+    for entry in entries:
+        name = _entry(entry, "name")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"a barrier needs a non-empty name, got {name!r}")
+        where = f"barrier {name!r}"
+        if name in seen:
+            raise ValueError(f"{where} is given twice; barrier names must be unique")
+        seen.add(name)
+        inline, file = _entry(entry, "line"), _entry(entry, "file")
+        if (inline is None) == (file is None):
+            raise ValueError(f"{where}: give exactly one of line or file")
+        line = inline if file is None else _line_from_file(entry, name, terrain, base)
+        barrier = Barrier(
+            name=name,
+            line=line,
+            height=_entry(entry, "height"),
+            capacity=_entry(entry, "capacity"),
+        )
+        inside = np.asarray(terrain.contains(barrier.line[:, 0], barrier.line[:, 1]))
+        if not inside.all():
+            k = int(np.argmin(inside))
+            b = terrain.bounds
+            raise ValueError(
+                f"{where}: point {k} of the line ({barrier.line[k, 0]:.6g}, "
+                f"{barrier.line[k, 1]:.6g}) lies outside the DEM, which covers "
+                f"x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]"
+            )
+        barriers.append(barrier)
+    return tuple(barriers)
+
+
+@dataclass(frozen=True, eq=False)
+class BarrierArrays:
+    """Every barrier as flat read-only arrays for the compiled kernels (:func:`pack_barriers`).
+
+    With ``m`` segments over all ``b`` barriers, in barrier order and along each line:
+
+    * ``segments`` (m, 4) float64, C-contiguous: ``x0, y0, x1, y1`` of each segment;
+    * ``barrier_of`` (m,) int64: the index of the segment's barrier;
+    * ``along`` (m,) float64: distance along its barrier's line to the segment's start (m);
+    * ``last`` (m,) bool: whether the segment is the last of its line (the one whose end point
+      counts, :func:`segment_crossing`);
+    * ``height`` (b,) float64: the net's height (m), NaN where none;
+    * ``capacity_J`` (b,) float64: the net's capacity in joules, inf where none;
+    * ``bbox`` (b, 4) float64: ``x_min, x_max, y_min, y_max`` of each line, for a quick
+      rejection of a step whose own box misses it.
+    """
+
+    segments: np.ndarray
+    barrier_of: np.ndarray
+    along: np.ndarray
+    last: np.ndarray
+    height: np.ndarray
+    capacity_J: np.ndarray
+    bbox: np.ndarray
+
+    @property
+    def n_barriers(self) -> int:
+        return int(self.height.shape[0])
+
+    @property
+    def n_segments(self) -> int:
+        return int(self.segments.shape[0])
+
+
+def pack_barriers(barriers: Sequence[Barrier]) -> BarrierArrays:
+    """The :class:`BarrierArrays` of ``barriers`` (empty arrays of the right shapes for none)."""
+    segments, owner, along, last = [], [], [], []
+    height = np.full(len(barriers), np.nan)
+    capacity = np.full(len(barriers), np.inf)
+    bbox = np.empty((len(barriers), 4))
+    for i, barrier in enumerate(barriers):
+        if not isinstance(barrier, Barrier):
+            raise ValueError(f"barriers[{i}] must be a Barrier, got {type(barrier).__name__}")
+        line = barrier.line
+        n = line.shape[0] - 1
+        segments.append(np.hstack([line[:-1], line[1:]]))
+        owner.append(np.full(n, i, dtype=np.int64))
+        lengths = np.hypot(*np.diff(line, axis=0).T)
+        along.append(np.concatenate([[0.0], np.cumsum(lengths)[:-1]]))
+        end = np.zeros(n, dtype=np.bool_)
+        end[-1] = True
+        last.append(end)
+        if barrier.height is not None:
+            height[i] = barrier.height
+        if barrier.capacity is not None:
+            capacity[i] = barrier.capacity * J_PER_KJ
+        lo, hi = line.min(axis=0), line.max(axis=0)
+        bbox[i] = (lo[0], hi[0], lo[1], hi[1])
+    return BarrierArrays(
+        segments=_frozen(np.concatenate(segments) if segments else np.empty((0, 4))),
+        barrier_of=_frozen(np.concatenate(owner) if owner else np.empty(0, dtype=np.int64)),
+        along=_frozen(np.concatenate(along) if along else np.empty(0)),
+        last=_frozen(np.concatenate(last) if last else np.empty(0, dtype=np.bool_)),
+        height=_frozen(height),
+        capacity_J=_frozen(capacity),
+        bbox=_frozen(bbox),
+    )
+
+
+@jit
+def segment_crossing(
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    cx: float,
+    cy: float,
+    dx: float,
+    dy: float,
+    last: bool = False,
+) -> tuple[bool, float, float]:
+    """Whether the path ``a -> b`` crosses the segment ``c -> d``: ``(hit, s, u)`` with the
+    crossing at ``a + s (b - a) = c + u (d - c)``; ``s`` and ``u`` are NaN without a crossing.
+
+    The rule (module docstring): ``0 < s <= 1``; ``0 <= u < 1``, or ``0 <= u <= 1`` when
+    ``last`` (the segment ends its line: :attr:`BarrierArrays.last`); parallel or collinear
+    paths and segments never cross. Decided from orientation signs, so that a path through the
+    vertex two consecutive segments share is counted exactly once.
+    """
+    rx = bx - ax
+    ry = by - ay
+    qx = dx - cx
+    qy = dy - cy
+    # sides of the segment's ends relative to the path, and of the path's ends relative to the
+    # segment (cross products; zero: on the line)
+    oc = rx * (cy - ay) - ry * (cx - ax)
+    od = rx * (dy - ay) - ry * (dx - ax)
+    oa = qx * (ay - cy) - qy * (ax - cx)
+    ob = qx * (by - cy) - qy * (bx - cx)
+    nan = math.nan
+    if oc == 0.0 and od == 0.0:
+        return False, nan, nan  # collinear, or a path of zero length
+    if oa == 0.0 and ob == 0.0:
+        return False, nan, nan  # round-off of a (nearly) collinear pair
+    # u in [0, 1): c on the path's line, or c and d on opposite sides; d on it only when last
+    if od == 0.0:
+        if not last:
+            return False, nan, nan
+    elif not (oc == 0.0 or (oc > 0.0) != (od > 0.0)):
+        return False, nan, nan
+    # s in (0, 1]: a off the segment's line, b on it or on the other side
+    if oa == 0.0:
+        return False, nan, nan
+    if not (ob == 0.0 or (oa > 0.0) != (ob > 0.0)):
+        return False, nan, nan
+    s = min(max(oa / (oa - ob), 0.0), 1.0)
+    u = min(max(oc / (oc - od), 0.0), 1.0)
+    return True, s, u
+
+
+def crossings(path: ArrayLike, barriers: Sequence[Barrier]) -> list[tuple[int, int, float, float]]:
+    """Every crossing of the polyline ``path`` (k, 2) with ``barriers``, by :func:`segment_crossing`
+    (a Python reference, for tests and small cases): ``(step, barrier, s, distance along the
+    barrier's line)`` in the order of the path's steps."""
+    points = np.asarray(path, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise ValueError(f"path must have shape (k, 2), got {points.shape}")
+    arrays = pack_barriers(barriers)
+    out = []
+    for step in range(points.shape[0] - 1):
+        ax, ay = points[step]
+        bx, by = points[step + 1]
+        found = []
+        for j in range(arrays.n_segments):
+            x0, y0, x1, y1 = arrays.segments[j]
+            hit, s, u = segment_crossing(ax, ay, bx, by, x0, y0, x1, y1, bool(arrays.last[j]))
+            if hit:
+                length = math.hypot(x1 - x0, y1 - y0)
+                found.append((s, int(arrays.barrier_of[j]), arrays.along[j] + u * length))
+        for s, i, where in sorted(found):
+            out.append((step, i, float(s), float(where)))
+    return out
