@@ -7,15 +7,14 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Never
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tumble.cli.common import non_negative_int, positive_float, positive_int
+from tumble.rockfall.ensemble.progress import Progress
 
 if TYPE_CHECKING:
-    from tqdm import tqdm
-
     from tumble.validation.authume import MeasuredEndpoints, ProfileRun
 
 SCHEME_CHOICES = ("both", "implicit", "explicit")
@@ -79,11 +78,9 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _progress(total: int, label: str) -> tqdm[Never]:
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc=label, unit="rock", disable=None, leave=False)
-    return bar
+def _progress(total: int, label: str) -> Progress:
+    """A bar on a terminal, plain lines every 10 s elsewhere."""
+    return Progress(total, 0, "auto", label=label)
 
 
 def _stop_table(run: ProfileRun, path: Path) -> None:

@@ -64,6 +64,7 @@ class Progress:
             self.bar = tqdm(
                 total=total,
                 initial=initial,
+                desc=None if label == "rocks" else label,
                 unit="rock",
                 dynamic_ncols=True,
                 file=self.stream,
@@ -85,10 +86,9 @@ class Progress:
     def line(self) -> str:
         eta = self.eta()
         percent = 100.0 * self.done / self.total if self.total else 100.0
-        text = (
-            f"{self.label} {self.done}/{self.total} ({percent:.0f} %), "
-            f"{self.rate() / 1e6:.2f} M rock-steps/s"
-        )
+        text = f"{self.label} {self.done}/{self.total} ({percent:.0f} %)"
+        if self.steps:
+            text += f", {self.rate() / 1e6:.2f} M rock-steps/s"
         if self.done < self.total and eta is not None:
             text += f", about {_duration(eta)} left"
         return text
@@ -97,7 +97,8 @@ class Progress:
         self.done += rocks
         self.steps += steps
         if self.bar is not None:
-            self.bar.set_postfix_str(f"{self.rate() / 1e6:.2f} M rock-steps/s", refresh=False)
+            if self.steps:
+                self.bar.set_postfix_str(f"{self.rate() / 1e6:.2f} M rock-steps/s", refresh=False)
             self.bar.update(rocks)
         elif self.mode == "lines":
             now = self.clock()
