@@ -27,6 +27,9 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=3, help="observation lines (10 vertices)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads (default 1: steadier timings)"
+    )
     args = parser.parse_args()
 
     terrain = Terrain.scenario("slope40")
@@ -50,13 +53,16 @@ def main() -> None:
         ensemble.warm_up()
     for _ in range(args.repeat):
         for name, ensemble in runs.items():
-            result = ensemble.run()
+            result = ensemble.run(threads=args.threads)
             rates[name].append(result.summary["rock_steps_per_s"])
             steps[name] = result.summary["rock_steps"]
             if ensemble.barriers:
                 crossings = len(result.crossings["rock"]) if result.crossings else 0
     base, lined = (max(rates[name]) for name in runs)
-    print(f"{args.rocks} rocks on slope40, implicit scheme, best of {args.repeat}")
+    print(
+        f"{args.rocks} rocks on slope40, implicit scheme, {args.threads} thread(s), "
+        f"best of {args.repeat}"
+    )
     for name in runs:
         print(f"  {name:>14}: {max(rates[name]) / 1e6:6.2f} M rock-steps/s ({steps[name]} steps)")
     print(f"  crossings recorded: {crossings}")

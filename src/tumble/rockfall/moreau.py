@@ -92,7 +92,7 @@ from tumble.rockfall.model import (
     S_V,
     STATE_SIZE,
 )
-from tumble.rockfall.nets import cross_barriers
+from tumble.rockfall.nets import cross_barriers, near_barrier, near_point, step_reach
 from tumble.rockfall.status import (
     CAUGHT,
     LEFT_DOMAIN,
@@ -441,11 +441,17 @@ def run_rock(
     done = 0
     quiet = 0
     last_saved = 0
-    has_nets = nets[5].shape[0] > 0
+    # the bounding boxes of the barriers, tested here on scalars: a call that passed the
+    # barrier arrays every step would pay numba's reference counting of each of them
+    bbox = nets[5]
+    n_barriers = bbox.shape[0]
+    has_nets = n_barriers > 0
     prev = np.empty(STATE_SIZE)
+    reach = step_reach(options[O_DT])
     n_cross = 0
     while status == RUNNING:
-        if has_nets:
+        armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
+        if armed:
             for i in range(STATE_SIZE):
                 prev[i] = state[i]
         code = rock_step(
@@ -465,7 +471,7 @@ def run_rock(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )
         if steps > done:
-            if has_nets:
+            if armed and near_barrier(bbox, n_barriers, prev, state):
                 n_cross, caught = cross_barriers(
                     nets,
                     heights,

@@ -1,7 +1,9 @@
 """Barrier lines and nets inside the step: crossings found and interpolated, nets that act.
 
-After every step the path of the centre of mass, the straight segment from its position before
-the step to its position after, is tested against every segment of every barrier line
+After every step that starts within ``max(1 m, MAX_SPEED dt)`` of a barrier's bounding box
+(:data:`MAX_SPEED` = 500 m/s, far above any rockfall speed), the path of the centre of mass, the
+straight segment from its position before the step to its position after, is tested against
+every segment of every barrier line
 (:func:`tumble.rockfall.barriers.segment_crossing`, a bounding-box test per barrier first). A
 crossing at the fraction ``s`` of the step is recorded with the state interpolated linearly
 inside the step (time, position, velocity and angular velocity; no nearest sample):
@@ -127,6 +129,47 @@ def no_nets() -> tuple[np.ndarray, ...]:
         np.zeros(1, dtype=np.int64),
         np.zeros(0),
     )
+
+
+#: the fastest a rock's centre of mass is assumed ever to move, m/s: a step starting farther than
+#: ``MAX_SPEED dt`` (and at least 1 m) from every barrier's box cannot cross a barrier
+MAX_SPEED = 500.0
+
+
+@jit
+def step_reach(dt: float) -> float:
+    """How far the centre of mass can get in one step: ``max(1 m, MAX_SPEED dt)``."""
+    return max(1.0, MAX_SPEED * dt)
+
+
+@jit(inline="always")
+def near_point(bbox: np.ndarray, n_barriers: int, x: float, y: float, reach: float) -> bool:
+    """Whether (x, y) lies within ``reach`` of the bounding box of some barrier: only then can
+    the coming step cross it, and only then is the state before the step kept."""
+    for b in range(n_barriers):
+        if (
+            x >= bbox[b, 0] - reach
+            and x <= bbox[b, 1] + reach
+            and y >= bbox[b, 2] - reach
+            and y <= bbox[b, 3] + reach
+        ):
+            return True
+    return False
+
+
+@jit(inline="always")
+def near_barrier(bbox: np.ndarray, n_barriers: int, prev: np.ndarray, state: np.ndarray) -> bool:
+    """Whether the path of the centre of mass in the step from ``prev`` to ``state`` overlaps
+    the bounding box ``(x_min, x_max, y_min, y_max)`` of some barrier (inlined into the per-rock
+    loops, so that it costs a few comparisons per step)."""
+    lo_x = min(prev[S_R], state[S_R])
+    hi_x = max(prev[S_R], state[S_R])
+    lo_y = min(prev[S_R + 1], state[S_R + 1])
+    hi_y = max(prev[S_R + 1], state[S_R + 1])
+    for b in range(n_barriers):
+        if hi_x >= bbox[b, 0] and lo_x <= bbox[b, 1] and hi_y >= bbox[b, 2] and lo_y <= bbox[b, 3]:
+            return True
+    return False
 
 
 @jit

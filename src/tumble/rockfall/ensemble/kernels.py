@@ -41,7 +41,7 @@ from tumble.rockfall.moreau import (
     rock_step,
     stopping_rules,
 )
-from tumble.rockfall.nets import cross_barriers
+from tumble.rockfall.nets import cross_barriers, near_barrier, near_point, step_reach
 from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
 from tumble.rockfall.surface import bilinear
 
@@ -119,12 +119,18 @@ def run_one(
     status = RUNNING if n_steps > 0 else TIMED_OUT
     done = 0
     quiet = 0
-    has_nets = nets[5].shape[0] > 0
+    # the bounding boxes of the barriers, tested here on scalars: a call that passed the
+    # barrier arrays every step would pay numba's reference counting of each of them
+    bbox = nets[5]
+    n_barriers = bbox.shape[0]
+    has_nets = n_barriers > 0
     prev = np.empty(STATE_SIZE)
+    reach = step_reach(options[O_DT])
     n_cross = 0
     dt = options[O_DT]
     while status == RUNNING:
-        if has_nets:
+        armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
+        if armed:
             for i in range(STATE_SIZE):
                 prev[i] = state[i]
         code = rock_step(
@@ -146,7 +152,7 @@ def run_one(
         )
         if step == done:
             break
-        if has_nets:
+        if armed and near_barrier(bbox, n_barriers, prev, state):
             n_cross, caught = cross_barriers(
                 nets, heights, grid, vertices, body, prev, state, step, dt, crossings, n_cross
             )
