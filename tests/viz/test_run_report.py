@@ -18,18 +18,16 @@ from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS
 from tumble.rockfall.release import Release
-from tumble.viz.run_report import (
+from tumble.viz.report_html import crs_unit, percent, toml_text
+from tumble.viz.report_maps import (
     EXAGGERATION_RANGE,
     MAPS,
-    crs_unit,
     map_figure,
     map_window,
-    percent,
     round_length,
-    toml_text,
     vertical_exaggeration,
-    write_run_report,
 )
+from tumble.viz.run_report import write_run_report
 
 X0, Y0 = 2_600_000.0, 1_200_000.0  # Swiss LV95 (EPSG:2056), near Bern
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

@@ -1,0 +1,450 @@
+"""The text of a run's report: numbers, percentages, tables, configuration and provenance as
+HTML (:mod:`tumble.viz.run_report`)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tumble.rockfall.ensemble.reduce import format_percent
+
+if TYPE_CHECKING:
+    from tumble.rockfall.terrain import Terrain
+
+
+#: the per-rock statistics of ``summary.json``: (label, unit, path of keys in the summary)
+STATISTICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("kinetic energy (translation + rotation)", "kJ", ("kinetic_energy_kJ", "rock_max")),
+    ("velocity of the centre of mass", "m/s", ("velocity_ms", "rock_max")),
+    ("rotational velocity", "rev/s", ("rotational_velocity_rps", "rock_max")),
+    ("jump height of the centre of mass", "m", ("jump_height_m", "rock_max")),
+    ("run-out (horizontal, release to final point)", "m", ("runout_m",)),
+    ("lateral spread (offset across the main direction)", "m", ("lateral_spread_m",)),
+)
+
+#: outcome of the rocks: key of ``summary["fractions"]`` -> label
+OUTCOMES = {
+    "stopped": "stopped on the DEM",
+    "left_domain": "left the DEM",
+    "timed_out": "still moving at t_max",
+    "failed": "numerical failure",
+}
+
+#: records rendered as their own tables: summary key -> heading
+RECORD_TABLES = {"barriers": "Barriers", "sources": "Release sources", "classes": "Rock classes"}
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+  color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h3 { margin-top: 1.5em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; vertical-align: top; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f2f2f2; } td.text { text-align: left; }
+figure { margin: 1.5em 0; } img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
+.note, .ci { color: #555; font-size: 0.92em; } .ci { white-space: nowrap; }
+.warnings { border: 2px solid #b34700; background: #fff3e6; padding: 0.6em 1.2em;
+  margin: 1em 0; border-radius: 4px; }
+.warnings h2 { margin-top: 0.2em; border: none; color: #b34700; font-size: 1.2em; }
+pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.8em; overflow-x: auto;
+  font-size: 0.88em; }
+@media print { figure, table, .warnings { page-break-inside: avoid; } }
+"""
+
+
+#: percentages as every output of a run writes them (never 0 % or 100 % unless exact)
+percent = format_percent
+
+
+def number(value: Any) -> str:
+    """A value of the summary as text: 4 significant digits, full digits from 10 000 on (no
+    exponent for coordinates or counts), ``n/a`` for None and NaN."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if not math.isfinite(value):
+            return "n/a" if math.isnan(value) else str(value)
+        if abs(value) >= 1e4:
+            return f"{value:.0f}"
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(number(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return json.dumps(value, default=str)
+    return str(value)
+
+
+def _with_interval(value: Any, interval: Any) -> str:
+    """HTML of a value and, if ``interval`` is a [low, high] pair, the interval beside it."""
+    text = html.escape(number(value))
+    if isinstance(interval, (list, tuple)) and len(interval) == 2:
+        low, high = (html.escape(number(v)) for v in interval)
+        text += f' <span class="ci">[{low}, {high}]</span>'
+    return text
+
+
+def crs_unit(crs: Any) -> str:
+    """Short name of the linear unit of a CRS (``linear_units`` of a rasterio CRS): ``m``,
+    ``ft``, ``US ft``; ``m`` without a CRS or a unit."""
+    units = getattr(crs, "linear_units", None)
+    if not units or units == "unknown":
+        return "m"
+    short = {"metre": "m", "meter": "m", "foot": "ft", "us survey foot": "US ft"}
+    return short.get(str(units).lower(), str(units))
+
+
+def _data_uri(path: Path) -> str:
+    mime = {
+        ".png": "image/png",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+        ".gif": "image/gif",
+        ".svg": "image/svg+xml",
+        ".webp": "image/webp",
+    }.get(path.suffix.lower())
+    if mime is None:
+        raise ValueError(f"{path}: not an image the report can embed (png, jpg, gif, svg, webp)")
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _figure(path: Path, relative: str, caption: str) -> str:
+    return (
+        f'<figure><img alt="{html.escape(caption)}" src="{_data_uri(path)}">'
+        f"<figcaption>{html.escape(caption)} <span class='note'>File: "
+        f"<code>{html.escape(relative)}</code>.</span></figcaption></figure>"
+    )
+
+
+def _cell(value: Any, interval: Any = None, text: bool = False) -> str:
+    css = ' class="text"' if text else ""
+    return f"<td{css}>{_with_interval(value, interval)}</td>"
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A table from escaped header texts and rows of ready ``<td>`` cells."""
+    header = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join("<tr>" + "".join(row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _value_cell(key: str, value: Any, interval: Any = None) -> str:
+    if (
+        "fraction" in key.rsplit(".", 1)[-1]
+        and isinstance(value, (float, int))
+        and not isinstance(value, bool)
+        and 0.0 <= value <= 1.0
+    ):
+        return f"<td>{html.escape(percent(value))}</td>"
+    return _cell(value, interval, text=isinstance(value, str))
+
+
+def records_table(records: Sequence[Mapping[str, Any]]) -> str:
+    """Any list of records (dicts, nested dicts flattened to dotted column names) as a table;
+    a column ``<key>_ci`` ([low, high]) is shown beside ``<key>``, not as a column of its own."""
+    flat = [_flatten(r) for r in records]
+    columns: list[str] = []
+    for row in flat:
+        columns += [k for k in row if k not in columns]
+    shown = [c for c in columns if not (c.endswith("_ci") and c[:-3] in columns)]
+    rows = [[_value_cell(c, row.get(c), row.get(f"{c}_ci")) for c in shown] for row in flat]
+    return _table([html.escape(c) for c in shown], rows)
+
+
+def values_table(values: Mapping[str, Any]) -> str:
+    """Scalars and nested dicts (dotted names) as a two-column table; intervals beside values."""
+    flat = _flatten(values)
+    rows = [
+        [_cell(key, text=True), _value_cell(key, value, flat.get(f"{key}_ci"))]
+        for key, value in flat.items()
+        if not (key.endswith("_ci") and key[:-3] in flat)
+    ]
+    return _table(["quantity", "value"], rows)
+
+
+def _warnings(summary: Mapping[str, Any]) -> str:
+    warnings = [str(w) for w in summary.get("warnings") or []]
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
+    title = "Warning" if len(warnings) == 1 else f"{len(warnings)} warnings"
+    return (
+        f'<div class="warnings" role="alert"><h2>{title}: read before using the results</h2>'
+        f"<ul>{items}</ul></div>"
+    )
+
+
+def _statistics(summary: Mapping[str, Any]) -> str:
+    entries = []
+    for label, unit, keys in STATISTICS:
+        stats: Any = summary
+        for key in keys:
+            stats = stats.get(key) if isinstance(stats, Mapping) else None
+        if isinstance(stats, Mapping):
+            entries.append((label, unit, stats))
+    if not entries:
+        return "<p class='note'>The summary holds no per-rock statistics.</p>"
+    columns: list[str] = []
+    for _, _, stats in entries:
+        columns += [
+            k for k in stats if not k.endswith("_ci") and k != "samples" and k not in columns
+        ]
+    names = {"mean": "mean", "std": "std", "p50": "median (p50)", "p95": "p95", "max": "max"}
+    rows = [
+        [_cell(label, text=True), _cell(unit, text=True)]
+        + [
+            _cell(stats[c], stats.get(f"{c}_ci")) if c in stats else "<td>&ndash;</td>"
+            for c in columns
+        ]
+        for label, unit, stats in entries
+    ]
+    head = ["per rock", "unit", *(html.escape(names.get(c, c)) for c in columns)]
+    return _table(head, rows)
+
+
+def _path_statistics(summary: Mapping[str, Any]) -> str:
+    rows = []
+    for label, unit, keys in STATISTICS:
+        path = summary.get(keys[0], {})
+        path = path.get("path") if isinstance(path, Mapping) else None
+        if isinstance(path, Mapping):
+            rows.append(
+                [
+                    _cell(label, text=True),
+                    _cell(unit, text=True),
+                    _cell(path.get("mean"), path.get("mean_ci")),
+                    _cell(path.get("std"), path.get("std_ci")),
+                    _cell(path.get("samples")),
+                ]
+            )
+    if not rows:
+        return ""
+    return (
+        "<h3>Along the paths</h3><p class='note'>Mean and standard deviation over the saved "
+        "samples of the moving rocks (the jump height over the samples in flight).</p>"
+        + _table(["quantity", "unit", "mean", "std", "samples"], rows)
+    )
+
+
+def _outcomes(summary: Mapping[str, Any]) -> str:
+    fractions = summary.get("fractions")
+    if not isinstance(fractions, Mapping):
+        return ""
+    n = summary.get("n_rocks")
+    rows = []
+    for key, value in fractions.items():
+        known = isinstance(n, int) and isinstance(value, (int, float))
+        count = str(round(value * n)) if known else "n/a"
+        rows.append(
+            [
+                _cell(OUTCOMES.get(key, key.replace("_", " ")), text=True),
+                f"<td>{html.escape(percent(value))}</td>",
+                f"<td>{count}</td>",
+            ]
+        )
+    return _table(["outcome of the rocks", "share", "rocks"], rows)
+
+
+#: keys of the summary shown in the run table, with labels and units
+RUN_KEYS = {
+    "n_rocks": ("rocks simulated", ""),
+    "scheme": ("rotation scheme", ""),
+    "seed": ("random seed", ""),
+    "dt": ("time step", "s"),
+    "t_max": ("maximum simulated time per rock", "s"),
+    "sample_every": ("path samples every", "steps"),
+}
+
+
+def _run_table(summary: Mapping[str, Any], terrain: Terrain) -> str:
+    rows = [
+        [_cell(label, text=True), _cell(summary[key], text=True), _cell(unit, text=True)]
+        for key, (label, unit) in RUN_KEYS.items()
+        if key in summary
+    ]
+    ny, nx = terrain.heights.shape
+    unit = crs_unit(terrain.crs)
+    crs = terrain.crs.to_string() if terrain.crs is not None else "none given"
+    b = terrain.bounds
+    rows += [
+        [
+            _cell("DEM grid", text=True),
+            _cell(f"{nx} x {ny} samples, {number(terrain.dx)} x {number(terrain.dy)}", text=True),
+            _cell(unit, text=True),
+        ],
+        [
+            _cell("DEM extent (sample centres)", text=True),
+            _cell(
+                f"E {number(b.x_min)} to {number(b.x_max)}, N {number(b.y_min)} to "
+                f"{number(b.y_max)}",
+                text=True,
+            ),
+            _cell(unit, text=True),
+        ],
+        [_cell("coordinate reference system", text=True), _cell(crs, text=True), "<td></td>"],
+    ]
+    return _table(["setting", "value", "unit"], rows)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value))
+
+
+def toml_text(config: Mapping[str, Any], section: str = "") -> str:
+    """A configuration as TOML-like text: keys, then ``[section]`` tables; a None value (not
+    set: the default applies) as a comment."""
+    lines = []
+    for key, value in config.items():
+        if isinstance(value, Mapping):
+            continue
+        if value is None:
+            lines.append(f"# {key}: not set, the default applies")
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    for key, value in config.items():
+        if isinstance(value, Mapping):
+            name = f"{section}.{key}" if section else str(key)
+            lines.append(f"\n[{name}]")
+            lines.append(toml_text(value, name))
+    return "\n".join(line for line in lines if line)
+
+
+def _provenance(provenance: Mapping[str, Any]) -> str:
+    command = provenance.get("command")
+    if isinstance(command, (list, tuple)):
+        command = shlex.join(str(c) for c in command)
+    labels = {
+        "tumble_version": "tumble version",
+        "git": "source commit",
+        "created_utc": "created (UTC)",
+        "seed": "seed",
+        "python": "Python",
+        "platform": "platform",
+        "cpu_count": "CPUs",
+    }
+    rows = [[_cell("command", text=True), _cell(command, text=True)]] if command else []
+    rows += [
+        [_cell(label, text=True), _cell(provenance[key], text=True)]
+        for key, label in labels.items()
+        if key in provenance
+    ]
+    record = provenance.get("config")
+    if isinstance(record, Mapping):
+        rows += [
+            [_cell(f"config: {key}", text=True), _cell(value, text=True)]
+            for key, value in record.items()
+            if key != "resolved" and not isinstance(value, Mapping)
+        ]
+    used = {"command", "config", "timings_s", "packages", *labels}
+    rows += [
+        [_cell(key, text=True), _cell(value, text=True)]
+        for key, value in provenance.items()
+        if key not in used
+    ]
+    parts = [_table(["record", "value"], rows)]
+    timings = provenance.get("timings_s")
+    if isinstance(timings, Mapping) and timings:
+        parts.append(
+            _table(
+                ["timing", "seconds"],
+                [[_cell(k, text=True), _cell(v)] for k, v in timings.items()],
+            )
+        )
+    packages = provenance.get("packages")
+    if isinstance(packages, Mapping) and packages:
+        parts.append(
+            _table(
+                ["package", "version"],
+                [[_cell(k, text=True), _cell(v, text=True)] for k, v in packages.items()],
+            )
+        )
+    return "".join(parts)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def _relative(directory: Path, figure: str | os.PathLike) -> tuple[Path, str]:
+    path = Path(figure)
+    full = path if path.is_absolute() else directory / path
+    try:
+        relative = full.resolve().relative_to(directory.resolve())
+    except ValueError:
+        raise ValueError(f"figure {figure} is not inside the run folder {directory}") from None
+    if not full.is_file():
+        raise ValueError(f"figure {figure} does not exist in the run folder {directory}")
+    return full, relative.as_posix()
+
+
+def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """One flat row per barrier of ``summary["barriers"]``: crossings, the percentiles a fence
+    is designed for with their intervals, and the design values with their verification."""
+
+    def cell(stats: Mapping[str, Any] | None, key: str, digits: int) -> str:
+        if not stats or stats.get(key) is None:
+            return "n/a"
+        text = f"{stats[key]:.{digits}f}"
+        ci = stats.get(key + "_ci")
+        return text + (f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "")
+
+    rows = []
+    for b in barriers:
+        design = b.get("design") or {}
+        verdict = []
+        for key, what in (("energy_ok", "energy"), ("height_ok", "height")):
+            if design.get(key) is not None:
+                verdict.append(f"{what} {'ok' if design[key] else 'NOT ok'}")
+        rows.append(
+            {
+                "barrier": str(b.get("name")),
+                "kind": str(b.get("kind")),
+                "rocks crossing": (
+                    f"{b.get('rocks_crossing')} ({percent(b.get('fraction_crossing'))})"
+                ),
+                "energy p95 (kJ)": cell(b.get("kinetic_energy_kJ"), "p95", 0),
+                "energy p99 (kJ)": cell(b.get("kinetic_energy_kJ"), "p99", 0),
+                "velocity p95 (m/s)": cell(b.get("velocity_ms"), "p95", 1),
+                "passing height p95 (m)": cell(b.get("passing_height_m"), "p95", 2),
+                "top height p95 (m)": cell(b.get("top_height_m"), "p95", 2),
+                "E_d (kJ)": number(design.get("E_d_kJ")),
+                "h_d (m)": number(design.get("h_d_m")),
+                "required height (m)": number(design.get("required_height_m")),
+                "verification": ", ".join(verdict) or "-",
+            }
+        )
+    return rows

@@ -1,0 +1,436 @@
+"""The maps of a run's report (:mod:`tumble.viz.run_report`): hazard rasters over a
+multidirectional hillshade with scale bar, north arrow, colour bar with units and
+Easting/Northing without offsets."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from matplotlib import colors
+from matplotlib.figure import Figure
+from matplotlib.patheffects import withStroke
+from matplotlib.ticker import MaxNLocator, NullFormatter, ScalarFormatter
+from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ignore[import-untyped]
+
+from tumble.rockfall.ensemble.rasters import RASTER_INFO
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colorbar import Colorbar
+
+    from tumble.rockfall.terrain import Terrain
+
+
+from tumble.viz.report_html import crs_unit, number
+
+#: the maps of the report: raster name -> (title, colour map, part of the colour map used; the
+#: palest colours are left out so that the smallest values still stand out from the grey relief)
+MAPS: dict[str, tuple[str, str, float]] = {
+    "reach_probability": ("Reach probability", "viridis", 0.0),
+    "kinetic_energy_max": ("Kinetic energy, maximum", "YlOrRd", 0.2),
+    "kinetic_energy_p95": ("Kinetic energy, 95th percentile", "YlOrRd", 0.2),
+    "jump_height_max": ("Jump height, maximum", "YlGnBu", 0.25),
+    "deposit_count": ("Deposits", "RdPu", 0.35),
+}
+
+#: rasters whose zero means that no rock was there (drawn transparent, like NaN)
+ZERO_IS_EMPTY = frozenset(
+    {"reach_probability", *(name for name, info in RASTER_INFO.items() if info.count)}
+)
+
+
+#: azimuths (degrees clockwise from north) and altitude of the multidirectional hillshade
+HILLSHADE_AZIMUTHS = (225.0, 270.0, 315.0, 360.0)
+HILLSHADE_ALTITUDE = 45.0
+#: bounds of the vertical exaggeration of the hillshade
+EXAGGERATION_RANGE = (0.5, 10.0)
+
+
+class MapFigure(NamedTuple):
+    """A map of :func:`map_figure`: the figure, its map axes and its colour bar."""
+
+    figure: Figure
+    ax: Axes
+    colorbar: Colorbar
+
+
+class Window(NamedTuple):
+    """Index ranges ``rows``, ``cols`` (half-open) of the mapped part of the DEM."""
+
+    j0: int
+    j1: int
+    i0: int
+    i1: int
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def round_length(length: float) -> float:
+    """The largest of 1, 2 or 5 times a power of ten not above ``length`` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(length))
+    for step in (5.0, 2.0, 1.0):
+        if step * power <= length:
+            return step * power
+    return power
+
+
+# --- maps ------------------------------------------------------------------------------------
+
+
+def true_north_deg(terrain: Terrain, x: float, y: float) -> float | None:
+    """Angle of true north from grid north at (x, y), degrees clockwise (the meridian
+    convergence); None without a projected CRS or if the transformation fails."""
+    crs = terrain.crs
+    if crs is None or not getattr(crs, "is_projected", False):
+        return None
+    try:
+        from rasterio.warp import transform
+
+        lon, lat = transform(crs, "EPSG:4326", [x], [y])
+        north_x, north_y = transform("EPSG:4326", crs, lon, [min(lat[0] + 1e-3, 89.999)])
+    except Exception:
+        return None
+    angle = math.degrees(math.atan2(north_x[0] - x, north_y[0] - y))
+    return angle if math.isfinite(angle) else None
+
+
+def map_window(
+    terrain: Terrain,
+    rasters: Mapping[str, np.ndarray],
+    rocks: Mapping[str, np.ndarray],
+    margin: float = 0.08,
+) -> Window:
+    """The DEM part the rocks reached (cells with a value in any raster, release and final
+    points) plus ``margin`` times its larger side (at least 3 cells), its shorter side widened
+    to at least half the longer, within the DEM; the whole DEM if nothing was reached."""
+    ny, nx = terrain.heights.shape
+    reached = np.zeros((ny, nx), dtype=bool)
+    for name, values in rasters.items():
+        grid = np.asarray(values, dtype=np.float64)
+        if grid.shape != (ny, nx):
+            continue
+        defined = np.isfinite(grid)
+        if name in ZERO_IS_EMPTY:
+            defined &= grid > 0
+        reached |= defined
+    rows, cols = np.nonzero(reached)
+    i = [cols.astype(np.float64)]
+    j = [rows.astype(np.float64)]
+    for x_key, y_key in (("release_x", "release_y"), ("x", "y")):
+        if x_key in rocks and y_key in rocks:
+            x = np.asarray(rocks[x_key], dtype=np.float64)
+            y = np.asarray(rocks[y_key], dtype=np.float64)
+            ok = np.isfinite(x) & np.isfinite(y)
+            i.append((x[ok] - terrain.x0) / terrain.dx)
+            j.append((y[ok] - terrain.y0) / terrain.dy)
+    ii, jj = np.concatenate(i), np.concatenate(j)
+    inside = (ii > -0.5) & (ii < nx - 0.5) & (jj > -0.5) & (jj < ny - 0.5)
+    ii, jj = ii[inside], jj[inside]
+    if ii.size == 0:
+        return Window(0, ny, 0, nx)
+    # sides in metres, the shorter one widened to at least half the longer (a readable map)
+    side_x = (ii.max() - ii.min()) * terrain.dx
+    side_y = (jj.max() - jj.min()) * terrain.dy
+    longer = max(side_x, side_y)
+    pad_x = margin * longer + 0.5 * max(0.0, 0.5 * longer - side_x)
+    pad_y = margin * longer + 0.5 * max(0.0, 0.5 * longer - side_y)
+    pad_i = max(3, math.ceil(pad_x / terrain.dx))
+    pad_j = max(3, math.ceil(pad_y / terrain.dy))
+    return Window(
+        max(0, math.floor(jj.min()) - pad_j),
+        min(ny, math.ceil(jj.max()) + pad_j + 1),
+        max(0, math.floor(ii.min()) - pad_i),
+        min(nx, math.ceil(ii.max()) + pad_i + 1),
+    )
+
+
+def _window_extent(terrain: Terrain, window: Window) -> tuple[float, float, float, float]:
+    """Pixel-edge extent (left, right, bottom, top) of a window, for ``imshow``."""
+    return (
+        terrain.x0 + (window.i0 - 0.5) * terrain.dx,
+        terrain.x0 + (window.i1 - 0.5) * terrain.dx,
+        terrain.y0 + (window.j0 - 0.5) * terrain.dy,
+        terrain.y0 + (window.j1 - 0.5) * terrain.dy,
+    )
+
+
+def _sub_terrain(terrain: Terrain, window: Window) -> Terrain:
+    from tumble.rockfall.terrain import Terrain
+
+    heights = terrain.heights[window.j0 : window.j1, window.i0 : window.i1]
+    if min(heights.shape) < 2:  # a one-cell window: shade the whole DEM's grid there
+        return terrain
+    return Terrain.from_array(
+        heights,
+        x0=terrain.x0 + window.i0 * terrain.dx,
+        y0=terrain.y0 + window.j0 * terrain.dy,
+        dx=terrain.dx,
+        dy=terrain.dy,
+    )
+
+
+def vertical_exaggeration(terrain: Terrain) -> float:
+    """``1 / g95`` clipped to :data:`EXAGGERATION_RANGE`, ``g95`` the 95th percentile of the
+    slope gradient ``|grad z|`` of the DEM (module docstring: it makes the 95th percentile slope
+    a 45 degree one, whose shading spans the grey range)."""
+    dz_dy, dz_dx = np.gradient(terrain.heights, terrain.dy, terrain.dx)
+    g95 = float(np.percentile(np.hypot(dz_dx, dz_dy), 95))
+    low, high = EXAGGERATION_RANGE
+    return high if g95 <= 1.0 / high else float(np.clip(1.0 / g95, low, high))
+
+
+def multidirectional_hillshade(terrain: Terrain, exaggeration: float) -> np.ndarray:
+    """Mean of the hillshades lit from :data:`HILLSHADE_AZIMUTHS` at
+    :data:`HILLSHADE_ALTITUDE`, heights scaled by ``exaggeration``; in [0, 1], layout of
+    ``terrain.heights``."""
+    shades = [
+        terrain.hillshade(azimuth, HILLSHADE_ALTITUDE, z_factor=exaggeration)
+        for azimuth in HILLSHADE_AZIMUTHS
+    ]
+    return np.mean(shades, axis=0)
+
+
+def _norm(name: str, values: np.ndarray) -> colors.Normalize:
+    defined = values[np.isfinite(values)]
+    if defined.size == 0:
+        return colors.Normalize(0.0, 1.0)
+    low, high = float(defined.min()), float(defined.max())
+    if name == "reach_probability" and low > 0 and high >= 10 * low:
+        return colors.LogNorm(low, high)
+    if name in RASTER_INFO and RASTER_INFO[name].count:  # integers: one colour per count
+        return colors.Normalize(0.5, max(high, 1.0) + 0.5)
+    if high <= max(low, 0.0):
+        return colors.Normalize(min(low, 0.0), high + 1.0)
+    return colors.Normalize(min(low, 0.0), high)
+
+
+def _colormap(name: str) -> colors.Colormap:
+    import matplotlib
+
+    _, cmap, start = MAPS.get(name, ("", "viridis", 0.0))
+    full = matplotlib.colormaps[cmap]
+    return colors.ListedColormap(full(np.linspace(start, 1.0, 256)), name=f"{cmap}_from_{start}")
+
+
+def _title(name: str) -> str:
+    return MAPS[name][0] if name in MAPS else name.replace("_", " ")
+
+
+def _colorbar_label(name: str) -> str:
+    info = RASTER_INFO.get(name)
+    title = _title(name)
+    if info is None:
+        return title
+    unit = "fraction of the rocks, 1" if info.unit == "1" else info.unit
+    return f"{title} ({unit})"
+
+
+def _north_arrow(ax: Axes, angle_deg: float | None) -> None:
+    theta = math.radians(angle_deg or 0.0)
+    head = (0.94, 0.9)
+    outline = [withStroke(linewidth=3, foreground="white")]
+    ax.annotate(
+        "",
+        xy=head,
+        xycoords="axes fraction",
+        xytext=(-28 * math.sin(theta), -28 * math.cos(theta)),
+        textcoords="offset points",
+        arrowprops={"arrowstyle": "-|>,head_width=0.35,head_length=0.7", "lw": 2, "color": "k"},
+    )
+    ax.annotate(
+        "N",
+        xy=head,
+        xycoords="axes fraction",
+        xytext=(7 * math.sin(theta), 4 + 7 * math.cos(theta)),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize=12,
+        fontweight="bold",
+        path_effects=outline,
+    )
+
+
+class Relief(NamedTuple):
+    """The shaded relief of a map window: ``shade`` (rows of the window, in [0, 1]) and the
+    vertical ``exaggeration`` it was computed with."""
+
+    shade: np.ndarray
+    exaggeration: float
+
+
+def relief(terrain: Terrain, window: Window) -> Relief:
+    """The multidirectional hillshade of ``window`` with the exaggeration from its relief."""
+    sub = _sub_terrain(terrain, window)
+    exaggeration = vertical_exaggeration(sub)
+    shade = multidirectional_hillshade(sub, exaggeration)
+    if sub is terrain:
+        shade = shade[window.j0 : window.j1, window.i0 : window.i1]
+    return Relief(shade, exaggeration)
+
+
+#: release cells up to which each is marked; above, the outline of the release area is drawn
+MAX_RELEASE_MARKERS = 300
+
+
+def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.ndarray]) -> None:
+    """Release points as triangles at the centres of their cells, or, for more than
+    :data:`MAX_RELEASE_MARKERS` cells, the outline of the cells with the gaps between them
+    (up to their mean spacing) closed by :func:`tumble.viz.rockfall.envelope_mask`."""
+    if "release_x" not in rocks or "release_y" not in rocks:
+        return
+    x = np.asarray(rocks["release_x"], dtype=np.float64)
+    y = np.asarray(rocks["release_y"], dtype=np.float64)
+    i = np.floor((x - terrain.x0) / terrain.dx + 0.5) - window.i0
+    j = np.floor((y - terrain.y0) / terrain.dy + 0.5) - window.j0
+    ny, nx = window.j1 - window.j0, window.i1 - window.i0
+    ok = np.isfinite(i) & np.isfinite(j) & (i >= 0) & (j >= 0) & (i < nx) & (j < ny)
+    cells = np.unique(np.stack([j[ok], i[ok]], axis=1).astype(np.int64), axis=0)
+    if cells.size == 0:
+        return
+    cx = terrain.x0 + (cells[:, 1] + window.i0) * terrain.dx
+    cy = terrain.y0 + (cells[:, 0] + window.j0) * terrain.dy
+    if len(cells) <= MAX_RELEASE_MARKERS:
+        ax.plot(
+            cx,
+            cy,
+            linestyle="none",
+            marker="^",
+            markersize=5,
+            markerfacecolor="white",
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+            label="release points",
+        )
+    else:
+        from tumble.viz.rockfall import envelope_mask
+
+        (j0, i0), (j1, i1) = cells.min(axis=0), cells.max(axis=0)
+        spacing = math.sqrt((j1 - j0 + 1) * (i1 - i0 + 1) / len(cells))
+        radius = max(2, math.ceil(spacing))  # the mean distance between release cells
+        pad = radius + 2
+        cell_area = np.zeros((j1 - j0 + 1 + 2 * pad, i1 - i0 + 1 + 2 * pad))
+        cell_area[cells[:, 0] - j0 + pad, cells[:, 1] - i0 + pad] = 1.0
+        area = envelope_mask(cell_area, radius).astype(np.float64)
+        gx = terrain.x0 + (np.arange(cell_area.shape[1]) + i0 - pad + window.i0) * terrain.dx
+        gy = terrain.y0 + (np.arange(cell_area.shape[0]) + j0 - pad + window.j0) * terrain.dy
+        halo = [withStroke(linewidth=3, foreground="white")]
+        contour = ax.contour(gx, gy, area, levels=[0.5], colors="black", linewidths=1.2)
+        contour.set(path_effects=halo)
+        ax.plot([], [], color="black", lw=1.2, path_effects=halo, label="release area")
+    ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
+
+
+def map_figure(
+    terrain: Terrain,
+    name: str,
+    values: np.ndarray,
+    window: Window,
+    *,
+    rocks: Mapping[str, np.ndarray] | None = None,
+    n_rocks: int | None = None,
+    shaded: Relief | None = None,
+) -> MapFigure:
+    """A map of raster ``name`` (values (ny, nx) on the DEM grid) over the multidirectional
+    hillshade of ``window`` (``shaded``, from :func:`relief` if not given), with colour bar,
+    scale bar, north arrow and the release points of ``rocks`` (``release_x``,
+    ``release_y``), as the module docstring describes."""
+    unit = crs_unit(terrain.crs)
+    shaded = relief(terrain, window) if shaded is None else shaded
+    grid = np.asarray(values, dtype=np.float64)[window.j0 : window.j1, window.i0 : window.i1]
+    empty = ~np.isfinite(grid)
+    if name in ZERO_IS_EMPTY:
+        empty |= grid <= 0
+    shown = np.ma.masked_array(grid, mask=empty)
+    extent = _window_extent(terrain, window)
+    width, height = extent[1] - extent[0], extent[3] - extent[2]
+    # the map 6.6 in wide and at most 7.8 in high, plus room for the labels and colour bar
+    map_width = min(6.6, 7.8 * width / height)
+    fig_height = max(3.8, map_width * height / width + 1.2)
+    fig = Figure(figsize=(map_width + 1.8, fig_height), layout="constrained")
+    ax = fig.add_subplot()
+    # shading 0 drawn mid-grey, not black, so that the colours over it keep their hue
+    ax.imshow(
+        shaded.shade,
+        origin="lower",
+        extent=extent,
+        cmap="gray",
+        vmin=-0.5,
+        vmax=1.0,
+        interpolation="nearest",
+    )
+    title = _title(name)
+    image = ax.imshow(
+        shown,
+        origin="lower",
+        extent=extent,
+        cmap=_colormap(name),
+        norm=_norm(name, np.where(empty, np.nan, grid)),
+        alpha=0.8,
+        interpolation="nearest",
+    )
+    colorbar = fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02)
+    colorbar.set_label(_colorbar_label(name))
+    norm = image.norm
+    if isinstance(norm, colors.LogNorm) and norm.vmin is not None and norm.vmax is not None:
+        low, high = norm.vmin, norm.vmax
+        decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+        ticks = [m * 10.0**k for k in decades for m in (1, 2, 5) if low <= m * 10.0**k <= high]
+        colorbar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+        colorbar.ax.yaxis.set_minor_formatter(NullFormatter())
+    elif name in RASTER_INFO and RASTER_INFO[name].count:
+        colorbar.locator = MaxNLocator(integer=True)
+        colorbar.update_ticks()
+    if empty.all():
+        ax.text(
+            0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center", fontsize=14
+        )
+    if rocks is not None:
+        _release(ax, terrain, window, rocks)
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_aspect("equal")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+        formatter = ScalarFormatter(useOffset=False)
+        formatter.set_scientific(False)
+        axis.set_major_formatter(formatter)
+    ax.ticklabel_format(useOffset=False, style="plain")
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel(f"Easting ({unit})")
+    ax.set_ylabel(f"Northing ({unit})")
+    length = round_length(width / 5.0)
+    ax.add_artist(
+        AnchoredSizeBar(
+            ax.transData,
+            length,
+            f"{number(length)} {unit}",
+            loc="lower left",
+            pad=0.4,
+            borderpad=0.6,
+            sep=4,
+            size_vertical=height / 150.0,
+            frameon=True,
+        )
+    )
+    north = true_north_deg(terrain, 0.5 * (extent[0] + extent[1]), 0.5 * (extent[2] + extent[3]))
+    _north_arrow(ax, north)
+    count = f", {n_rocks} rock{'s' if n_rocks != 1 else ''}" if n_rocks else ""
+    ax.set_title(f"{title}{count}", fontsize=11)
+    fig.supxlabel(
+        f"Relief: hillshade lit from 4 directions, vertical exaggeration "
+        f"{shaded.exaggeration:.2g}. Arrow: "
+        + ("true north." if north is not None else "grid north (the DEM has no CRS)."),
+        fontsize=7,
+        color="#555",
+        x=0.99,
+        ha="right",
+    )
+    return MapFigure(fig, ax, colorbar)
+
+
+# --- HTML pieces -----------------------------------------------------------------------------
