@@ -78,7 +78,7 @@ import math
 import os
 import tomllib
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -394,6 +394,19 @@ def resolve_paths(data: dict, base: str | os.PathLike) -> dict:
     for key in PATH_KEYS:
         _resolve_key(out, key, Path(base).resolve())
     return out
+
+
+def flatten_keys(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables as one level of dotted keys: ``{"release": {"height": 1.5}}`` ->
+    ``{"release.height": 1.5}`` (the keys of overrides)."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten_keys(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
 
 
 def _copy(data: dict) -> dict:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tumble import _check
 from tumble._jit import jit
 
 if TYPE_CHECKING:
@@ -67,13 +68,7 @@ def _optional_positive(value: Any, what: str) -> float | None:
         return None
     if isinstance(value, bool):
         raise ValueError(f"{what} must be a positive number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a positive number, got {value!r}") from None
-    if not (math.isfinite(x) and x > 0.0):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    return x
+    return _check.positive_number(value, what)
 
 
 @dataclass(frozen=True, eq=False)

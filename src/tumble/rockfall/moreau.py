@@ -92,7 +92,7 @@ from tumble.rockfall.model import (
     S_V,
     STATE_SIZE,
 )
-from tumble.rockfall.nets import cross_barriers, near_barrier, near_point, step_reach
+from tumble.rockfall.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.status import (
     CAUGHT,
     LEFT_DOMAIN,
@@ -442,7 +442,8 @@ def run_rock(
     quiet = 0
     last_saved = 0
     # the bounding boxes of the barriers, tested here on scalars: a call that passed the
-    # barrier arrays every step would pay numba's reference counting of each of them
+    # barrier arrays every step would pay numba's reference counting of each of them, so
+    # cross_barriers runs only after steps that start near a barrier
     bbox = nets[5]
     n_barriers = bbox.shape[0]
     has_nets = n_barriers > 0
@@ -471,7 +472,7 @@ def run_rock(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )
         if steps > done:
-            if armed and near_barrier(bbox, n_barriers, prev, state):
+            if armed:
                 n_cross, caught = cross_barriers(
                     nets,
                     heights,

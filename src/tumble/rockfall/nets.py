@@ -157,21 +157,6 @@ def near_point(bbox: np.ndarray, n_barriers: int, x: float, y: float, reach: flo
     return False
 
 
-@jit(inline="always")
-def near_barrier(bbox: np.ndarray, n_barriers: int, prev: np.ndarray, state: np.ndarray) -> bool:
-    """Whether the path of the centre of mass in the step from ``prev`` to ``state`` overlaps
-    the bounding box ``(x_min, x_max, y_min, y_max)`` of some barrier (inlined into the per-rock
-    loops, so that it costs a few comparisons per step)."""
-    lo_x = min(prev[S_R], state[S_R])
-    hi_x = max(prev[S_R], state[S_R])
-    lo_y = min(prev[S_R + 1], state[S_R + 1])
-    hi_y = max(prev[S_R + 1], state[S_R + 1])
-    for b in range(n_barriers):
-        if hi_x >= bbox[b, 0] and lo_x <= bbox[b, 1] and hi_y >= bbox[b, 2] and lo_y <= bbox[b, 3]:
-            return True
-    return False
-
-
 @jit
 def cross_barriers(
     nets: tuple[np.ndarray, ...],

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io.config import flatten_keys
 from tumble.rockfall.ensemble.reduce import format_percent
 
 if TYPE_CHECKING:
@@ -144,17 +145,6 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in record.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            flat.update(_flatten(value, f"{name}."))
-        else:
-            flat[name] = value
-    return flat
-
-
 def _value_cell(key: str, value: Any, interval: Any = None) -> str:
     if (
         "fraction" in key.rsplit(".", 1)[-1]
@@ -169,7 +159,7 @@ def _value_cell(key: str, value: Any, interval: Any = None) -> str:
 def records_table(records: Sequence[Mapping[str, Any]]) -> str:
     """Any list of records (dicts, nested dicts flattened to dotted column names) as a table;
     a column ``<key>_ci`` ([low, high]) is shown beside ``<key>``, not as a column of its own."""
-    flat = [_flatten(r) for r in records]
+    flat = [flatten_keys(r) for r in records]
     columns: list[str] = []
     for row in flat:
         columns += [k for k in row if k not in columns]
@@ -180,7 +170,7 @@ def records_table(records: Sequence[Mapping[str, Any]]) -> str:
 
 def values_table(values: Mapping[str, Any]) -> str:
     """Scalars and nested dicts (dotted names) as a two-column table; intervals beside values."""
-    flat = _flatten(values)
+    flat = flatten_keys(values)
     rows = [
         [_cell(key, text=True), _value_cell(key, value, flat.get(f"{key}_ci"))]
         for key, value in flat.items()

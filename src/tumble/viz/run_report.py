@@ -55,6 +55,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io.config import flatten_keys
+from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
 
 if TYPE_CHECKING:
@@ -67,7 +69,6 @@ from tumble.viz.report_html import (
     STATISTICS,
     STYLE,
     _figure,
-    _flatten,
     _outcomes,
     _path_statistics,
     _provenance,
@@ -197,7 +198,7 @@ def write_run_report(
     ]
     if missing:
         parts.append(f"<p class='note'>Not in this run: {html.escape(', '.join(missing))}.</p>")
-    has_ci = any(key.endswith("_ci") for key in _flatten(summary))
+    has_ci = any(key.endswith("_ci") for key in flatten_keys(summary))
     ci_level = summary.get("ci_level")
     level = f"{percent(ci_level)} " if isinstance(ci_level, float) else ""
     parts += [
@@ -246,7 +247,6 @@ def write_run_report(
         "</body></html>",
     ]
     page = directory / "report.html"
-    partial = page.with_name(f".{page.name}.partial")
-    partial.write_text("\n".join(p for p in parts if p), encoding="utf-8")
-    partial.replace(page)
+    text = "\n".join(p for p in parts if p)
+    write_atomic(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return page

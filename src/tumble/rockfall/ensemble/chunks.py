@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from tumble import _check
 from tumble._jit import is_cached, set_threads
+from tumble.io.config import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
 from tumble.rockfall.ensemble.cluster import run_on_dask
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
@@ -32,20 +32,11 @@ from tumble.rockfall.ensemble.progress import Progress, progress_mode
 COMPILING = "compiling kernels (first run only, ~30 s)"
 
 
-def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        out: dict[str, Any] = {}
-        for key, value in data.items():
-            out.update(_flatten(value, f"{prefix}{key}."))
-        return out
-    return {prefix[:-1]: data}
-
-
 def describe_differences(before: dict, now: dict, most: int = 4) -> str:
     """What differs between two descriptions of a run's inputs, e.g. ``"seed 1 in the chunks,
     9 now"``; a generic phrase when nothing recorded differs (another code version, input file
     contents)."""
-    a, b = _flatten(before), _flatten(now)
+    a, b = flatten_keys(before), flatten_keys(now)
     keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
     if not keys:
         return "other inputs: the same settings, but other input files or another tumble"

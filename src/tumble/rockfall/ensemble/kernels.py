@@ -41,7 +41,7 @@ from tumble.rockfall.moreau import (
     rock_step,
     stopping_rules,
 )
-from tumble.rockfall.nets import cross_barriers, near_barrier, near_point, step_reach
+from tumble.rockfall.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
 from tumble.rockfall.surface import bilinear
 
@@ -120,7 +120,8 @@ def run_one(
     done = 0
     quiet = 0
     # the bounding boxes of the barriers, tested here on scalars: a call that passed the
-    # barrier arrays every step would pay numba's reference counting of each of them
+    # barrier arrays every step would pay numba's reference counting of each of them, so
+    # cross_barriers runs only after steps that start near a barrier
     bbox = nets[5]
     n_barriers = bbox.shape[0]
     has_nets = n_barriers > 0
@@ -152,7 +153,7 @@ def run_one(
         )
         if step == done:
             break
-        if armed and near_barrier(bbox, n_barriers, prev, state):
+        if armed:
             n_cross, caught = cross_barriers(
                 nets, heights, grid, vertices, body, prev, state, step, dt, crossings, n_cross
             )
