@@ -7,6 +7,8 @@ writes, once every chunk is done::
     DIR/summary.json               statistics (written last: its presence marks a finished run)
     DIR/rasters/NAME.tif           hazard rasters with the DEM's CRS and transform (.asc with
                                    --ascii), NAME in tumble.rockfall.ensemble.RASTERS; and dem.tif
+                                   (with release frequencies also hazard_zone.tif and the annual
+                                   exceedance frequencies, tumble.rockfall.zoning)
     DIR/deposits.csv               final point, status and time of every rock
     DIR/trajectories.parquet       a subsample of trajectories (output.trajectories rocks)
     DIR/figures/energy_map.png     maximum kinetic energy over a hillshade, spread envelope
@@ -295,7 +297,11 @@ def run_command(args) -> int:
     from tumble.io.provenance import write_provenance
     from tumble.io.results import prepare_result_dir
     from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
-    from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+    from tumble.rockfall.ensemble.outputs import (
+        write_deposits_gpkg,
+        write_trajectories_gpkg,
+        write_zoning_rasters,
+    )
     from tumble.rockfall.from_config import build_run, resolved_config
     from tumble.viz.run_report import write_run_report
 
@@ -329,8 +335,11 @@ def run_command(args) -> int:
     result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
+    zoning = setup.site.apply(result, chunk_run.chunks) if setup.site is not None else {}
     with _Stage(out) as stage:
         result.write_rasters(ensemble.terrain, stage / "rasters", ascii=config.output.ascii)
+        if zoning:
+            write_zoning_rasters(ensemble.terrain, zoning, stage / "rasters")
         ensemble.terrain.write(stage / "rasters" / "dem.tif")
         result.write_deposits(stage / "deposits.csv")
         crs = ensemble.terrain.crs
@@ -340,7 +349,11 @@ def run_command(args) -> int:
                 ensemble, config.output.trajectories, config.output.trajectory_every
             )
             write_parquet(stage / "trajectories.parquet", sample)
-            shape_names = [s.name for s in ensemble.shapes]
+            shape_names = (
+                list(setup.site.class_names)
+                if setup.site is not None
+                else [s.name for s in ensemble.shapes]
+            )
             write_trajectories_gpkg(
                 stage / "trajectories.gpkg", sample, result.rocks, crs, shape_names
             )

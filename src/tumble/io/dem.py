@@ -38,6 +38,7 @@ importing :mod:`tumble.io` stays cheap.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Iterable
@@ -57,7 +58,9 @@ RASTER_SUFFIXES = {".tif": "GTiff", ".tiff": "GTiff", ".asc": "AAIGrid"}
 ASCII_NODATA = -9999.0
 
 #: Data types of the GeoTIFFs :func:`write_raster` writes.
-RASTER_DTYPES = ("float64", "float32", "uint32")
+RASTER_DTYPES = ("float64", "float32", "uint32", "uint8")
+#: the integer types of :data:`RASTER_DTYPES` (counts; uint8 for class maps such as hazard zones)
+INTEGER_DTYPES = ("uint32", "uint8")
 
 #: Tile size (pixels) of a cloud-optimised GeoTIFF.
 COG_BLOCKSIZE = 256
@@ -224,12 +227,12 @@ def write_raster(
     transform). Returns the path written.
 
     NaN cells are written as ``nodata``. A GeoTIFF always carries a nodata value: NaN for float
-    types unless one is given; a ``"uint32"`` file needs one from the caller (a value no valid
-    cell takes, such as 4294967295). An ASCII grid gets :data:`ASCII_NODATA` when it has NaN
-    cells and no finite ``nodata`` is given.
+    types unless one is given; an integer (uint32, uint8) file needs one from the caller (a
+    value no valid cell takes, such as 4294967295). An ASCII grid gets :data:`ASCII_NODATA` when
+    it has NaN cells and no finite ``nodata`` is given.
 
     GeoTIFF options (an ASCII grid is always float64 text and has no place for them):
-    ``dtype``, one of :data:`RASTER_DTYPES` (uint32 values must be whole numbers in range;
+    ``dtype``, one of :data:`RASTER_DTYPES` (integer values must be whole numbers in range;
     float32 rounds); ``description`` and ``unit`` of the band (GDAL band description and unit,
     shown by QGIS); ``cog``, a cloud-optimised GeoTIFF (tiled, internal overviews).
     """
@@ -267,17 +270,17 @@ def write_raster(
         if holes.any() and nodata is None:
             nodata = ASCII_NODATA
     elif nodata is None:
-        if dtype == "uint32":
+        if dtype in INTEGER_DTYPES:
             raise ValueError(
-                f"a uint32 raster needs a nodata value (one no valid cell takes) for {path}"
+                f"a {dtype} raster needs a nodata value (one no valid cell takes) for {path}"
             )
         nodata = float("nan")
-    integer = dtype == "uint32"
-    top = float(np.iinfo(np.uint32).max)
+    integer = dtype in INTEGER_DTYPES
+    top = float(np.iinfo(dtype).max) if integer else math.inf
     valid = grid[~holes]
     if integer:
         if np.any(valid != np.round(valid)) or np.any(valid < 0) or np.any(valid > top):
-            raise ValueError(f"a uint32 raster holds whole numbers in [0, {top:.0f}]: {path}")
+            raise ValueError(f"a {dtype} raster holds whole numbers in [0, {top:.0f}]: {path}")
     elif dtype == "float32" and np.any(np.abs(valid) > np.finfo(np.float32).max):
         raise ValueError(f"some values of {path} are out of the float32 range")
     if nodata is not None:
@@ -285,7 +288,9 @@ def write_raster(
         if (driver == "AAIGrid" or integer) and not np.isfinite(nodata):
             raise ValueError(f"{path} needs a finite nodata value; got {nodata}")
         if integer and not (nodata == round(nodata) and 0 <= nodata <= top):
-            raise ValueError(f"the nodata value of a uint32 raster must be a uint32; got {nodata}")
+            raise ValueError(
+                f"the nodata value of a {dtype} raster must be a {dtype}; got {nodata}"
+            )
         if np.isfinite(nodata) and np.any(valid.astype(dtype) == np.asarray(nodata, dtype=dtype)):
             raise ValueError(
                 f"some valid cells equal the nodata value {nodata} and would read back as holes"

@@ -205,3 +205,129 @@ def read_lines(
             names.append(label)
             vertices.append(np.ascontiguousarray(coords, dtype=np.float64))
     return names, vertices, crs_wkt(meta["crs"])
+
+
+# --- polygons (release areas) -------------------------------------------------------------------
+
+
+def read_polygons(
+    path: str | os.PathLike,
+    layer: str | int | None = None,
+    fields: Sequence[str] = (),
+) -> tuple[list[list[list[np.ndarray]]], dict[str, list[Any]], str | None]:
+    """The polygons of a vector file (GeoPackage, GeoJSON, Shapefile...): ``(polygons,
+    attributes, crs)``.
+
+    ``polygons[k]`` is feature k as a list of parts (one for a Polygon, several for a
+    MultiPolygon), each part a list of rings, the exterior first and then its holes, every ring
+    an (n, 2) float64 array of x, y (the closing point kept, z dropped). ``attributes`` maps each
+    name of ``fields`` to its values, one per feature (None where null); ``crs`` is the layer's
+    CRS as WKT or None. Features without geometry are skipped. ``layer`` (name or index)
+    defaults to the first layer. ValueError for a missing or unreadable file, a field the layer
+    does not have (naming those it has) or a geometry that is not a polygon.
+    """
+    import pyogrio.raw
+    import shapely
+
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"vector file {path} does not exist")
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+    except Exception as err:
+        raise ValueError(f"cannot read polygons from {path}: {err}") from None
+    available = [str(f) for f in info["fields"]]
+    missing = [f for f in fields if f not in available]
+    if missing:
+        raise ValueError(
+            f"{path} has no field {', '.join(map(repr, missing))}; its fields: "
+            + (", ".join(available) or "none")
+        )
+    try:
+        meta, _, wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=list(fields))
+    except Exception as err:
+        raise ValueError(f"cannot read polygons from {path}: {err}") from None
+    polygons: list[list[list[np.ndarray]]] = []
+    attributes: dict[str, list[Any]] = {name: [] for name in fields}
+    columns = dict(zip(list(meta["fields"]), field_data, strict=True))
+    for k, blob in enumerate([] if wkb is None else wkb):
+        if blob is None:
+            continue
+        geometry = shapely.from_wkb(blob)
+        kind = shapely.get_type_id(geometry)
+        if kind == shapely.GeometryType.POLYGON:
+            parts = [geometry]
+        elif kind == shapely.GeometryType.MULTIPOLYGON:
+            parts = list(shapely.get_parts(geometry))
+        else:
+            raise ValueError(
+                f"feature {k + 1} of {path} is a {geometry.geom_type}, not a polygon; release "
+                "areas are Polygon or MultiPolygon features"
+            )
+        rings = []
+        for part in parts:
+            if part.is_empty:
+                continue
+            shell = [np.asarray(shapely.get_coordinates(part.exterior), dtype=np.float64)]
+            holes = [
+                np.asarray(shapely.get_coordinates(r), dtype=np.float64) for r in part.interiors
+            ]
+            rings.append(shell + holes)
+        if not rings:
+            continue
+        polygons.append(rings)
+        for name in fields:
+            value = columns[name][k]
+            masked = np.ma.is_masked(value) or value is None
+            attributes[name].append(None if masked else _plain(value))
+    return polygons, attributes, crs_wkt(meta["crs"])
+
+
+def _plain(value: Any) -> Any:
+    """A field value as a plain Python value (numpy scalars unwrapped)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def transform_xy(
+    x: ArrayLike, y: ArrayLike, source_crs: Any, target_crs: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates ``x, y`` in ``source_crs`` transformed to ``target_crs`` (each a rasterio
+    ``CRS``, WKT, ``"EPSG:..."`` text or EPSG code), through PROJ (``rasterio.warp.transform``),
+    in the CRS's x/y (easting/northing, longitude/latitude) order. ValueError when a point
+    cannot be transformed."""
+    from rasterio.crs import CRS
+    from rasterio.warp import transform
+
+    xs = np.asarray(x, dtype=np.float64).ravel()
+    ys = np.asarray(y, dtype=np.float64).ravel()
+    try:
+        tx, ty = transform(CRS.from_user_input(source_crs), CRS.from_user_input(target_crs), xs, ys)
+    except Exception as err:
+        raise ValueError(f"cannot transform coordinates: {err}") from None
+    out_x, out_y = np.asarray(tx, dtype=np.float64), np.asarray(ty, dtype=np.float64)
+    if not (np.isfinite(out_x).all() and np.isfinite(out_y).all()):
+        raise ValueError("some coordinates cannot be transformed (outside the CRS's area of use)")
+    return out_x, out_y
+
+
+def write_polygons(
+    path: str | os.PathLike,
+    polygons: Sequence[Sequence[ArrayLike]],
+    attributes: Mapping[str, ArrayLike],
+    crs: Any = None,
+) -> Path:
+    """Write Polygon features to a GeoPackage: ``polygons[k]`` is a list of rings, the exterior
+    first and then its holes, each an (n >= 3, 2) array of x, y (closed on writing);
+    ``attributes`` name -> one value per polygon. Returns the path written."""
+    import shapely
+
+    path = Path(path)
+    shapes = []
+    for k, rings in enumerate(polygons):
+        arrays = [np.asarray(r, dtype=np.float64) for r in rings]
+        if not arrays or any(a.ndim != 2 or a.shape[1] != 2 or a.shape[0] < 3 for a in arrays):
+            raise ValueError(f"polygon {k} of {path} needs rings of (n >= 3, 2) vertices")
+        shapes.append(shapely.Polygon(arrays[0], list(arrays[1:])))
+    wkb = np.empty(len(shapes), dtype=object)
+    wkb[:] = [shapely.to_wkb(s) for s in shapes]
+    return _write_layer(path, wkb, "Polygon", attributes, crs)

@@ -16,12 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tumble.rockfall.barriers import barriers_from_config
 from tumble.rockfall.design import DesignFactors
 from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
 from tumble.rockfall.model import Options
 from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
+from tumble.rockfall.rock_classes import RockClass, VolumeDistribution, draw_classes
+from tumble.rockfall.site import ReleaseAreas
+from tumble.rockfall.site_results import Site, default_site
 from tumble.rockfall.soil import FIELDS, PRESETS, Soil
 from tumble.rockfall.terrain import Terrain
 
@@ -45,7 +50,12 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
 
 
 def _rock(config: RockfallConfig, base: Path) -> Rock:
-    c = config.rock
+    return rock_from_section(config.rock, base, "rock")
+
+
+def rock_from_section(c: Any, base: Path, where: str = "rock") -> Rock:
+    """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
+    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file``); errors name ``where``."""
     try:
         if c.shape in ("eota221", "eota111"):
             if c.box is not None or c.file is not None:
@@ -58,14 +68,18 @@ def _rock(config: RockfallConfig, base: Path) -> Rock:
         if c.shape == "box":
             if c.box is None:
                 raise ValueError("rock.box = [a, b, c] (m) is required with rock.shape = 'box'")
-            return Rock.box(*c.box, density=c.density, mass=c.mass)
+            a, b, h = c.box
+            return Rock.box(a, b, h, density=c.density, mass=c.mass)
         if c.file is None:
             raise ValueError("rock.file is required with rock.shape = 'file'")
         path = Path(c.file)
         return Rock.from_file(path if path.is_absolute() else base / path, c.density, c.mass)
     except ValueError as err:
         message = str(err)
-        raise ValueError(message if message.startswith("rock.") else f"rock: {message}") from None
+        if where != "rock":
+            message = message.replace("rock.", f"{where}.")
+        prefixed = message.startswith(f"{where}.") or message.startswith(f"{where}:")
+        raise ValueError(message if prefixed else f"{where}: {message}") from None
 
 
 def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
@@ -111,6 +125,8 @@ class RunSetup:
     release: Release
     inputs: dict[str, Path]
     design: DesignFactors
+    site: Site | None = None
+    classes: tuple[RockClass, ...] = ()
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -126,21 +142,29 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     """:func:`build_ensemble`, with the resolved release and the input files (key -> path)."""
     base = Path(base_dir)
     terrain = _terrain(config, base)
-    rock = _rock(config, base)
+    classes = _rock_classes(config, base)
+    rock = _rock(config, base) if classes is None else classes[0].shape
     soil, terrain = _soil(config, terrain, base)
     r = config.release
+    areas = _release_areas(config, terrain, base)
     fields = {
         "point": r.point,
         "line": r.line,
         "polygon": r.polygon,
+        "areas": areas,
         "height": r.height,
         "velocity": r.velocity,
         "speed_downslope": r.speed_downslope,
         "omega": r.omega,
         "orientation": r.orientation,
     }
-    if config.dem is not None and all(fields[n] is None for n in ("point", "line", "polygon")):
-        raise ValueError("release.point (or release.line, release.polygon) is required with a dem")
+    if config.dem is not None and all(
+        fields[n] is None for n in ("point", "line", "polygon", "areas")
+    ):
+        raise ValueError(
+            "release.point (or release.line, release.polygon, release.areas, release.raster) is "
+            "required with a dem"
+        )
     release = Release.for_scenario(
         config.scenario or ("slope40" if config.dem is None else ""), **fields
     )
@@ -153,11 +177,15 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         raise ValueError(
             message if message.startswith("barrier") else f"barrier: {message}"
         ) from None
+    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
     ensemble = Ensemble(
         terrain,
-        rock,
+        rock if classes is None else [c.shape for c in classes],
         soil,
         states,
+        shape_id=None if drawn is None else drawn.class_id,
+        scale=None if drawn is None else drawn.scale,
+        mass=None if drawn is None else drawn.mass,
         options=solver_options(config),
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
@@ -175,7 +203,9 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     for k, entry in enumerate(config.barrier):
         if entry.file is not None:
             inputs[f"barrier.{k}.file"] = _path(entry.file, base)
-    return RunSetup(ensemble, release, inputs, design)
+    inputs.update(_site_inputs(config, base))
+    site = _site(ensemble, areas, classes)
+    return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
 
 
 def _path(name: str, base: Path) -> Path:
@@ -223,6 +253,7 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
         design["mass_kg"] = "the largest rock mass crossing each barrier"
     data["design"] = design
     data["run"] = {**{k: v for k, v in data["run"].items() if v is not None}, **run}
+    _resolved_site(data, setup)
     return {k: v for k, v in data.items() if v is not None}
 
 
@@ -239,3 +270,113 @@ def solver_options(config: RockfallConfig) -> Options:
     return ENSEMBLE_OPTIONS.replace(
         scheme=config.scheme, dt=config.dt, t_max=config.t_max, **solver
     )
+
+
+# --- release areas and rock classes (tumble.rockfall.site, rock_classes, site_results) -----------
+
+#: keys of [release] that apply to release areas read from a vector file
+AREA_FILE_KEYS = ("layer", "name_field", "frequency_field", "weight_field")
+
+
+def _release_areas(config: RockfallConfig, terrain: Terrain, base: Path) -> ReleaseAreas | None:
+    """The release areas of ``release.areas`` or ``release.raster``, or None."""
+    r = config.release
+    file_keys = [k for k in AREA_FILE_KEYS if getattr(r, k) is not None]
+    if r.areas is not None and r.raster is not None:
+        raise ValueError("release: give release.areas or release.raster, not both")
+    if r.areas is None and file_keys:
+        raise ValueError(
+            f"release.{', release.'.join(file_keys)} applies to release areas read from a "
+            "vector file (release.areas = ...)"
+        )
+    try:
+        if r.areas is not None:
+            return ReleaseAreas.from_file(
+                _path(r.areas, base),
+                terrain,
+                config.rocks,
+                layer=r.layer,
+                name_field=r.name_field,
+                frequency_field=r.frequency_field,
+                weight_field=r.weight_field,
+            )
+        if r.raster is not None:
+            return ReleaseAreas.from_raster(_path(r.raster, base), terrain, config.rocks)
+    except (ValueError, OSError) as err:
+        message = str(err)
+        key = "release.areas" if r.areas is not None else "release.raster"
+        raise ValueError(message if message.startswith(key) else f"{key}: {message}") from None
+    return None
+
+
+def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
+    """The classes of ``[[rock.classes]]``, or None without them."""
+    from types import SimpleNamespace
+
+    from tumble.bodies.catalogue import ROCK_DENSITY
+
+    if not config.rock.classes:
+        return None
+    classes = []
+    for k, c in enumerate(config.rock.classes):
+        where = f"rock.classes[{k}] ({c.name})"
+        distribution = None
+        mass, density = c.mass, c.density
+        if isinstance(c.volume, float | int):
+            density = density or ROCK_DENSITY
+            mass = density * float(c.volume)
+        elif c.volume is not None:
+            v = c.volume
+            distribution = VolumeDistribution(
+                v.distribution, v.median, v.sigma, v.exponent, v.min, v.max
+            )
+        section = SimpleNamespace(
+            shape=c.shape, mass=mass, size=c.size, density=density, box=c.box, file=c.file
+        )
+        shape = rock_from_section(section, base, where)
+        classes.append(RockClass(c.name, shape, float(c.share), distribution))
+    return classes
+
+
+def _site(ensemble: Ensemble, areas: ReleaseAreas | None, classes: list[RockClass] | None) -> Site:
+    """Source and class of every rock of the ensemble."""
+    n = ensemble.n_rocks
+    if areas is None and classes is None:
+        return default_site(n, "release", ensemble.shapes[0].name)
+    base = default_site(n, "release", ensemble.shapes[0].name)
+    names, frequency, source_of = base.source_names, base.source_frequency, base.source_of
+    if areas is not None:
+        names, frequency = areas.names, areas.frequencies
+        source_of = np.asarray(areas.source_of(np.arange(n)), dtype=np.int64)
+    class_names, shares, class_of = base.class_names, base.class_share, base.class_of
+    if classes is not None:
+        class_names = tuple(c.name for c in classes)
+        shares = tuple(c.share for c in classes)
+        class_of = ensemble.shape_id
+    return Site(names, frequency, source_of, class_names, shares, class_of)
+
+
+def _site_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:
+    """Input files of the release areas and rock classes (for the provenance)."""
+    inputs = {}
+    for key in ("areas", "raster"):
+        value = getattr(config.release, key)
+        if value is not None:
+            inputs[f"release.{key}"] = _path(value, base)
+    for k, c in enumerate(config.rock.classes or []):
+        if c.file is not None:
+            inputs[f"rock.classes.{k}.file"] = _path(c.file, base)
+    return inputs
+
+
+def _resolved_site(data: dict, setup: RunSetup) -> None:
+    """The release areas and rock classes in the resolved configuration ``data``, in place:
+    the areas' file and fields with every area's name, rocks, frequency, weight and size; each
+    class's shape, share and mass or volume distribution."""
+    release = data.get("release", {})
+    areas = release.pop("areas", None)
+    if areas is not None:
+        release.update(areas.description)
+        release["sources"] = areas.summary()
+    if setup.classes:
+        data["rock"] = {"classes": [c.describe() for c in setup.classes]}

@@ -2,8 +2,10 @@
 
 A :class:`Release` describes the start of every rock of an ensemble:
 
-* the place: a ``point`` (x, y), a ``line`` between two points (uniform along it) or a
-  ``polygon`` area (uniform over it, by rejection in its bounding box);
+* the place: a ``point`` (x, y), a ``line`` between two points (uniform along it), a
+  ``polygon`` area (uniform over it, by rejection in its bounding box), or ``areas``: release
+  areas from a GIS file or a source raster (:class:`tumble.rockfall.site.ReleaseAreas`, which
+  also split the rocks over the areas);
 * ``height``: the centre of mass this far above the terrain below it (m);
 * the velocity: a vector ``velocity`` (m/s, terrain frame) or a ``speed_downslope`` (m/s) along
   the line of steepest descent of the surface at the release point (tangent to it), or neither
@@ -38,6 +40,7 @@ from numpy.typing import ArrayLike
 from tumble import _check
 
 if TYPE_CHECKING:
+    from tumble.rockfall.site import ReleaseAreas
     from tumble.rockfall.terrain import Terrain
 
 #: default releases of the built-in terrains (fields of :class:`Release`)
@@ -46,6 +49,8 @@ SCENARIO_RELEASES = {
 }
 #: default height of the centre of mass above the terrain, m
 HEIGHT = 1.5
+#: the fields of :class:`Release` that give the place of the rocks (exactly one is set)
+PLACES = ("point", "line", "polygon", "areas")
 #: a polygon draw gives up after this many rejected points (a polygon of almost no area)
 MAX_REJECTIONS = 100_000
 
@@ -101,13 +106,14 @@ class Release:
     speed_downslope: float | None = None
     omega: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation: str | tuple[float, float, float, float] = "random"
+    areas: ReleaseAreas | None = None
 
     def __post_init__(self) -> None:
-        given = [n for n in ("point", "line", "polygon") if getattr(self, n) is not None]
+        given = [n for n in PLACES if getattr(self, n) is not None]
         if len(given) != 1:
             raise ValueError(
-                "release: give exactly one of release.point, release.line, release.polygon; "
-                f"got {', '.join(given) or 'none'}"
+                "release: give exactly one of release.point, release.line, release.polygon, "
+                f"release.areas (or release.raster); got {', '.join(given) or 'none'}"
             )
         if self.point is not None:
             object.__setattr__(self, "point", _check.pair(self.point, "release.point"))
@@ -173,8 +179,8 @@ class Release:
         """The default release of a built-in terrain, with fields replaced by ``fields`` (a
         place given there replaces the default place, a velocity the default speed)."""
         defaults = dict(SCENARIO_RELEASES.get(name, {}))
-        if any(fields.get(n) is not None for n in ("point", "line", "polygon")):
-            for n in ("point", "line", "polygon"):
+        if any(fields.get(n) is not None for n in PLACES):
+            for n in PLACES:
                 defaults.pop(n, None)
         if fields.get("velocity") is not None:
             defaults.pop("speed_downslope", None)
@@ -183,6 +189,9 @@ class Release:
 
     def check_terrain(self, terrain: Terrain) -> None:
         """ValueError naming the field when the release place is not on the terrain."""
+        if self.areas is not None:
+            self.areas.check_terrain(terrain)
+            return
         b = terrain.bounds
         if self.point is not None:
             field, corners = "release.point", [self.point]
@@ -198,7 +207,9 @@ class Release:
                     f"x in [{b.x_min:g}, {b.x_max:g}], y in [{b.y_min:g}, {b.y_max:g}]"
                 )
 
-    def _place(self, rng: np.random.Generator) -> tuple[float, float]:
+    def _place(self, rng: np.random.Generator, k: int) -> tuple[float, float]:
+        if self.areas is not None:
+            return self.areas.place(rng, k)
         if self.point is not None:
             return self.point
         if self.line is not None:
@@ -226,7 +237,7 @@ class Release:
         orientation = np.empty((n, 4))
         for i in range(n):
             rng = rock_rng(seed, first + i)
-            place[i] = self._place(rng)
+            place[i] = self._place(rng, first + i)
             if self.orientation == "random":
                 orientation[i] = uniform_quaternion(rng)
             else:

@@ -147,7 +147,7 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 def _value_cell(key: str, value: Any, interval: Any = None) -> str:
     if (
-        "fraction" in key.rsplit(".", 1)[-1]
+        any("fraction" in part for part in key.split("."))
         and isinstance(value, (float, int))
         and not isinstance(value, bool)
         and 0.0 <= value <= 1.0

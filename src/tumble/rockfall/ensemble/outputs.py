@@ -16,7 +16,8 @@ undefined and 0 counts.
 ``deposits.gpkg`` (:func:`write_deposits_gpkg`): one Point Z per rock at its final position, with
 every column of the per-rock table as attributes. ``trajectories.gpkg``
 (:func:`write_trajectories_gpkg`): one LineString Z per sampled rock through its samples, with
-its release area, shape class, status and maxima.
+its release area, shape class, status and maxima. ``rasters/hazard_zone.tif`` and the annual
+exceedance frequencies (:func:`write_zoning_rasters`) when the release areas carry frequencies.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ def write_trajectories_gpkg(
     ``samples``: columns ``rock``, ``x``, ``y``, ``z`` (and others) of the sampled rocks, one
     row per sample (the trajectory sample of ``tumble rockfall run``); ``summary_rocks``: the
     per-rock table (:attr:`EnsembleResult.rocks`); ``shape_names[shape_id]`` the name of each
-    shape of the ensemble. Attributes: ``rock``, ``source`` (release area index, 0 for every
-    rock), ``class`` (shape name), ``status``, ``kinetic_energy_max_kJ``, ``jump_height_max_m``.
+    shape of the ensemble. Attributes: ``rock``, ``source`` (the release area's name from the
+    table's ``source`` column; 0 for every rock without one), ``class`` (shape name),
+    ``status``, ``kinetic_energy_max_kJ``, ``jump_height_max_m``.
     Samples with a non-finite coordinate are left out; a rock with a single sample gets a
     zero-length line (its point twice). Lines are in the order of the rock ids.
     """
@@ -122,11 +124,46 @@ def write_trajectories_gpkg(
     shape_id = np.asarray(summary_rocks["shape_id"], dtype=np.int64)[rows]
     if shape_id.size and (shape_id.min() < 0 or shape_id.max() >= len(shape_names)):
         raise ValueError(f"shape ids {sorted(set(shape_id.tolist()))} do not index {shape_names}")
+    source = summary_rocks.get("source")
     attributes = {
         "rock": ids,
-        "source": np.zeros(ids.size, dtype=np.int64),
+        "source": np.zeros(ids.size, dtype=np.int64)
+        if source is None
+        else np.asarray(source, dtype=object)[rows],
         "class": np.array([str(shape_names[s]) for s in shape_id], dtype=object),
         "status": np.asarray(summary_rocks["status"])[rows],
         **{name: np.asarray(summary_rocks[name])[rows] for name in TRAJECTORY_MAXIMA},
     }
     return write_lines(path, lines, attributes, crs)
+
+
+def write_zoning_rasters(
+    terrain: Terrain, rasters: Mapping[str, np.ndarray], directory: str | os.PathLike
+) -> list[Path]:
+    """The zoning rasters of :data:`tumble.rockfall.zoning.ZONING_RASTERS` as labelled
+    cloud-optimised GeoTIFFs on the terrain's grid: ``hazard_zone.tif`` uint8 (0 none, 1 yellow,
+    2 blue, 3 red; nodata 255, which no cell takes: every cell of the DEM is zoned) and the
+    annual frequencies (float32, 1/year; 0 where no rock came). Returns the paths written."""
+    from tumble.rockfall.zoning import ZONING_RASTERS
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, info in ZONING_RASTERS.items():
+        integer = info.dtype != "float32"
+        written.append(
+            terrain.write_raster(
+                directory / f"{name}.tif",
+                np.asarray(rasters[name], dtype=np.float64),
+                nodata=ZONE_NODATA if integer else math.nan,
+                dtype=info.dtype,
+                description=info.description,
+                unit=info.unit,
+                cog=True,
+            )
+        )
+    return written
+
+
+#: nodata value of the uint8 hazard zone raster (no cell takes it)
+ZONE_NODATA = 255

@@ -1,0 +1,376 @@
+"""Release areas of a real site: polygons from a GIS file or a source raster, and how the rocks
+of a run are split over them.
+
+A :class:`ReleaseAreas` is one place of :class:`tumble.rockfall.release.Release` (beside a point,
+a line or a typed-in polygon). It comes from
+
+* a vector file (:meth:`ReleaseAreas.from_file`; GeoPackage, GeoJSON, Shapefile): every Polygon
+  or MultiPolygon feature is one release area (a *source*), named by the attribute
+  ``name_field`` (default ``area_1``, ``area_2``... in the file's order), with an optional onset
+  frequency (events per year, attribute ``frequency_field``, for hazard zoning) and an optional
+  weight (attribute ``weight_field``; default its area in m^2). A file in another CRS than the
+  DEM's is transformed to it through PROJ (:func:`tumble.io.vectors.transform_xy`); a side
+  without a CRS is taken to be in the other's;
+* or a source raster (:meth:`ReleaseAreas.from_raster`): one source; every cell with a positive
+  finite value releases rocks, with probability proportional to its value.
+
+**Split of the rocks.** The ``rocks`` of a run are split over the areas in proportion to their
+weights by the largest-remainder rule (:func:`largest_remainder`): area i gets
+``floor(rocks w_i / sum w)`` rocks and the rocks left over go one each to the areas with the
+largest fractional parts (ties to the area listed first). Rocks are numbered area by area: the
+first ``n_1`` rocks start in area 1, the next ``n_2`` in area 2, and so on. The split depends on
+the total only, never on chunks.
+
+**Place of a rock** (:meth:`ReleaseAreas.place`), from rock k's own random stream
+(:func:`tumble.rockfall.release.rock_rng`), so that it depends neither on the number of rocks
+per chunk nor on the other rocks: in a polygon area, batches of :data:`BATCH` pairs of uniforms in
+the area's bounding box until one falls inside it (even-odd rule over all its rings, so holes and
+the parts of a MultiPolygon count right): uniform over the area. From a raster, one uniform
+chooses the cell (inverse of the cumulative weights, in row-major order of the raster) and two
+more place the rock uniformly in the cell's pixel, cut to the DEM's surface rectangle.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tumble.rockfall.terrain import Terrain
+
+#: pairs of uniforms drawn at a time while looking for a point inside a polygon area
+BATCH = 16
+#: a polygon draw gives up after this many batches (an area of almost no extent)
+MAX_BATCHES = 10_000
+
+
+def largest_remainder(weights: Sequence[float], total: int) -> np.ndarray:
+    """``total`` split into integers proportional to ``weights`` (non-negative, some positive) by
+    the largest-remainder rule (module docstring); the parts sum to ``total`` exactly."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"weights must be non-negative numbers with a positive sum, got {weights}")
+    quota = total * w / w.sum()
+    counts = np.floor(quota).astype(np.int64)
+    left = int(total - counts.sum())
+    # stable sort: equal remainders go to the area listed first
+    order = np.argsort(-(quota - counts), kind="stable")
+    counts[order[:left]] += 1
+    return counts
+
+
+def ring_area(ring: np.ndarray) -> float:
+    """Unsigned area of a closed or open ring (shoelace formula), m^2."""
+    x, y = ring[:, 0], ring[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def inside_rings(x: np.ndarray, y: np.ndarray, rings: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether each point (x, y) lies inside the region bounded by ``rings`` (even-odd rule over
+    all of them: holes and separate parts count right)."""
+    inside = np.zeros(np.shape(x), dtype=bool)
+    for ring in rings:
+        xa, ya = ring[:, 0], ring[:, 1]
+        xb, yb = np.roll(xa, -1), np.roll(ya, -1)
+        crosses = (ya[None, :] > y[:, None]) != (yb[None, :] > y[:, None])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at = xa[None, :] + (y[:, None] - ya[None, :]) * (xb - xa)[None, :] / (yb - ya)[None, :]
+        inside ^= (np.count_nonzero(crosses & (x[:, None] < at), axis=1) % 2).astype(bool)
+    return inside
+
+
+@dataclass(frozen=True, eq=False)
+class ReleaseArea:
+    """One source: ``name``, ``rings`` (every ring of every part, (n, 2) arrays in the DEM's
+    CRS; empty for a raster source), ``area_m2`` (polygon area without its holes, or the area
+    of the raster's releasing cells), ``frequency`` (onset events per year or None) and
+    ``weight`` (its share of the rocks, relative)."""
+
+    name: str
+    rings: tuple[np.ndarray, ...]
+    area_m2: float
+    frequency: float | None
+    weight: float
+
+
+class ReleaseAreas:
+    """Release areas and the split of ``rocks`` rocks over them (module docstring).
+
+    ``cells`` (m, 4) ``x_min, x_max, y_min, y_max`` and ``cell_weights`` (m,) make it a raster
+    source (one area); ``description`` is what the resolved configuration shows.
+    """
+
+    def __init__(
+        self,
+        areas: Sequence[ReleaseArea],
+        rocks: int,
+        *,
+        cells: np.ndarray | None = None,
+        cell_weights: np.ndarray | None = None,
+        description: dict[str, Any] | None = None,
+    ) -> None:
+        self.areas = tuple(areas)
+        if not self.areas:
+            raise ValueError("release.areas: no release area")
+        names = [a.name for a in self.areas]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(
+                "release.areas: area names must be unique; "
+                + ", ".join(f"{n!r} names {names.count(n)} areas" for n in repeated)
+            )
+        if isinstance(rocks, bool) or not isinstance(rocks, int | np.integer) or rocks < 1:
+            raise ValueError(f"the number of rocks must be a positive integer, got {rocks!r}")
+        self.rocks = int(rocks)
+        self.counts = largest_remainder([a.weight for a in self.areas], self.rocks)
+        self.first = np.concatenate([[0], np.cumsum(self.counts)])
+        self.cells = cells
+        self.cdf = None if cell_weights is None else np.cumsum(cell_weights)
+        self.description = dict(description or {})
+        self._boxes = [
+            (np.vstack(a.rings).min(axis=0), np.vstack(a.rings).max(axis=0)) if a.rings else None
+            for a in self.areas
+        ]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.areas)
+
+    @property
+    def frequencies(self) -> tuple[float | None, ...]:
+        return tuple(a.frequency for a in self.areas)
+
+    def source_of(self, k: int | np.ndarray) -> np.ndarray:
+        """The area index of rock(s) ``k`` (rocks are numbered area by area)."""
+        k = np.asarray(k)
+        if np.any(k < 0) or np.any(k >= self.rocks):
+            raise ValueError(f"rock index outside [0, {self.rocks})")
+        return np.searchsorted(self.first, k, side="right") - 1
+
+    def place(self, rng: np.random.Generator, k: int) -> tuple[float, float]:
+        """The start (x, y) of rock ``k`` drawn from its stream ``rng`` (module docstring)."""
+        if self.cells is not None and self.cdf is not None:
+            u = float(rng.random()) * float(self.cdf[-1])
+            i = min(int(np.searchsorted(self.cdf, u, side="right")), self.cdf.size - 1)
+            x_min, x_max, y_min, y_max = self.cells[i]
+            a, b = rng.random(2)
+            return float(x_min + a * (x_max - x_min)), float(y_min + b * (y_max - y_min))
+        s = int(self.source_of(k))
+        area = self.areas[s]
+        box = self._boxes[s]
+        assert box is not None  # a polygon area has rings
+        lo, hi = box
+        for _ in range(MAX_BATCHES):
+            pairs = rng.random((BATCH, 2))
+            xs = lo[0] + pairs[:, 0] * (hi[0] - lo[0])
+            ys = lo[1] + pairs[:, 1] * (hi[1] - lo[1])
+            hit = np.flatnonzero(inside_rings(xs, ys, area.rings))
+            if hit.size:
+                return float(xs[hit[0]]), float(ys[hit[0]])
+        raise ValueError(f"release area {area.name!r}: no point inside it was drawn")
+
+    def check_terrain(self, terrain: Terrain) -> None:
+        """ValueError naming the area when a corner of it lies off the DEM's surface."""
+        b = terrain.bounds
+        extent = (
+            f"the DEM covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, "
+            f"{b.y_max:.6g}]"
+        )
+        for area in self.areas:
+            for ring in area.rings:
+                inside = np.asarray(terrain.contains(ring[:, 0], ring[:, 1]))
+                if not inside.all():
+                    j = int(np.argmin(inside))
+                    raise ValueError(
+                        f"release area {area.name!r}: corner ({ring[j, 0]:.6g}, "
+                        f"{ring[j, 1]:.6g}) lies outside the DEM; {extent}"
+                    )
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One record per area: name, rocks, frequency, weight and area."""
+        return [
+            {
+                "name": a.name,
+                "rocks": int(c),
+                "frequency_per_year": a.frequency,
+                "weight": a.weight,
+                "area_m2": a.area_m2,
+            }
+            for a, c in zip(self.areas, self.counts, strict=True)
+        ]
+
+    # --- from files ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike,
+        terrain: Terrain,
+        rocks: int,
+        *,
+        layer: str | None = None,
+        name_field: str | None = None,
+        frequency_field: str | None = None,
+        weight_field: str | None = None,
+    ) -> ReleaseAreas:
+        """The polygons of a vector file as release areas on ``terrain`` (module docstring).
+
+        ValueError for a missing file, a field the file does not have, a layer without
+        polygons, a geometry that is not a polygon, an area of zero size, a missing or negative
+        frequency or weight, a CRS that cannot be transformed to the DEM's, or an area off the
+        DEM."""
+        from tumble.io.vectors import read_polygons
+
+        path = Path(path)
+        fields = [f for f in (name_field, frequency_field, weight_field) if f is not None]
+        polygons, values, crs = read_polygons(path, layer=layer, fields=list(dict.fromkeys(fields)))
+        if not polygons:
+            raise ValueError(f"{path} holds no polygons (an empty layer); nothing to release")
+        polygons = _to_dem_crs(polygons, crs, terrain.crs, path)
+        areas = []
+        for k, parts in enumerate(polygons):
+            name = f"area_{k + 1}" if name_field is None else values[name_field][k]
+            if name is None or not str(name).strip():
+                raise ValueError(f"{path}: feature {k + 1} has no value in field {name_field!r}")
+            name = str(name)
+            size = sum(ring_area(p[0]) - sum(ring_area(h) for h in p[1:]) for p in parts)
+            if not size > 0.0:
+                raise ValueError(f"{path}: release area {name!r} has no area")
+            frequency = None
+            if frequency_field is not None:
+                frequency = _number(values[frequency_field][k], path, name, frequency_field)
+            weight = size
+            if weight_field is not None:
+                weight = _number(values[weight_field][k], path, name, weight_field)
+            areas.append(
+                ReleaseArea(
+                    name,
+                    tuple(np.ascontiguousarray(r) for p in parts for r in p),
+                    float(size),
+                    frequency,
+                    float(weight),
+                )
+            )
+        if sum(a.weight for a in areas) <= 0.0:
+            raise ValueError(f"{path}: the weights of the release areas sum to zero")
+        description = {
+            "areas": str(path),
+            "layer": layer,
+            "name_field": name_field,
+            "frequency_field": frequency_field,
+            "weight_field": weight_field,
+        }
+        result = cls(areas, rocks, description={k: v for k, v in description.items() if v})
+        result.check_terrain(terrain)
+        return result
+
+    @classmethod
+    def from_raster(
+        cls, path: str | os.PathLike, terrain: Terrain, rocks: int, name: str | None = None
+    ) -> ReleaseAreas:
+        """A source raster (any grid in the DEM's CRS) as one release source: every cell with a
+        positive finite value releases rocks with probability proportional to its value, placed
+        uniformly in the cell's pixel cut to the DEM's surface. ValueError for a raster without
+        such cells, one in another CRS, or releasing cells off the DEM."""
+        from tumble.io.dem import read_raster
+
+        path = Path(path)
+        try:
+            grid = read_raster(path)
+        except (ValueError, OSError) as err:
+            raise ValueError(f"release.raster: {err}") from None
+        if grid.crs is not None and terrain.crs is not None and grid.crs != terrain.crs:
+            raise ValueError(
+                f"release.raster: {path} is in {grid.crs}, the DEM in {terrain.crs}; give the "
+                "source raster in the DEM's coordinate reference system"
+            )
+        values = np.asarray(grid.values, dtype=np.float64)
+        j, i = np.nonzero(np.isfinite(values) & (values > 0.0))
+        if j.size == 0:
+            raise ValueError(f"release.raster: {path} has no cell with a positive value")
+        x, y = grid.x0 + i * grid.dx, grid.y0 + j * grid.dy
+        b = terrain.bounds
+        cells = np.column_stack(
+            [
+                np.maximum(x - 0.5 * grid.dx, b.x_min),
+                np.minimum(x + 0.5 * grid.dx, b.x_max),
+                np.maximum(y - 0.5 * grid.dy, b.y_min),
+                np.minimum(y + 0.5 * grid.dy, b.y_max),
+            ]
+        )
+        off = np.flatnonzero((cells[:, 1] <= cells[:, 0]) | (cells[:, 3] <= cells[:, 2]))
+        if off.size:
+            raise ValueError(
+                f"release.raster: {off.size} releasing cells of {path} lie outside the DEM, the "
+                f"first at ({x[off[0]]:.6g}, {y[off[0]]:.6g}); the DEM covers x in "
+                f"[{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]"
+            )
+        weights = values[j, i]
+        size = float(np.sum((cells[:, 1] - cells[:, 0]) * (cells[:, 3] - cells[:, 2])))
+        area = ReleaseArea(name or path.stem, (), size, None, 1.0)
+        return cls(
+            [area],
+            rocks,
+            cells=np.ascontiguousarray(cells),
+            cell_weights=weights,
+            description={"raster": str(path), "cells": int(j.size)},
+        )
+
+
+def _number(value: Any, path: Path, name: str, field: str) -> float:
+    """A non-negative finite attribute value, or ValueError naming the area and the field."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number >= 0.0):
+        raise ValueError(
+            f"{path}: release area {name!r} has {field} = {value!r}; it must be a non-negative "
+            "number"
+        )
+    return number
+
+
+def _to_dem_crs(
+    polygons: list[list[list[np.ndarray]]], crs: str | None, dem_crs: Any, path: Path
+) -> list[list[list[np.ndarray]]]:
+    """The rings in the DEM's CRS: transformed when the file's CRS differs from it; unchanged
+    when they agree or either side has none."""
+    from rasterio.crs import CRS
+
+    from tumble.io.vectors import transform_xy
+
+    if crs is None or dem_crs is None:
+        return polygons
+    source, target = CRS.from_user_input(crs), CRS.from_user_input(dem_crs)
+    if source == target:
+        return polygons
+    out = []
+    for parts in polygons:
+        moved = []
+        for part in parts:
+            rings = []
+            for ring in part:
+                try:
+                    x, y = transform_xy(ring[:, 0], ring[:, 1], source, target)
+                except ValueError as err:
+                    raise ValueError(
+                        f"{path} is in {_crs_text(source)}, the DEM in {_crs_text(target)}, and "
+                        f"its polygons cannot be transformed to the DEM's: {err}; reproject "
+                        "the file to the DEM's coordinate reference system"
+                    ) from None
+                rings.append(np.column_stack([x, y]))
+            moved.append(rings)
+        out.append(moved)
+    return out
+
+
+def _crs_text(crs: Any) -> str:
+    epsg = crs.to_epsg()
+    return f"EPSG:{epsg}" if epsg is not None else str(crs.to_wkt())[:80] + "..."

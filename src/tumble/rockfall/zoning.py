@@ -1,0 +1,159 @@
+"""Rockfall hazard zoning: annual frequencies of exceeding energy thresholds per cell, and the
+intensity x probability matrix of Swiss practice.
+
+**Per-cell annual frequency of exceeding an energy E.** Every release area (source) s carries an
+onset frequency ``f_s`` (events per year; each event releases one block, a draw from the run's
+rock classes). Of the ``N_s`` rocks the run released from s, ``n_s(c, E)`` reached cell c with
+a kinetic energy above E there, where a rock's energy in a cell is its maximum kinetic energy
+(translation + rotation) over the steps its centre of mass was in the cell (the per-rock,
+per-cell maxima of :mod:`tumble.rockfall.ensemble.reduce`; cells are the DEM samples, as for the
+hazard rasters). The simulated probability that a block from s reaches c above E is
+``n_s(c, E) / N_s``, and the annual frequency of exceeding E in c is the sum over sources::
+
+    F_E(c) = sum_s  f_s * n_s(c, E) / N_s          (1/year)
+
+``F_0`` (E = 0, every rock that reached the cell) is the reach frequency. A source with no rocks
+adds nothing. The sums run over the visits in rock order, so the rasters are the same for any
+threads or chunking. The return period of exceeding E is ``1 / F_E``.
+
+**Intensity and probability classes** (Raetzo, Lateltin, Bollinger & Tripet 2002, "Hazard
+assessment in Switzerland - Codes of Practice for mass movements", Bull. Eng. Geol. Env. 61:
+263-268; BAFU 2016, "Protection against Mass Movement Hazards", section on hazard assessment):
+rockfall intensity from the kinetic energy of a block, strong ``E > 300 kJ``, medium
+``30 kJ < E <= 300 kJ``, weak ``E <= 30 kJ``; probability from the return period T, high
+``T <= 30 years``, medium ``30 < T <= 100``, low ``100 < T <= 300``; beyond 300 years the
+residual hazard, which this zoning leaves at 0 (the guideline's yellow-white hatched residual
+zone is not drawn).
+
+**Zone of a cell** (:data:`ZONE_MATRIX`, the nine-field intensity x probability diagram of the
+Swiss federal recommendations, BRP/BWW/BUWAL 1997, reproduced in Raetzo et al. 2002)::
+
+                 probability:  high    medium   low
+    strong intensity           red     red      red
+    medium intensity           red     blue     blue
+    weak intensity             blue    yellow   yellow
+
+A cell is assessed for each intensity i with the frequency of an intensity *at least* i: strong
+with ``F_300``, medium with ``F_30``, weak with ``F_0``; its zone is the highest of the three
+(red over blue over yellow). Codes: 0 none, 1 yellow, 2 blue, 3 red (:data:`ZONE_NAMES`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+#: energy thresholds between weak, medium and strong intensity, kJ
+ENERGY_THRESHOLDS_KJ = (30.0, 300.0)
+#: return periods bounding the high, medium and low probability classes, years
+RETURN_PERIODS_YEARS = (30.0, 100.0, 300.0)
+#: zone codes of the hazard_zone raster
+ZONE_NAMES = {0: "none", 1: "yellow", 2: "blue", 3: "red"}
+#: zone by intensity (rows: strong, medium, weak) and probability (columns: high, medium, low)
+ZONE_MATRIX = np.array(
+    [
+        [3, 3, 3],
+        [3, 2, 2],
+        [2, 1, 1],
+    ],
+    dtype=np.uint8,
+)
+
+
+@dataclass(frozen=True)
+class ZoningRaster:
+    """What a zoning raster holds: band description, unit, and its integer type (or None)."""
+
+    description: str
+    unit: str
+    dtype: str = "float32"
+
+
+#: the zoning rasters of a run with release frequencies, in the order they are written
+ZONING_RASTERS: dict[str, ZoningRaster] = {
+    "hazard_zone": ZoningRaster(
+        "rockfall hazard zone, intensity x probability (0 none, 1 yellow, 2 blue, 3 red)",
+        "class",
+        "uint8",
+    ),
+    "reach_frequency": ZoningRaster("annual frequency of a block reaching the cell", "1/year"),
+    "frequency_exceeding_30kJ": ZoningRaster(
+        "annual frequency of a block above 30 kJ in the cell", "1/year"
+    ),
+    "frequency_exceeding_300kJ": ZoningRaster(
+        "annual frequency of a block above 300 kJ in the cell", "1/year"
+    ),
+}
+
+
+def exceedance_frequency(
+    visit_rock: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_energy_kJ: np.ndarray,
+    rock_source: np.ndarray,
+    frequency: Sequence[float],
+    size: int,
+    threshold_kJ: float | None,
+) -> np.ndarray:
+    """``F_E`` of the module docstring on ``size`` cells (flat), 1/year.
+
+    One row per (rock, cell) with the rock's maximum energy there (kJ); ``rock_source[k]`` the
+    source of rock k; ``frequency[s]`` the onset frequency of source s. ``threshold_kJ`` None
+    counts every visit (the reach frequency ``F_0``)."""
+    rock_source = np.asarray(rock_source, dtype=np.int64)
+    f = np.asarray(frequency, dtype=np.float64)
+    released = np.bincount(rock_source, minlength=f.size).astype(np.float64)
+    per_rock = np.divide(f, released, out=np.zeros_like(f), where=released > 0)[rock_source]
+    keep = np.ones(visit_rock.size, dtype=bool)
+    if threshold_kJ is not None:
+        keep = np.nan_to_num(np.asarray(visit_energy_kJ), nan=-np.inf) > threshold_kJ
+    return np.bincount(
+        np.asarray(visit_cell)[keep],
+        weights=per_rock[np.asarray(visit_rock)[keep]],
+        minlength=size,
+    ).astype(np.float64)
+
+
+def probability_class(frequency: np.ndarray) -> np.ndarray:
+    """Column of :data:`ZONE_MATRIX` per cell: 0 high (T <= 30 y), 1 medium (T <= 100 y), 2 low
+    (T <= 300 y), 3 residual or none (T > 300 y, or never), with ``T = 1 / frequency``."""
+    f = np.asarray(frequency, dtype=np.float64)
+    out = np.full(f.shape, 3, dtype=np.int64)
+    for column, period in reversed(list(enumerate(RETURN_PERIODS_YEARS))):
+        out[f * period >= 1.0] = column
+    return out
+
+
+def hazard_zone(f_reach: np.ndarray, f_medium: np.ndarray, f_strong: np.ndarray) -> np.ndarray:
+    """Zone code per cell (module docstring) from the frequencies of an intensity at least weak
+    (``F_0``), at least medium (``F_30``) and strong (``F_300``), 1/year."""
+    padded = np.concatenate([ZONE_MATRIX, np.zeros((3, 1), dtype=np.uint8)], axis=1)
+    zone = np.zeros(np.shape(f_reach), dtype=np.uint8)
+    for row, f in enumerate((f_strong, f_medium, f_reach)):
+        zone = np.maximum(zone, padded[row][probability_class(f)])
+    return zone
+
+
+def zoning_rasters(
+    shape: tuple[int, int],
+    visit_rock: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_energy_kJ: np.ndarray,
+    rock_source: np.ndarray,
+    frequency: Sequence[float],
+) -> dict[str, np.ndarray]:
+    """Every raster of :data:`ZONING_RASTERS` on a grid of ``shape`` (module docstring)."""
+    size = shape[0] * shape[1]
+    args = (visit_rock, visit_cell, visit_energy_kJ, rock_source, frequency, size)
+    reach = exceedance_frequency(*args, None)
+    medium = exceedance_frequency(*args, ENERGY_THRESHOLDS_KJ[0])
+    strong = exceedance_frequency(*args, ENERGY_THRESHOLDS_KJ[1])
+    rasters = {
+        "hazard_zone": hazard_zone(reach, medium, strong),
+        "reach_frequency": reach,
+        "frequency_exceeding_30kJ": medium,
+        "frequency_exceeding_300kJ": strong,
+    }
+    return {name: rasters[name].reshape(shape) for name in ZONING_RASTERS}
