@@ -253,7 +253,10 @@ def read_polygons(
     for k, blob in enumerate([] if wkb is None else wkb):
         if blob is None:
             continue
-        geometry = shapely.from_wkb(blob)
+        try:
+            geometry = shapely.from_wkb(blob)
+        except shapely.errors.GEOSException as err:
+            raise ValueError(f"feature {k + 1} of {path} is not a valid geometry: {err}") from None
         kind = shapely.get_type_id(geometry)
         if kind == shapely.GeometryType.POLYGON:
             parts = [geometry]

@@ -1,0 +1,119 @@
+"""The example site (examples/site) end to end, small: release areas with frequencies, two rock
+classes, a barrier line from a file; per-source and per-class results, hazard zoning that does
+not depend on chunking, and bad inputs that leave nothing behind."""
+
+import csv
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import rasterio
+
+from tumble.cli.main import main
+from tumble.io.config import load_config
+from tumble.rockfall.ensemble import reduce_chunks
+from tumble.rockfall.from_config import build_run
+from tumble.rockfall.site import largest_remainder
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    spec = importlib.util.spec_from_file_location("make_site", EXAMPLE / "make_site.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder = tmp_path_factory.mktemp("site")
+    module.write_site(folder)
+    shutil.copy(EXAMPLE / "site.toml", folder / "site.toml")
+    return folder
+
+
+def test_example_site_end_to_end(site, tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(
+        [
+            "rockfall",
+            "run",
+            "--config",
+            str(site / "site.toml"),
+            "rocks=12",
+            "t_max=4",
+            "output.figures=false",
+            "output.trajectories=2",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    with open(out / "deposits.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 12
+    for column in ("source", "rock_class", "mass_kg", "release_x", "release_y", "runout_m"):
+        assert column in rows[0]
+    summary = json.loads((out / "summary.json").read_text())
+    sources = summary["sources"]
+    assert [s["name"] for s in sources] == ["north face", "south face"]
+    assert [s["frequency_per_year"] for s in sources] == [0.05, 0.02]
+    resolved = json.loads((out / "provenance.json").read_text())["config"]["resolved"]
+    areas = [a["area_m2"] for a in resolved["release"]["sources"]]
+    expected = largest_remainder(areas, 12).tolist()
+    assert [s["rocks"] for s in sources] == expected
+    assert [r["source"] for r in rows] == ["north face"] * expected[0] + ["south face"] * expected[
+        1
+    ]
+    classes = summary["classes"]
+    assert [c["name"] for c in classes] == ["small", "large"]
+    assert sum(c["rocks"] for c in classes) == 12
+    small = [float(r["mass_kg"]) for r in rows if r["rock_class"] == "small"]
+    assert small == [200.0] * classes[0]["rocks"]
+    with rasterio.open(out / "rasters" / "hazard_zone.tif") as dataset:
+        zone = dataset.read(1)
+        assert dataset.dtypes[0] == "uint8"
+        assert "hazard zone" in dataset.descriptions[0]
+    assert set(np.unique(zone)) <= {0, 1, 2, 3} and zone.max() > 0
+    for name in ("reach_frequency", "frequency_exceeding_30kJ", "frequency_exceeding_300kJ"):
+        assert (out / "rasters" / f"{name}.tif").is_file()
+    report = (out / "report.html").read_text()
+    assert "Release sources" in report and "north face" in report and "Rock classes" in report
+
+
+def test_zoning_and_statistics_do_not_depend_on_chunking(site):
+    config = load_config(site / "site.toml", overrides=["rocks=10", "t_max=3"])
+    outcomes = []
+    for size in (3, 10):
+        setup = build_run(config)
+        ensemble = setup.ensemble
+        chunks = [ensemble.run_chunk(a, b) for a, b in ensemble.chunks(size)]
+        result = reduce_chunks(ensemble, chunks, wall_time=1.0)
+        assert setup.site is not None
+        zoning = setup.site.apply(result, chunks)
+        outcomes.append((result, zoning))
+    (a, za), (b, zb) = outcomes
+    assert json.dumps(a.summary["sources"]) == json.dumps(b.summary["sources"])
+    assert json.dumps(a.summary["classes"]) == json.dumps(b.summary["classes"])
+    for name in za:
+        np.testing.assert_array_equal(za[name], zb[name])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("rock.classes=[{name='a', share=0.5, mass=100.0}]", "sum to 0.5"),
+        ("release.name_field=nom", "no field 'nom'"),
+        ("release.weight_field=name", "must be a non-negative number"),
+    ],
+)
+def test_bad_site_inputs_leave_nothing(site, tmp_path, capsys, override, message):
+    out = tmp_path / "run"
+    code = main(
+        ["rockfall", "run", "--config", str(site / "site.toml"), override, "--out", str(out)]
+    )
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,175 @@
+"""Release areas (tumble.rockfall.site): the largest-remainder split, rocks inside their own
+polygons, a source raster, the CRS transform and bad inputs."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from tumble.io.dem import write_raster
+from tumble.io.vectors import transform_xy, write_polygons
+from tumble.rockfall import Terrain
+from tumble.rockfall.release import Release
+from tumble.rockfall.site import ReleaseAreas, inside_rings, largest_remainder
+
+CRS = "EPSG:2056"
+X0, Y0 = 2_600_000.0, 1_200_000.0
+
+
+@pytest.fixture(scope="module")
+def terrain():
+    x = np.arange(101.0)
+    z = (100.0 - x) * math.tan(math.radians(30.0))
+    return Terrain.from_array(np.broadcast_to(z, (61, 101)), x0=X0, y0=Y0, dx=1.0, crs=CRS)
+
+
+def square(x, y, side):
+    return np.array(
+        [(X0 + x, Y0 + y), (X0 + x + side, Y0 + y), (X0 + x + side, Y0 + y + side)]
+        + [(X0 + x, Y0 + y + side)]
+    )
+
+
+def test_largest_remainder_exact_counts():
+    # quotas 3.333.., 3.333.., 3.333..: the left-over rock goes to the area listed first
+    assert largest_remainder([1.0, 1.0, 1.0], 10).tolist() == [4, 3, 3]
+    # quotas 2.5 and 7.5: floors 2 and 7, the tie of remainders to the first
+    assert largest_remainder([100.0, 300.0], 10).tolist() == [3, 7]
+    # quotas 0.6, 1.2, 3.0, 5.2: floors 0, 1, 3, 5 (9); the largest remainder 0.6 gets the 10th
+    assert largest_remainder([1.0, 2.0, 5.0, 26.0 / 3.0], 10).tolist() == [1, 1, 3, 5]
+    for total in (1, 7, 1000):
+        assert largest_remainder([0.3, 2.2, 1.1], total).sum() == total
+    with pytest.raises(ValueError, match="positive sum"):
+        largest_remainder([0.0, 0.0], 3)
+
+
+def test_rocks_inside_their_polygons_split_by_area(terrain, tmp_path):
+    # a 10 m square (100 m^2) and a 20 m x 15 m rectangle with a 5 m square hole (275 m^2)
+    rect = np.array(
+        [(X0 + 50, Y0 + 10), (X0 + 70, Y0 + 10), (X0 + 70, Y0 + 25), (X0 + 50, Y0 + 25)]
+    )
+    hole = square(55.0, 15.0, 5.0)
+    path = write_polygons(
+        tmp_path / "areas.gpkg",
+        [[square(10.0, 20.0, 10.0)], [rect, hole]],
+        {"name": ["upper", "lower"], "freq": [0.1, 0.02]},
+        crs=CRS,
+    )
+    areas = ReleaseAreas.from_file(path, terrain, 150, name_field="name", frequency_field="freq")
+    assert areas.names == ("upper", "lower")
+    assert areas.frequencies == (0.1, 0.02)
+    assert [a.area_m2 for a in areas.areas] == pytest.approx([100.0, 275.0])
+    # quotas 150 * 100 / 375 = 40 and 110 exactly
+    assert areas.counts.tolist() == [40, 110]
+    release = Release(areas=areas, height=1.0)
+    states = release.draw(terrain, 150, seed=3)
+    source = areas.source_of(np.arange(150))
+    assert source.tolist() == [0] * 40 + [1] * 110
+    upper = shapely.Polygon(square(10.0, 20.0, 10.0))
+    lower = shapely.Polygon(rect, [hole])
+    x, y = states.position[:, 0], states.position[:, 1]
+    assert shapely.contains_xy(upper, x[:40], y[:40]).all()
+    assert shapely.contains_xy(lower, x[40:], y[40:]).all()
+    # uniform over the area: the upper half of the square holds each rock with probability 1/2
+    count = int(np.count_nonzero(y[:40] > Y0 + 25.0))
+    assert abs(count - 20) <= 4 * math.sqrt(40 * 0.25)
+    # each rock's place is its own: drawn alone it starts at the same point
+    for k in (0, 39, 40, 149):
+        alone = release.draw(terrain, 1, seed=3, first=k)
+        np.testing.assert_array_equal(alone.position[0], states.position[k])
+
+
+def test_weight_field_and_default_names(terrain, tmp_path):
+    path = write_polygons(
+        tmp_path / "w.gpkg",
+        [[square(10.0, 10.0, 10.0)], [square(40.0, 10.0, 10.0)]],
+        {"w": [1.0, 3.0]},
+        crs=CRS,
+    )
+    areas = ReleaseAreas.from_file(path, terrain, 9, weight_field="w")
+    assert areas.names == ("area_1", "area_2")
+    assert areas.frequencies == (None, None)
+    # quotas 2.25 and 6.75: floors 2 and 6, the 9th rock to the larger remainder (0.75)
+    assert areas.counts.tolist() == [2, 7]
+
+
+def test_release_areas_in_another_crs_are_transformed(terrain, tmp_path):
+    ring = square(30.0, 20.0, 20.0)
+    closed = np.vstack([ring, ring[:1]])
+    lon, lat = transform_xy(closed[:, 0], closed[:, 1], CRS, "EPSG:4326")
+    assert 5.0 < lon.min() < 10.5 and 45.0 < lat.min() < 48.0  # somewhere in Switzerland
+    path = tmp_path / "wgs84.geojson"
+    path.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "features": [
+                    {
+                        "type": "Feature",
+                        "properties": {"name": "cliff"},
+                        "geometry": {
+                            "type": "Polygon",
+                            "coordinates": [np.column_stack([lon, lat]).tolist()],
+                        },
+                    }
+                ],
+            }
+        )
+    )
+    areas = ReleaseAreas.from_file(path, terrain, 5, name_field="name")
+    back = areas.areas[0].rings[0]
+    # the corners come back in LV95 to within a centimetre (a closed ring: 5 points)
+    np.testing.assert_allclose(back[:4], ring, atol=0.01, rtol=0)
+    assert areas.areas[0].area_m2 == pytest.approx(400.0, abs=0.5)
+
+
+def test_source_raster_cells_weighted_by_value(terrain, tmp_path):
+    # a raster on a 5 m grid: two releasing cells with values 1 and 3, the rest 0
+    values = np.zeros((4, 4))
+    values[1, 1], values[2, 3] = 1.0, 3.0
+    path = write_raster(tmp_path / "src.tif", values, X0 + 20.0, Y0 + 20.0, 5.0, 5.0, crs=CRS)
+    areas = ReleaseAreas.from_raster(path, terrain, 400)
+    assert areas.names == ("src",) and areas.counts.tolist() == [400]
+    assert areas.areas[0].area_m2 == pytest.approx(50.0)
+    states = Release(areas=areas, height=1.0).draw(terrain, 400, seed=5)
+    x, y = states.position[:, 0] - X0, states.position[:, 1] - Y0
+    first = (np.abs(x - 25.0) <= 2.5) & (np.abs(y - 25.0) <= 2.5)
+    second = (np.abs(x - 35.0) <= 2.5) & (np.abs(y - 30.0) <= 2.5)
+    assert np.all(first ^ second)
+    # binomial(400, 1/4): within 4 standard deviations
+    assert abs(np.count_nonzero(first) - 100) <= 4 * math.sqrt(400 * 0.25 * 0.75)
+
+
+def test_inside_rings_even_odd():
+    outer = np.array([(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)])
+    hole = np.array([(1.0, 1.0), (3.0, 1.0), (3.0, 3.0), (1.0, 3.0)])
+    x = np.array([0.5, 2.0, 3.5, 5.0])
+    y = np.array([0.5, 2.0, 3.5, 2.0])
+    assert inside_rings(x, y, [outer, hole]).tolist() == [True, False, True, False]
+
+
+def test_bad_release_areas_are_refused(terrain, tmp_path):
+    empty = write_polygons(tmp_path / "empty.gpkg", [], {"name": np.array([], dtype=object)}, CRS)
+    with pytest.raises(ValueError, match="holds no polygons"):
+        ReleaseAreas.from_file(empty, terrain, 10)
+    outside = write_polygons(
+        tmp_path / "outside.gpkg", [[square(90.0, 10.0, 20.0)]], {"name": ["far"]}, CRS
+    )
+    with pytest.raises(ValueError, match="release area 'far'.*outside the DEM"):
+        ReleaseAreas.from_file(outside, terrain, 10, name_field="name")
+    good = write_polygons(
+        tmp_path / "good.gpkg", [[square(10.0, 10.0, 10.0)]], {"name": ["a"], "f": [-1.0]}, CRS
+    )
+    with pytest.raises(ValueError, match="no field 'nom'.*its fields: name, f"):
+        ReleaseAreas.from_file(good, terrain, 10, name_field="nom")
+    with pytest.raises(ValueError, match="'area_1' has f = -1.0"):
+        ReleaseAreas.from_file(good, terrain, 10, frequency_field="f")
+    with pytest.raises(ValueError, match="does not exist"):
+        ReleaseAreas.from_file(tmp_path / "missing.gpkg", terrain, 10)
+    zeros = write_raster(tmp_path / "zeros.tif", np.zeros((3, 3)), X0, Y0, 5.0, 5.0, crs=CRS)
+    with pytest.raises(ValueError, match="no cell with a positive value"):
+        ReleaseAreas.from_raster(zeros, terrain, 10)
+    with pytest.raises(ValueError, match="exactly one of"):
+        Release(point=(X0 + 1.0, Y0 + 1.0), areas=ReleaseAreas.from_file(good, terrain, 10))
