@@ -157,14 +157,14 @@ def test_bad_release_areas_are_refused(terrain, tmp_path):
     outside = write_polygons(
         tmp_path / "outside.gpkg", [[square(90.0, 10.0, 20.0)]], {"name": ["far"]}, CRS
     )
-    with pytest.raises(ValueError, match="release area 'far'.*outside the DEM"):
+    with pytest.raises(ValueError, match=r"release area 'far'.*outside the DEM"):
         ReleaseAreas.from_file(outside, terrain, 10, name_field="name")
     good = write_polygons(
         tmp_path / "good.gpkg", [[square(10.0, 10.0, 10.0)]], {"name": ["a"], "f": [-1.0]}, CRS
     )
-    with pytest.raises(ValueError, match="no field 'nom'.*its fields: name, f"):
+    with pytest.raises(ValueError, match=r"no field 'nom'.*its fields: name, f"):
         ReleaseAreas.from_file(good, terrain, 10, name_field="nom")
-    with pytest.raises(ValueError, match="'area_1' has f = -1.0"):
+    with pytest.raises(ValueError, match=r"'area_1' has f = -1\.0"):
         ReleaseAreas.from_file(good, terrain, 10, frequency_field="f")
     with pytest.raises(ValueError, match="does not exist"):
         ReleaseAreas.from_file(tmp_path / "missing.gpkg", terrain, 10)
