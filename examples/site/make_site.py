@@ -95,7 +95,7 @@ def write_site(out: Path, hole: bool = HOLE_DEFAULT) -> list[Path]:
             [ring([(6.0, 116.0), (34.0, 112.0), (36.0, 160.0), (8.0, 166.0)])],
             [ring([(6.0, 40.0), (32.0, 44.0), (34.0, 90.0), (4.0, 94.0)])],
         ],
-        {"name": ["north face", "south face"], "frequency": [0.05, 0.02]},
+        {"name": ["north face", "south face"], "frequency": [0.5, 0.2]},
         crs=CRS,
     )
     line = np.array([(X0 + 130.0, Y0 + 6.0), (X0 + 132.0, Y0 + 100.0), (X0 + 130.0, Y0 + 194.0)])

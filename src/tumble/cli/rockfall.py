@@ -402,7 +402,7 @@ def run_command(args) -> int:
             stage,
             summary=result.summary,
             terrain=ensemble.terrain,
-            rasters=result.rasters,
+            rasters={**result.rasters, **zoning},
             rocks=result.rocks,
             config=resolved,
             provenance=record,

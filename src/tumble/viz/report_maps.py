@@ -34,11 +34,21 @@ MAPS: dict[str, tuple[str, str, float]] = {
     "kinetic_energy_p95": ("Kinetic energy, 95th percentile", "YlOrRd", 0.2),
     "jump_height_max": ("Jump height, maximum", "YlGnBu", 0.25),
     "deposit_count": ("Deposits", "RdPu", 0.35),
+    "hazard_zone": ("Hazard zone", "zones", 0.0),
 }
+
+#: maps drawn only when the run has them (hazard zones: release areas with frequencies)
+OPTIONAL_MAPS = frozenset({"hazard_zone"})
+#: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.zoning`)
+ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
 
 #: rasters whose zero means that no rock was there (drawn transparent, like NaN)
 ZERO_IS_EMPTY = frozenset(
-    {"reach_probability", *(name for name, info in RASTER_INFO.items() if info.count)}
+    {
+        "reach_probability",
+        "hazard_zone",
+        *(name for name, info in RASTER_INFO.items() if info.count),
+    }
 )
 
 
@@ -199,6 +209,8 @@ def _norm(name: str, values: np.ndarray) -> colors.Normalize:
     if defined.size == 0:
         return colors.Normalize(0.0, 1.0)
     low, high = float(defined.min()), float(defined.max())
+    if name == "hazard_zone":
+        return colors.BoundaryNorm([0.5, 1.5, 2.5, 3.5], len(ZONE_COLOURS))
     if name == "reach_probability" and low > 0 and high >= 10 * low:
         return colors.LogNorm(low, high)
     if name in RASTER_INFO and RASTER_INFO[name].count:  # integers: one colour per count
@@ -211,6 +223,8 @@ def _norm(name: str, values: np.ndarray) -> colors.Normalize:
 def _colormap(name: str) -> colors.Colormap:
     import matplotlib
 
+    if name == "hazard_zone":
+        return colors.ListedColormap(list(ZONE_COLOURS), name="hazard_zones")
     _, cmap, start = MAPS.get(name, ("", "viridis", 0.0))
     full = matplotlib.colormaps[cmap]
     return colors.ListedColormap(full(np.linspace(start, 1.0, 256)), name=f"{cmap}_from_{start}")
@@ -223,6 +237,8 @@ def _title(name: str) -> str:
 def _colorbar_label(name: str) -> str:
     info = RASTER_INFO.get(name)
     title = _title(name)
+    if name == "hazard_zone":
+        return f"{title} (Swiss intensity x probability matrix)"
     if info is None:
         return title
     unit = "fraction of the rocks, 1" if info.unit == "1" else info.unit
@@ -385,6 +401,8 @@ def map_figure(
     elif name in RASTER_INFO and RASTER_INFO[name].count:
         colorbar.locator = MaxNLocator(integer=True)
         colorbar.update_ticks()
+    elif name == "hazard_zone":
+        colorbar.set_ticks([1, 2, 3], labels=["yellow", "blue", "red"])
     if empty.all():
         ax.text(
             0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center", fontsize=14

@@ -8,7 +8,9 @@
    0 % or 100 % unless that is exact;
 3. hazard maps (:func:`map_figure`, written as ``figures/report_<raster>.png``) of reach
    probability, maximum and 95th percentile kinetic energy, maximum jump height and deposits,
-   each with its description and unit from :data:`~tumble.rockfall.ensemble.rasters.RASTER_INFO`;
+   each with its description and unit from :data:`~tumble.rockfall.ensemble.rasters.RASTER_INFO`,
+   and the hazard zones when the run has them (``rasters["hazard_zone"]``, yellow, blue, red;
+   :mod:`tumble.rockfall.zoning`);
 4. the statistics of ``summary.json``: per-rock maxima (mean, std, p50, p95, max, each with its
    unit and, where the summary gives one as ``<key>_ci = [low, high]``, its confidence interval
    beside it), the path statistics, and any list of records under ``barriers``, ``sources`` or
@@ -58,6 +60,7 @@ import numpy as np
 from tumble.io.config import flatten_keys
 from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
+from tumble.rockfall.zoning import ZONING_RASTERS
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -85,6 +88,7 @@ from tumble.viz.report_html import (
 )
 from tumble.viz.report_maps import (
     MAPS,
+    OPTIONAL_MAPS,
     MapFigure,
     Window,
     _colorbar_label,
@@ -160,10 +164,12 @@ def write_run_report(
         )
         path = figure_dir / f"report_{name}.png"
         drawn.figure.savefig(path, dpi=120)
-        info = RASTER_INFO.get(name)
+        info = RASTER_INFO.get(name) or ZONING_RASTERS.get(name)
         caption = f"{_colorbar_label(name)}: {info.description}." if info else name
         maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
-    missing = [MAPS[name][0].lower() for name in MAPS if name not in rasters]
+    missing = [
+        MAPS[name][0].lower() for name in MAPS if name not in rasters and name not in OPTIONAL_MAPS
+    ]
     if not draw_maps:
         maps.append(
             "<p class='note'>The maps were not drawn (a run without figures); the hazard "
