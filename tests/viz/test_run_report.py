@@ -373,3 +373,25 @@ def test_report_of_a_real_ensemble(tmp_path):
     assert len(page.images) == len(MAPS)
     for key in ("stopped", "left_domain", "timed_out"):
         assert percent(result.summary["fractions"][key]) in text
+
+
+def test_hazard_zone_map_is_categorical():
+    """Zones 1-3 in yellow, blue, red with named ticks; zone 0 (none) is transparent."""
+    from matplotlib import colors
+
+    from tumble.viz.report_maps import ZONE_COLOURS
+
+    terrain = Terrain.plane(30.0, size=(20.0, 10.0), spacing=1.0)
+    zone = np.zeros(terrain.shape)
+    zone[2:4, 3:6], zone[5, 5:9], zone[7, 2] = 1.0, 2.0, 3.0
+    window = map_window(terrain, {"passing_count": (zone > 0).astype(float)}, {})
+    drawn = map_figure(terrain, "hazard_zone", zone, window)
+    labels = [t.get_text() for t in drawn.colorbar.ax.get_yticklabels()]
+    assert labels == ["yellow", "blue", "red"]
+    image = drawn.colorbar.mappable
+    shown = image.get_array()
+    cut = zone[window.j0 : window.j1, window.i0 : window.i1]
+    np.testing.assert_array_equal(np.ma.getmaskarray(shown), cut == 0)
+    for code, colour in zip((1, 2, 3), ZONE_COLOURS, strict=True):
+        rgba = image.cmap(image.norm(code))
+        assert colors.to_hex(rgba) == colour

@@ -28,21 +28,14 @@ A run is described by one TOML document (every key optional; defaults below)::
     speed_downslope = 1.0       # m/s, or velocity = [vx, vy, vz]
     omega = [0.0, 0.0, 0.0]     # rad/s, body frame
     orientation = "random"      # or [w, x, y, z]
-    # areas = "release.gpkg"    # release areas instead: polygons of a GeoPackage, GeoJSON or
-                                # Shapefile (CRS checked, transformed to the DEM's), with
-    # layer = "areas"           #   the file's layer (default: its first),
-    # name_field = "name"       #   the attribute naming each area (default area_1, area_2...),
-    # frequency_field = "freq"  #   onset events per year of each area (hazard zoning),
-    # weight_field = "weight"   #   the split of the rocks over the areas (default: by area);
-    # raster = "sources.tif"    # or a source raster: cells release in proportion to their value
+    # areas = "release.gpkg"    # or release areas from a GIS file, or raster = "src.tif":
+                                # keys areas, raster, layer, name_field, frequency_field,
+                                # weight_field (tumble.io.site_config)
 
-    [[rock.classes]]            # several shapes and sizes in one run, instead of [rock]'s keys
-    name = "small"              # required, unique
-    share = 0.3                 # of the rocks; the shares sum to 1
-    shape = "eota111"           # as rock.shape (box, file with their keys)
-    mass = 200.0                # kg; or size, or volume = 0.07 (m^3), or a volume distribution:
-    # volume = { distribution = "lognormal", median = 0.1, sigma = 0.5 }
-    # volume = { distribution = "power_law", exponent = 0.5, min = 0.05, max = 2.0 }
+    [[rock.classes]]            # several shapes and sizes in one run instead of [rock]'s keys:
+    name = "small"              # name, share, shape and mass / size / volume or a volume
+    share = 0.3                 # distribution (tumble.io.site_config)
+    mass = 200.0
 
     [solver]                    # pgs_tol, pgs_max_iter, newton_tol, newton_max_iter,
                                 # rest_speed, rest_time, gravity
@@ -101,6 +94,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tumble.io.site_config import RockClassConfig, check_classes
+
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
@@ -111,95 +106,6 @@ Triple = tuple[FiniteFloat, FiniteFloat, FiniteFloat]
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# --- rock classes (several shapes and sizes in one run) -----------------------------------------
-
-
-class VolumeDistributionConfig(_Section):
-    """A distribution of block volume (m^3) of a rock class: ``distribution = "lognormal"`` with
-    ``median`` (m^3) and ``sigma`` (of ln V), or ``"power_law"`` with ``exponent`` (b of the
-    exceedance count N(>V) ~ V^-b), ``min`` and ``max`` (m^3)."""
-
-    distribution: Literal["lognormal", "power_law"]
-    median: PositiveFloat | None = None
-    sigma: PositiveFloat | None = None
-    exponent: PositiveFloat | None = None
-    min: PositiveFloat | None = None
-    max: PositiveFloat | None = None
-
-    @model_validator(mode="after")
-    def _parameters(self) -> VolumeDistributionConfig:
-        needed = (
-            ("median", "sigma") if self.distribution == "lognormal" else ("exponent", "min", "max")
-        )
-        other = (
-            ("exponent", "min", "max") if self.distribution == "lognormal" else ("median", "sigma")
-        )
-        missing = [k for k in needed if getattr(self, k) is None]
-        if missing:
-            raise ValueError(f"a {self.distribution} volume needs {', '.join(missing)}")
-        extra = [k for k in other if getattr(self, k) is not None]
-        if extra:
-            raise ValueError(f"{', '.join(extra)} do not apply to a {self.distribution} volume")
-        if self.distribution == "power_law" and not self.min < self.max:  # type: ignore[operator]
-            raise ValueError(f"a power_law volume needs min < max, got {self.min} and {self.max}")
-        return self
-
-
-class RockClassConfig(_Section):
-    """One ``[[rock.classes]]`` table: ``name``, ``share`` of the rocks, a shape as in ``[rock]``
-    and its size: ``mass`` (kg), ``size`` (EOTA), ``volume`` (m^3, a number, or a table
-    :class:`VolumeDistributionConfig` of a volume distribution); ``density`` (kg/m^3)."""
-
-    name: str
-    share: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
-    shape: Literal["eota221", "eota111", "box", "file"] = "eota221"
-    mass: PositiveFloat | None = None
-    volume: PositiveFloat | VolumeDistributionConfig | None = None
-    size: PositiveFloat | None = None
-    density: PositiveFloat | None = None
-    box: tuple[PositiveFloat, PositiveFloat, PositiveFloat] | None = None
-    file: str | None = None
-
-    @model_validator(mode="after")
-    def _one_size(self) -> RockClassConfig:
-        given = [k for k in ("mass", "volume", "size") if getattr(self, k) is not None]
-        if len(given) > 1:
-            raise ValueError(
-                f"rock class {self.name!r}: give one of mass, volume, size; got {', '.join(given)}"
-            )
-        if not self.name.strip():
-            raise ValueError("a rock class needs a non-empty name")
-        return self
-
-
-#: tolerance on the sum of the shares of the rock classes
-SHARE_TOLERANCE = 1e-6
-
-
-def _check_classes(rock: RockConfig) -> None:
-    """ValueError unless the classes have unique names and shares summing to 1, and no
-    single-rock key of ``[rock]`` is given beside them."""
-    classes = rock.classes or []
-    if rock.classes is not None and not classes:
-        raise ValueError("rock.classes is empty; give at least one [[rock.classes]] table")
-    names = [c.name for c in classes]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ValueError(f"rock class names must be unique; repeated: {', '.join(repeated)}")
-    total = math.fsum(c.share for c in classes)
-    if classes and abs(total - 1.0) > SHARE_TOLERANCE:
-        shares = " + ".join(f"{c.share:g}" for c in classes)
-        raise ValueError(
-            f"the shares of rock.classes sum to {total:.6g} ({shares}); they must sum to 1"
-        )
-    beside = sorted(k for k in rock.model_fields_set if k != "classes")
-    if classes and beside:
-        raise ValueError(
-            f"rock.{', rock.'.join(beside)} cannot be given with rock.classes; give the shape and "
-            "size of each class in its [[rock.classes]] table"
-        )
 
 
 class RockConfig(_Section):
@@ -213,7 +119,7 @@ class RockConfig(_Section):
 
     @model_validator(mode="after")
     def _classes(self) -> RockConfig:
-        _check_classes(self)
+        check_classes(self.classes, sorted(k for k in self.model_fields_set if k != "classes"))
         return self
 
 

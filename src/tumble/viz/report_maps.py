@@ -34,11 +34,12 @@ MAPS: dict[str, tuple[str, str, float]] = {
     "kinetic_energy_p95": ("Kinetic energy, 95th percentile", "YlOrRd", 0.2),
     "jump_height_max": ("Jump height, maximum", "YlGnBu", 0.25),
     "deposit_count": ("Deposits", "RdPu", 0.35),
-    "hazard_zone": ("Hazard zone", "zones", 0.0),
 }
 
 #: maps drawn only when the run has them (hazard zones: release areas with frequencies)
-OPTIONAL_MAPS = frozenset({"hazard_zone"})
+OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
+    "hazard_zone": ("Hazard zone", "zones", 0.0),
+}
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
 
@@ -231,7 +232,8 @@ def _colormap(name: str) -> colors.Colormap:
 
 
 def _title(name: str) -> str:
-    return MAPS[name][0] if name in MAPS else name.replace("_", " ")
+    known = {**MAPS, **OPTIONAL_MAPS}
+    return known[name][0] if name in known else name.replace("_", " ")
 
 
 def _colorbar_label(name: str) -> str:

@@ -147,7 +147,7 @@ def write_run_report(
     figure_dir.mkdir(parents=True, exist_ok=True)
     n_rocks = summary.get("n_rocks")
     maps = []
-    names = [name for name in MAPS if name in rasters] if draw_maps else []
+    names = [name for name in (*MAPS, *OPTIONAL_MAPS) if name in rasters] if draw_maps else []
     window = map_window(terrain, rasters, rocks)
     shaded = relief(terrain, window) if names else None
     for name in names:
@@ -167,9 +167,7 @@ def write_run_report(
         info = RASTER_INFO.get(name) or ZONING_RASTERS.get(name)
         caption = f"{_colorbar_label(name)}: {info.description}." if info else name
         maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
-    missing = [
-        MAPS[name][0].lower() for name in MAPS if name not in rasters and name not in OPTIONAL_MAPS
-    ]
+    missing = [MAPS[name][0].lower() for name in MAPS if name not in rasters]
     if not draw_maps:
         maps.append(
             "<p class='note'>The maps were not drawn (a run without figures); the hazard "

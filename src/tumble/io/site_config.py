@@ -1,0 +1,123 @@
+"""Configuration keys of a real site (part of :mod:`tumble.io.config`): release areas and rock
+classes. Only types and ranges are checked here; files and physics are the engine's
+(:mod:`tumble.rockfall.site`, :mod:`tumble.rockfall.rock_classes`).
+
+Release areas, keys of ``[release]`` (instead of ``point``, ``line`` or ``polygon``)::
+
+    areas = "release.gpkg"      # polygons of a GeoPackage, GeoJSON or Shapefile (CRS checked,
+                                # transformed to the DEM's)
+    layer = "areas"             # the file's layer (default: its first)
+    name_field = "name"         # the attribute naming each area (default area_1, area_2, ...)
+    frequency_field = "freq"    # onset events per year of each area (hazard zoning)
+    weight_field = "weight"     # the split of the rocks over the areas (default: by area)
+    # raster = "sources.tif"    # or a source raster: cells release in proportion to their value
+
+Rock classes, ``[[rock.classes]]`` tables (instead of ``[rock]``'s single-rock keys)::
+
+    [[rock.classes]]
+    name = "small"              # required, unique
+    share = 0.3                 # of the rocks; the shares sum to 1 (within 1e-6)
+    shape = "eota111"           # as rock.shape (box, file with their keys)
+    mass = 200.0                # kg; or size, or volume = 0.07 (m^3), or a volume distribution:
+    # volume = { distribution = "lognormal", median = 0.1, sigma = 0.5 }
+    # volume = { distribution = "power_law", exponent = 0.5, min = 0.05, max = 2.0 }
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+#: tolerance on the sum of the shares of the rock classes
+SHARE_TOLERANCE = 1e-6
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VolumeDistributionConfig(_Section):
+    """A distribution of block volume (m^3) of a rock class: ``distribution = "lognormal"`` with
+    ``median`` (m^3) and ``sigma`` (of ln V), or ``"power_law"`` with ``exponent`` (b of the
+    exceedance count N(>V) ~ V^-b), ``min`` and ``max`` (m^3)."""
+
+    distribution: Literal["lognormal", "power_law"]
+    median: PositiveFloat | None = None
+    sigma: PositiveFloat | None = None
+    exponent: PositiveFloat | None = None
+    min: PositiveFloat | None = None
+    max: PositiveFloat | None = None
+
+    @model_validator(mode="after")
+    def _parameters(self) -> VolumeDistributionConfig:
+        needed = (
+            ("median", "sigma") if self.distribution == "lognormal" else ("exponent", "min", "max")
+        )
+        other = (
+            ("exponent", "min", "max") if self.distribution == "lognormal" else ("median", "sigma")
+        )
+        missing = [k for k in needed if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"a {self.distribution} volume needs {', '.join(missing)}")
+        extra = [k for k in other if getattr(self, k) is not None]
+        if extra:
+            raise ValueError(f"{', '.join(extra)} do not apply to a {self.distribution} volume")
+        if self.distribution == "power_law" and not self.min < self.max:  # type: ignore[operator]
+            raise ValueError(f"a power_law volume needs min < max, got {self.min} and {self.max}")
+        return self
+
+
+class RockClassConfig(_Section):
+    """One ``[[rock.classes]]`` table: ``name``, ``share`` of the rocks, a shape as in ``[rock]``
+    and its size: ``mass`` (kg), ``size`` (EOTA), ``volume`` (m^3, a number, or a table
+    :class:`VolumeDistributionConfig` of a volume distribution); ``density`` (kg/m^3)."""
+
+    name: str
+    share: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+    shape: Literal["eota221", "eota111", "box", "file"] = "eota221"
+    mass: PositiveFloat | None = None
+    volume: PositiveFloat | VolumeDistributionConfig | None = None
+    size: PositiveFloat | None = None
+    density: PositiveFloat | None = None
+    box: tuple[PositiveFloat, PositiveFloat, PositiveFloat] | None = None
+    file: str | None = None
+
+    @model_validator(mode="after")
+    def _one_size(self) -> RockClassConfig:
+        given = [k for k in ("mass", "volume", "size") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"rock class {self.name!r}: give one of mass, volume, size; got {', '.join(given)}"
+            )
+        if not self.name.strip():
+            raise ValueError("a rock class needs a non-empty name")
+        return self
+
+
+def check_classes(classes: Sequence[RockClassConfig] | None, beside: Sequence[str] = ()) -> None:
+    """ValueError unless the classes have unique names and shares summing to 1, and no
+    single-rock key of ``[rock]`` (``beside``: the keys given) is given beside them."""
+    if classes is None:
+        return
+    if not classes:
+        raise ValueError("rock.classes is empty; give at least one [[rock.classes]] table")
+    names = [c.name for c in classes]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"rock class names must be unique; repeated: {', '.join(repeated)}")
+    total = math.fsum(c.share for c in classes)
+    if abs(total - 1.0) > SHARE_TOLERANCE:
+        shares = " + ".join(f"{c.share:g}" for c in classes)
+        raise ValueError(
+            f"the shares of rock.classes sum to {total:.6g} ({shares}); they must sum to 1"
+        )
+    if beside:
+        raise ValueError(
+            f"rock.{', rock.'.join(beside)} cannot be given with rock.classes; give the shape and "
+            "size of each class in its [[rock.classes]] table"
+        )
