@@ -59,7 +59,7 @@ def test_example_site_end_to_end(site, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     sources = summary["sources"]
     assert [s["name"] for s in sources] == ["north face", "south face"]
-    assert [s["frequency_per_year"] for s in sources] == [0.5, 0.2]
+    assert [s["frequency"] for s in sources] == [0.5, 0.2]
     resolved = json.loads((out / "provenance.json").read_text())["config"]["resolved"]
     areas = [a["area_m2"] for a in resolved["release"]["sources"]]
     expected = largest_remainder(areas, 12).tolist()

@@ -198,7 +198,7 @@ class ReleaseAreas:
             {
                 "name": a.name,
                 "rocks": int(c),
-                "frequency_per_year": a.frequency,
+                "frequency": a.frequency,
                 "weight": a.weight,
                 "area_m2": a.area_m2,
             }

@@ -7,8 +7,9 @@ the result:
 
 * the per-rock columns ``source`` and ``rock_class`` (names) of ``deposits.csv``, beside the
   existing ``mass_kg``, ``release_x``, ``release_y``;
-* ``summary["sources"]``: one record per source, ``{name, rocks, frequency_per_year, fractions,
-  runout_m, kinetic_energy_max_kJ, velocity_max_ms, jump_height_max_m}``;
+* ``summary["sources"]``: one record per source, ``{name, rocks, frequency, fractions,
+  runout_m, kinetic_energy_max_kJ, velocity_max_ms, jump_height_max_m}`` (``frequency``: the
+  source's onset events per year, or None);
 * ``summary["classes"]``: one record per class, ``{name, share, rocks, mass_kg, fractions, ...}``
   with the same statistics;
 
@@ -129,7 +130,7 @@ class Site:
                 {
                     "name": name,
                     "rocks": int(members.sum()),
-                    "frequency_per_year": self.source_frequency[s],
+                    "frequency": self.source_frequency[s],
                     **group_statistics(rocks, members),
                 }
             )
