@@ -1,4 +1,5 @@
-"""``tumble rockfall``: ensembles of rocks on a terrain (``run``), tables of two runs (``compare``).
+"""``tumble rockfall``: ensembles of rocks on a terrain (``run``), barriers replayed on a run
+(``barriers``), tables of two runs (``compare``).
 
 ``tumble rockfall run --scenario slope40 --rocks 1000 --scheme implicit --seed 1 --out DIR``
 simulates the rocks in chunks under ``DIR/chunks`` (``--resume`` finishes an interrupted run) and
@@ -14,6 +15,9 @@ writes, once every chunk is done::
     DIR/figures/histograms.png     run-out and maximum kinetic energy
     DIR/provenance.json            version, resolved configuration, seed, timings
     DIR/trajectory.csv, .parquet   with --rocks 1: the whole trajectory, every step
+
+``tumble rockfall barriers DIR --line X,Y X,Y`` replays barrier lines on the kept trajectories
+(:mod:`tumble.cli.rockfall_barriers`).
 
 ``tumble rockfall compare DIR_A DIR_B --out DIR`` writes ``compare.csv``, ``compare.json``,
 ``compare.md`` (the table of Leine et al. 2021, Table 2, with the published values beside) and
@@ -166,6 +170,10 @@ def add_parser(sub) -> None:
     run.add_argument("--no-figures", action="store_true", help="skip the figures and the maps")
     run.add_argument("--out", default="out/rockfall", help="output folder (default out/rockfall)")
     run.set_defaults(run=run_command)
+
+    from tumble.cli.rockfall_barriers import add_action
+
+    add_action(actions)
 
     compare = actions.add_parser(
         "compare",

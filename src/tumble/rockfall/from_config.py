@@ -239,3 +239,54 @@ def solver_options(config: RockfallConfig) -> Options:
     return ENSEMBLE_OPTIONS.replace(
         scheme=config.scheme, dt=config.dt, t_max=config.t_max, **solver
     )
+
+
+def rebuild_run(run_dir: str | os.PathLike) -> tuple[RockfallConfig, RunSetup]:
+    """The configuration and set-up of the finished run in ``run_dir``, rebuilt from its
+    ``provenance.json``: the configuration that decided the numbers, the input files it read
+    (their recorded absolute paths, each checked against its recorded SHA-256), and the check that
+    the rebuilt model has the run's fingerprint (so terrain, rocks and release are the run's).
+
+    ValueError when the folder holds no finished run, an input file is missing or changed, or the
+    rebuilt model differs from the run's (e.g. written by another version of tumble)."""
+    import json
+
+    from tumble.io.config import set_key, validate
+    from tumble.io.provenance import sha256_file
+
+    folder = Path(run_dir)
+    if not (folder / "summary.json").is_file():
+        raise ValueError(f"{folder} holds no finished tumble rockfall run (no summary.json)")
+    try:
+        record = json.loads((folder / "provenance.json").read_text())
+        physics = dict(record["config"]["physics"])
+        fingerprint = str(record["config"]["fingerprint"])
+        inputs = dict(record.get("inputs") or {})
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(
+            f"{folder}/provenance.json is missing or is not the record of a tumble rockfall run"
+        ) from None
+    for key, entry in inputs.items():
+        path = Path(entry["path"])
+        if not path.is_file():
+            raise ValueError(
+                f"the run's input {key} ({path}) is gone: it is needed to rebuild the run"
+            )
+        if sha256_file(path) != entry["sha256"]:
+            raise ValueError(
+                f"the run's input {key} ({path}) has changed since the run (SHA-256 differs)"
+            )
+        parts = key.split(".")
+        if parts[0] == "barrier":  # barrier.<k>.file
+            physics["barrier"][int(parts[1])]["file"] = str(path)
+        else:
+            physics = set_key(physics, key, str(path))
+    config = validate(physics)
+    setup = build_run(config, folder)
+    if setup.ensemble.fingerprint() != fingerprint:
+        raise ValueError(
+            f"the model rebuilt from {folder}/provenance.json differs from the run's (fingerprint "
+            f"{setup.ensemble.fingerprint()} against {fingerprint}): the run was made by another "
+            "version of tumble or with other inputs"
+        )
+    return config, setup
