@@ -177,13 +177,13 @@ def test_arrays_are_read_only_copies():
 def test_slope40_geometry():
     terrain = Terrain.scenario("slope40")
     top = 150.0 * math.tan(math.radians(40.0))
-    assert terrain.bounds == (0.0, -75.0, 400.0, 75.0)
-    assert terrain.shape == (151, 401)
+    assert terrain.bounds == (0.0, -250.0, 650.0, 250.0)
+    assert terrain.shape == (501, 651)
     assert (terrain.dx, terrain.dy) == (1.0, 1.0)
-    y = np.linspace(-75.0, 75.0, 7)
+    y = np.linspace(-250.0, 250.0, 7)
     np.testing.assert_allclose(terrain.height(0.0, y), top, rtol=1e-15)
     np.testing.assert_allclose(terrain.height(75.0, y), top / 2, rtol=1e-14)
-    x = np.linspace(150.0, 400.0, 51)
+    x = np.linspace(150.0, 650.0, 51)
     assert np.all(terrain.height(x, 12.3) == 0.0)
     a = math.radians(40.0)
     np.testing.assert_allclose(
