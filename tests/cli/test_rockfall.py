@@ -172,7 +172,7 @@ def test_a_hole_in_the_dem_is_outside_the_domain(dem, tmp_path):
     nodata in the hole."""
     terrain = Terrain.from_file(dem)
     heights = terrain.heights.copy()
-    heights[:, 20:24] = np.nan  # 4 samples wide, all across: every rock reaches it
+    heights[12:19, 20:24] = np.nan  # 4 samples long, 7 wide, right below the release
     holed = tmp_path / "holed.tif"
     from tumble.io.dem import write_raster
 
@@ -185,16 +185,19 @@ def test_a_hole_in_the_dem_is_outside_the_domain(dem, tmp_path):
 
     summary = json.loads((out / "summary.json").read_text(), parse_constant=no_nan)
     assert summary["fractions"]["left_domain"] > 0
-    import pandas as pd
+    import csv
 
-    deposits = pd.read_csv(out / "deposits.csv")
-    stopped = deposits[deposits["status"] == "stopped"]
-    holed_terrain = Terrain.from_file(holed)
-    assert holed_terrain.contains(stopped["x"], stopped["y"]).all()
-    assert not deposits[["x", "y", "z"]].isna().any().any()
+    with open(out / "deposits.csv") as handle:
+        deposits = list(csv.DictReader(handle))
+    for row in deposits:
+        assert "nan" not in {row["x"].lower(), row["y"].lower(), row["z"].lower()}
+    stopped = [(float(r["x"]), float(r["y"])) for r in deposits if r["status"] == "stopped"]
+    if stopped:
+        x, y = np.array(stopped).T
+        assert Terrain.from_file(holed).contains(x, y).all()
     with rasterio.open(out / "rasters" / "reach_probability.tif") as ds:
         band = ds.read(1, masked=True)[::-1]
-    assert band.mask[:, 20:24].all()
+    assert band.mask[12:19, 20:24].all()
     assert (~band.mask[:, :20]).any()
 
 

@@ -67,7 +67,7 @@ def test_soil_map_on_a_coarser_grid_equals_the_same_map_on_the_dem_grid(site, tm
 
 
 def test_soil_map_in_memory_keys_keep_working(site):
-    terrain, dem, _, _ = site
+    _, dem, _, _ = site
     ensemble = build_ensemble(config(dem, soil={"preset": "l14_scarring", "drag": 10.0}))
     assert ensemble.soil.mu_max == 1.3 and ensemble.soil.drag == 10.0
 
@@ -82,14 +82,14 @@ def test_soil_map_in_memory_keys_keep_working(site):
     ],
 )
 def test_bad_soil_maps_are_refused_clearly(site, soil, message):
-    terrain, dem, _, coarse_path = site
+    _, dem, _, coarse_path = site
     soil = {k: (str(coarse_path) if v == "MAP" else v) for k, v in soil.items()}
     with pytest.raises(ValueError, match=message):
         build_ensemble(config(dem, soil=soil))
 
 
 def test_a_map_that_does_not_overlap_the_dem_is_refused(site, tmp_path):
-    terrain, dem, coarse, _ = site
+    _, dem, coarse, _ = site
     far = write_raster(tmp_path / "far.tif", coarse, X0 + 5000.0, Y0, 2.0, 2.0, crs=CRS)
     with pytest.raises(ValueError, match=r"soil.map .*far.tif does not overlap the DEM"):
         build_ensemble(config(dem, soil={"map": str(far), "classes": CLASSES}))
@@ -98,7 +98,7 @@ def test_a_map_that_does_not_overlap_the_dem_is_refused(site, tmp_path):
 
 
 def test_a_map_that_leaves_dem_cells_without_a_class_is_refused(site, tmp_path):
-    terrain, dem, coarse, _ = site
+    _, dem, coarse, _ = site
     part = write_raster(tmp_path / "part.tif", coarse[:, :5], X0 + 0.5, Y0 + 0.5, 2.0, 2.0, crs=CRS)
     with pytest.raises(ValueError, match=r"leaves \d+ sample\(s\) of the DEM without a soil class"):
         build_ensemble(config(dem, soil={"map": str(part), "classes": CLASSES}))

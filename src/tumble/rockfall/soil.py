@@ -78,8 +78,8 @@ CATALOGUE = {
 
 #: published categories left out of :data:`CATALOGUE`, and why
 UNSOURCED = {
-    "the RAMMS::ROCKFALL terrain categories": "their values are published in the RAMMS::ROCKFALL user manual only; "
-    "they are left out until they have been checked against it",
+    "the RAMMS::ROCKFALL terrain categories": "their values are published in the "
+    "RAMMS::ROCKFALL user manual only; they are left out until they have been checked against it",
 }
 
 #: published parameter sets by name: the values of :data:`CATALOGUE`
