@@ -80,6 +80,8 @@ def test_coulomb_soil_has_constant_friction():
 PUBLISHED = {
     "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0, "restitution": 0.0},
     "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
+    # L14 section 5.2: mu = 10, no slip (no slippage dependence)
+    "l14_wheel": {"mu_min": 10.0, "mu_max": 10.0, "kappa": 0.0, "beta": 0.0, "restitution": 0.0},
 }
 
 

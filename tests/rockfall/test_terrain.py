@@ -339,12 +339,20 @@ def test_raster_holes_are_written_as_nodata(tmp_path):
 # --- bad inputs -----------------------------------------------------------------------------
 
 
-def test_holes_are_refused(tmp_path):
+def test_holes_are_outside_the_domain(tmp_path):
     heights = np.ones((5, 6))
     heights[2, 3] = np.nan
-    heights[4, 0] = np.inf
-    with pytest.raises(ValueError, match=r"2 nodata cells \(holes\).*x = 3, y = 2.*fill them"):
-        Terrain.from_array(heights)
+    with pytest.raises(ValueError, match="infinite"):
+        Terrain.from_array(np.where(np.isnan(heights), np.inf, heights))
+    terrain = Terrain.from_array(heights)
+    assert terrain.holes == 1
+    # the four cells around the hole are outside, the others inside
+    assert not terrain.contains([2.5, 3.5, 2.5, 3.5], [1.5, 1.5, 2.5, 2.5]).any()
+    assert terrain.contains([0.5, 4.5, 1.5], [0.5, 3.5, 1.5]).all()
+    with pytest.raises(ValueError, match="nodata hole"):
+        terrain.height(3.2, 2.1)
+    with pytest.raises(ValueError, match="no cell with four valid corners"):
+        Terrain.from_array(np.where(np.arange(6) % 2 == 0, np.nan, 1.0) * np.ones((5, 1)))
     heights[4, 0] = -9999.0
     path = tmp_path / "holes.tif"
     profile = {"driver": "GTiff", "height": 5, "width": 6, "count": 1, "dtype": "float32"}
@@ -352,8 +360,7 @@ def test_holes_are_refused(tmp_path):
         path, "w", nodata=-9999.0, transform=Affine(1, 0, 0, 0, -1, 5), **profile
     ) as ds:
         ds.write(np.nan_to_num(heights, nan=-9999.0).astype(np.float32), 1)
-    with pytest.raises(ValueError, match=r"holes.tif: the DEM has 2 nodata cells \(holes\)"):
-        Terrain.from_file(path)
+    assert Terrain.from_file(path).holes == 2
 
 
 def test_rotated_geotiff_is_refused(tmp_path):

@@ -38,6 +38,8 @@ from pathlib import Path
 
 from tumble._jit import get_threads
 from tumble.cli.common import float_tuple, positive_float, positive_int
+from tumble.cli.rockfall_barriers import add_barriers_parser
+from tumble.cli.rockfall_soils import add_soils_parser
 from tumble.rockfall.model import SCHEME_NAMES
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
@@ -102,6 +104,11 @@ def add_parser(sub) -> None:
     terrain.add_argument(
         "--dem", metavar="FILE", help="DEM file, GeoTIFF or ESRI ASCII, metres (no default)"
     )
+    run.add_argument(
+        "--reproject",
+        metavar="EPSG:XXXX",
+        help="warp a DEM in degrees or feet to this projected CRS in metres first",
+    )
     run.add_argument("--rocks", type=positive_int, help="number of rocks (default 100)")
     run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme (default implicit)")
     run.add_argument("--seed", type=int, help="random seed, non-negative (default 0)")
@@ -122,7 +129,11 @@ def add_parser(sub) -> None:
     )
     run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges, m")
     run.add_argument("--density", type=positive_float, help="rock density, kg/m^3 (default 2740)")
-    run.add_argument("--soil", metavar="PRESET", help="soil preset: medium (default), l14_scarring")
+    run.add_argument(
+        "--soil",
+        metavar="PRESET",
+        help="soil preset (default medium); tumble rockfall soils lists them",
+    )
     run.add_argument(
         "--release",
         type=float_tuple(2),
@@ -171,9 +182,8 @@ def add_parser(sub) -> None:
     run.add_argument("--out", default="out/rockfall", help="output folder (default out/rockfall)")
     run.set_defaults(run=run_command)
 
-    from tumble.cli.rockfall_barriers import add_action
-
-    add_action(actions)
+    add_barriers_parser(actions)
+    add_soils_parser(actions)
 
     compare = actions.add_parser(
         "compare",
@@ -198,6 +208,7 @@ def _settings(args) -> dict:
     settings = {
         "scenario": args.scenario,
         "dem": args.dem,
+        "reproject": args.reproject,
         "rocks": args.rocks,
         "scheme": args.scheme,
         "seed": args.seed,

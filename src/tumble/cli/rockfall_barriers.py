@@ -36,7 +36,7 @@ EPILOG = """examples:
 """
 
 
-def add_action(actions) -> None:
+def add_barriers_parser(actions) -> None:
     """Register ``barriers`` among the actions of ``tumble rockfall``."""
     p = actions.add_parser(
         "barriers",

@@ -3,7 +3,8 @@
 A run is described by one TOML document (every key optional; defaults below)::
 
     scenario = "slope40"        # a built-in terrain, or
-    # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII)
+    # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII), projected CRS in metres
+    # reproject = "EPSG:32632"  # or warp a DEM in degrees or feet to this CRS first
     rocks = 1000
     scheme = "implicit"         # or "explicit"
     seed = 1
@@ -21,6 +22,12 @@ A run is described by one TOML document (every key optional; defaults below)::
     preset = "medium"           # Lu et al. 2019: mu_min 0.55, mu_max 2.0, kappa 3, beta 185
     # mu_min = 0.4              # a number, or a raster file on the DEM grid
     # restitution = 0.0
+
+    # [soil]                    # or a soil class map on any grid, resampled to the DEM:
+    # map = "soil.tif"          # integer classes; [soil.classes] 1 = "medium", or
+                                # 2 = { preset = "medium", drag = 3000.0, drag_height = 1.5 }
+    # [forest]                  # a forest class map (0 = no forest) and each class's drag layer:
+    # map = "forest.tif"        # [forest.classes] 1 = { drag = 2000.0, drag_height = 5.0 }
 
     [release]
     point = [10.0, 0.0]         # or line = [[x1, y1], [x2, y2]], or polygon = [[x, y], ...]
@@ -109,6 +116,21 @@ class RockConfig(_Section):
 SoilValue = NonNegativeFloat | str
 
 
+class SoilClassConfig(_Section):
+    """One class of a soil map given as a table: a preset (default ``medium``) with fields
+    overridden by numbers."""
+
+    preset: str = "medium"
+    mu_min: NonNegativeFloat | None = None
+    mu_max: NonNegativeFloat | None = None
+    kappa: NonNegativeFloat | None = None
+    beta: NonNegativeFloat | None = None
+    restitution: NonNegativeFloat | None = None
+    drag: NonNegativeFloat | None = None
+    drag_torque: NonNegativeFloat | None = None
+    drag_height: NonNegativeFloat | None = None
+
+
 class SoilConfig(_Section):
     preset: str | None = "medium"
     mu_min: SoilValue | None = None
@@ -119,6 +141,25 @@ class SoilConfig(_Section):
     drag: SoilValue | None = None
     drag_torque: SoilValue | None = None
     drag_height: SoilValue | None = None
+    # a class map (integer raster on any grid) and the soil of each class code
+    map: str | None = None
+    classes: dict[int, str | SoilClassConfig] | None = None
+
+
+class ForestClassConfig(_Section):
+    """One forest class: its drag layer (kg/s, m, kg m^2/s)."""
+
+    drag: NonNegativeFloat
+    drag_height: PositiveFloat
+    drag_torque: NonNegativeFloat = 0.0
+
+
+class ForestConfig(_Section):
+    """``[forest]``: a class map (0 = no forest) and the drag layer of each class, a preset name
+    or a table of parameters."""
+
+    map: str | None = None
+    classes: dict[int, str | ForestClassConfig] = {}
 
 
 class ReleaseConfig(_Section):
@@ -225,6 +266,7 @@ class RockfallConfig(_Section):
 
     scenario: str | None = None
     dem: str | None = None
+    reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = "implicit"
     seed: Annotated[int, Field(ge=0)] = 0
@@ -232,6 +274,7 @@ class RockfallConfig(_Section):
     t_max: PositiveFloat = 60.0
     rock: RockConfig = RockConfig()
     soil: SoilConfig = SoilConfig()
+    forest: ForestConfig = ForestConfig()
     release: ReleaseConfig = ReleaseConfig()
     solver: SolverConfig = SolverConfig()
     output: OutputConfig = OutputConfig()
@@ -362,8 +405,9 @@ def set_key(data: dict, key: str, value: Any) -> dict:
 PATH_KEYS = (
     ("dem",),
     ("rock", "file"),
-    *(("soil", name) for name in SoilConfig.model_fields if name != "preset"),
+    *(("soil", name) for name in SoilConfig.model_fields if name not in ("preset", "classes")),
     ("barrier", "*", "file"),
+    ("forest", "map"),
 )
 
 

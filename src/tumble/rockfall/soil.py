@@ -43,13 +43,47 @@ FIELDS = (
 )
 MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT = range(8)
 
-#: published parameter sets (see physics/rockfall_model.md)
-PRESETS = {
-    # Leine et al. 2014, section 5.1 (scarring demonstration)
-    "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
-    # Lu et al. 2019 after Bartelt 2016, Chant Sura: a reasonable "medium soil"
-    "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
+
+@dataclass(frozen=True)
+class SoilPreset:
+    """A published soil parameter set: the values (fields of :class:`Soil`; the others keep
+    their defaults), where they are published, and what they were used for."""
+
+    values: dict[str, float]
+    source: str
+    use: str
+
+
+#: The soil catalogue: every parameter set with a published source. The RAMMS::ROCKFALL terrain
+#: categories are not listed: their values are published in the
+#: RAMMS::ROCKFALL user manual, not in the papers, and no value is entered here before it has
+#: been checked against its source (:data:`UNSOURCED`).
+CATALOGUE = {
+    "medium": SoilPreset(
+        {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
+        "Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura tests)",
+        "a medium soil; the default",
+    ),
+    "l14_scarring": SoilPreset(
+        {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
+        "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.1",
+        "scarring demonstration (octahedron on a 45 degree slope)",
+    ),
+    "l14_wheel": SoilPreset(
+        {"mu_min": 10.0, "mu_max": 10.0, "kappa": 0.0, "beta": 0.0},
+        "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.2 (mu = 10)",
+        "wheel demonstration: no slip (box rolling down a 27 degree slope)",
+    ),
 }
+
+#: published categories left out of :data:`CATALOGUE`, and why
+UNSOURCED = {
+    "the RAMMS::ROCKFALL terrain categories": "their values are published in the "
+    "RAMMS::ROCKFALL user manual only; they are left out until they have been checked against it",
+}
+
+#: published parameter sets by name: the values of :data:`CATALOGUE`
+PRESETS = {name: preset.values for name, preset in CATALOGUE.items()}
 
 
 def _field(value: Any, name: str) -> float | np.ndarray:
