@@ -119,6 +119,7 @@ class SoilConfig(_Section):
     drag: SoilValue | None = None
     drag_torque: SoilValue | None = None
     drag_height: SoilValue | None = None
+    rolling_resistance: SoilValue | None = None
 
 
 class ReleaseConfig(_Section):
