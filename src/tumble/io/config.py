@@ -129,6 +129,7 @@ class SoilClassConfig(_Section):
     drag: NonNegativeFloat | None = None
     drag_torque: NonNegativeFloat | None = None
     drag_height: NonNegativeFloat | None = None
+    rolling_resistance: NonNegativeFloat | None = None
 
 
 class SoilConfig(_Section):
@@ -141,6 +142,7 @@ class SoilConfig(_Section):
     drag: SoilValue | None = None
     drag_torque: SoilValue | None = None
     drag_height: SoilValue | None = None
+    rolling_resistance: SoilValue | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
     classes: dict[int, str | SoilClassConfig] | None = None
