@@ -72,7 +72,8 @@ class RasterGrid:
 
     ``values`` is C-contiguous float64 of shape ``(ny, nx)`` with NaN in nodata cells;
     ``transform`` is the affine transform exactly as stored in the file (rasterio ``Affine``),
-    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None.
+    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None,
+    ``description`` and ``unit`` the band's description and unit when the file has them.
     """
 
     values: np.ndarray
@@ -84,6 +85,8 @@ class RasterGrid:
     transform: Any
     nodata: float | None
     path: Path
+    description: str | None = None
+    unit: str | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -175,6 +178,8 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
                         "no position; georeference it or build the grid from an array"
                     )
                 nodata = dataset.nodatavals[band - 1]
+                description = dataset.descriptions[band - 1] or None
+                unit = dataset.units[band - 1] or None
                 masked = dataset.read(band, masked=True)
     except RasterioIOError as err:
         raise ValueError(f"cannot read {path} as {driver}: {err}") from None
@@ -196,6 +201,8 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
         transform=transform,
         nodata=None if nodata is None else float(nodata),
         path=path,
+        description=description,
+        unit=unit,
     )
 
 
