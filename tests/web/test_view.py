@@ -193,7 +193,9 @@ def test_barriers_carry_their_line_statistics_and_design_values(run_dir, meta):
     [net, line] = meta["barriers"]
     assert net["name"] == "fence A" and net["kind"] == "net" and net["height_m"] == 4.0
     assert line["name"] == "observation B" and line["kind"] == "line"
-    np.testing.assert_allclose(np.array(net["line"]) + (ox, oy), [[X0 + 30, Y0 + 2], [X0 + 30, Y0 + 38]])
+    np.testing.assert_allclose(
+        np.array(net["line"]) + (ox, oy), [[X0 + 30, Y0 + 2], [X0 + 30, Y0 + 38]]
+    )
     # read back from the GeoJSON file
     np.testing.assert_allclose(
         np.array(line["line"]) + (ox, oy), [[X0 + 60, Y0 + 2], [X0 + 60, Y0 + 38]]
@@ -232,6 +234,23 @@ def test_rock_hull_has_the_runs_mass_and_principal_moments(run_dir, meta):
     np.testing.assert_allclose(hull.centroid, 0.0, atol=1e-12)
     assert len(rock["faces"]) == len(hull.faces)
     assert rock["source"] == "the configuration's rock"
+
+
+def test_a_rock_whose_file_is_gone_is_drawn_as_the_box_of_its_moments(run_dir, tmp_path):
+    """Edges a_i from A_i = m (a_j^2 + a_k^2) / 12: the box has the run's mass and moments."""
+    from tumble.bodies.polyhedron import ConvexPolyhedron
+    from tumble.web.run_data import RunFolder
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    record = json.loads((copy / "provenance.json").read_text())
+    record["config"]["physics"]["rock"] = {"shape": "file", "file": str(tmp_path / "gone.stl")}
+    (copy / "provenance.json").write_text(json.dumps(record))
+    shape = RunFolder(copy).shape
+    assert "box" in shape["source"] and len(shape["vertices"]) == 8
+    resolved = record["config"]["resolved"]["rock"]
+    hull = ConvexPolyhedron.from_points(np.array(shape["vertices"]), mass=resolved["mass"])
+    np.testing.assert_allclose(np.diag(hull.inertia_tensor), resolved["inertia_kg_m2"], rtol=1e-9)
 
 
 def test_rock_record_has_its_velocities_about_the_principal_axes(run_dir, client):
@@ -480,19 +499,32 @@ def test_overlay_control_lists_the_rasters_and_draws_a_colour_bar(context, page,
 
 def test_a_rock_and_a_barrier_can_be_picked(context, page, server_url):
     watch = open_view(context, page, server_url)
-    hold_at(page, 1.0)
-    # a real click on rock 2, drawn large, with the paths hidden
+    # a real click on a rock drawn 4 times its size, away from the others, with the paths left
+    # out of the picking and the run's facts folded away
+    page.locator("#info summary").click()
     page.evaluate(
-        "window.tumbleView.params.rockScale = 40; window.tumbleView.params.trajectories = false;"
+        "window.tumbleView.params.rockScale = 4; window.tumbleView.params.trajectories = false;"
         "window.tumbleView.params.deposits = false;"
     )
-    hold_at(page, 1.0)
-    x, y = page.evaluate("window.tumbleView.project(2)")
+    rocks = page.evaluate("window.tumbleView.run.trajectories.rocks")
+    best = (0.0, None, None)
+    for t in np.linspace(0.5, page.evaluate("window.tumbleView.run.trajectories.t_end"), 12):
+        hold_at(page, float(t))
+        xy = np.array([page.evaluate(f"window.tumbleView.project({r})") for r in rocks])
+        for k in range(len(rocks)):
+            gap = np.delete(np.linalg.norm(xy - xy[k], axis=1), k).min()
+            inside = page.evaluate(f"document.elementFromPoint({xy[k, 0]}, {xy[k, 1]})?.id")
+            if inside == "scene" and gap > best[0]:
+                best = (gap, float(t), rocks[k])
+    gap, t, rock = best
+    assert gap > 60, best
+    hold_at(page, t)
+    x, y = page.evaluate(f"window.tumbleView.project({rock})")
     page.mouse.click(x, y)
-    page.wait_for_function("window.tumbleView.picked === 2", timeout=10_000)
+    page.wait_for_function(f"window.tumbleView.picked === {rock}", timeout=10_000)
     panel = page.locator("#panel")
     assert panel.is_visible()
-    assert page.locator("#panel-title").inner_text() == "Rock 2"
+    assert page.locator("#panel-title").inner_text() == f"Rock {rock}"
     assert panel.locator('dd[data-field="mass"]').inner_text() == "780 kg"
     for plot in ("velocity", "rotation"):
         canvas = panel.locator(f'canvas[data-plot="{plot}"]')

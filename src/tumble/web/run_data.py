@@ -143,7 +143,9 @@ class RunFolder:
         self.summary: dict[str, Any] = json.loads((folder / "summary.json").read_text())
         self.provenance: dict[str, Any] = json.loads((folder / "provenance.json").read_text())
         config = self.provenance.get("config", {})
-        self.resolved: dict[str, Any] = config.get("resolved", {}) if isinstance(config, dict) else {}
+        self.resolved: dict[str, Any] = (
+            config.get("resolved", {}) if isinstance(config, dict) else {}
+        )
 
     # ------------------------------------------------------------------------------ terrain
 
@@ -313,8 +315,8 @@ class RunFolder:
         for kind in ("point", "line", "polygon"):
             value = config.get(kind)
             if value is not None:
-                points = np.atleast_2d(np.asarray(value, dtype=np.float64))
-                shape = {"kind": kind, "coordinates": (points - (ox, oy)).tolist()}
+                vertices = np.atleast_2d(np.asarray(value, dtype=np.float64))
+                shape = {"kind": kind, "coordinates": (vertices - (ox, oy)).tolist()}
                 break
         d = self.deposit_table
         points: list[list[float]] = []
@@ -419,7 +421,8 @@ class RunFolder:
             raise ValueError(f"{self.path}: the rock of the run cannot be rebuilt")
         total = inertia.sum()
         edges = np.sqrt(np.maximum(6.0 * (total - 2.0 * inertia) / mass, 1e-12))
-        box = Rock.box(*edges, mass=mass)
+        a, b, c = (float(v) for v in edges)
+        box = Rock.box(a, b, c, mass=mass)
         return box, "a box of the rock's mass and principal moments (its file is gone)"
 
     def rock(self, k: int) -> dict[str, Any]:

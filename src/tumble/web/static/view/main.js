@@ -196,6 +196,8 @@ function placeRocks(t) {
     mesh.setColorAt(r, _colour);
   }
   mesh.instanceMatrix.needsUpdate = true;
+  mesh.boundingSphere = null; // the rocks moved: the raycaster recomputes it when it needs it
+  mesh.boundingBox = null;
   if (mesh.instanceColor) mesh.instanceColor.needsUpdate = true;
 }
 
@@ -244,6 +246,7 @@ function pickAt(clientX, clientY) {
   if (params.trajectories) targets.push(layers.trajectories);
   if (params.deposits && layers.deposits) targets.push(layers.deposits);
   const [hit] = raycaster.intersectObjects(targets, false);
+  view.lastHit = hit ? hit.object.type : null;
   if (!hit) return;
   if (hit.object === layers.rocks) view.pick(traj.rocks[hit.instanceId]);
   else if (hit.object.userData.barrier !== undefined) view.pickBarrier(hit.object.userData.barrier);
