@@ -11,8 +11,8 @@ Without RUN_DIR a 1000-rock slope40 run that keeps every rock's path (``output.t
 * each endpoint the page loads (FastAPI TestClient: time and bytes), and their sum;
 * in Debian's Chromium, when present: from opening the page to the scene drawn and ready
   (``window.tumbleView.loadMs`` measured by the page, and the wall time seen by the driver);
-* a run folder whose DEM has ``--dem-cells`` cells (a synthetic float32 COG): the time to
-  read and decimate it, and the vertices sent.
+* a run folder whose DEM has ``--dem-cells`` cells (a synthetic float32 COG) and one overlay:
+  the time to read and decimate them, the vertices sent, and the page's load in Chromium.
 
 The target is a page ready in under 3 s for the 1000-rock run on this machine.
 """
@@ -119,7 +119,7 @@ def time_browser(run_dir: Path) -> None:
         proc.wait(timeout=10)
 
 
-def time_large_dem(run_dir: Path, cells: float) -> None:
+def time_large_dem(run_dir: Path, cells: float, browser: bool) -> None:
     from tumble.io.dem import write_raster
     from tumble.web.run_data import RunFolder
 
@@ -129,8 +129,9 @@ def time_large_dem(run_dir: Path, cells: float) -> None:
         (folder / "rasters").mkdir(parents=True)
         for name in ("summary.json", "provenance.json", "deposits.csv", "trajectories.parquet"):
             shutil.copy(run_dir / name, folder / name)
-        y, x = np.mgrid[0:n, 0:n].astype(np.float64)
+        y, x = np.mgrid[0:n, 0:n].astype(np.float32)
         heights = 200.0 + 40.0 * np.sin(x / 300.0) * np.cos(y / 200.0) - 0.05 * x
+        labels = {"dtype": "float32", "cog": True}
         write_raster(
             folder / "rasters" / "dem.tif",
             heights,
@@ -138,12 +139,23 @@ def time_large_dem(run_dir: Path, cells: float) -> None:
             0.0,
             0.5,
             0.5,
-            dtype="float32",
-            cog=True,
+            **labels,
             description="terrain height",
             unit="m",
         )
-        del heights, x, y
+        reach = np.where(np.abs(y - n / 2) < n / 8, np.exp(-x / n), np.nan)
+        write_raster(
+            folder / "rasters" / "reach_probability.tif",
+            reach,
+            0.0,
+            0.0,
+            0.5,
+            0.5,
+            **labels,
+            description="a synthetic overlay",
+            unit="1",
+        )
+        del heights, reach, x, y
         begin = time.perf_counter()
         run = RunFolder(folder)
         terrain = run.terrain()
@@ -154,6 +166,11 @@ def time_large_dem(run_dir: Path, cells: float) -> None:
             f"{grid['nx']} x {grid['ny']} = {terrain.size} vertices (every {grid['stride']}th "
             f"sample), {terrain.nbytes / 1e6:.2f} MB"
         )
+        begin = time.perf_counter()
+        run.overlay("reach_probability")
+        print(f"  an overlay of {n * n / 1e6:.1f} M cells: {time.perf_counter() - begin:.2f} s")
+        if browser:
+            time_browser(folder)
 
 
 def main() -> int:
@@ -169,7 +186,7 @@ def main() -> int:
     if not args.no_browser:
         time_browser(run_dir)
     if args.dem_cells > 0:
-        time_large_dem(run_dir, args.dem_cells)
+        time_large_dem(run_dir, args.dem_cells, not args.no_browser)
     return 0
 
 

@@ -365,6 +365,16 @@ def test_folders_that_cannot_be_shown_are_refused_with_a_message(run_dir, tmp_pa
         err = capsys.readouterr().err
         assert err.startswith("tumble view: error: ") and message in err, err
         assert "Traceback" not in err
+    # a port in use
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["view", str(run_dir), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "choose another --port" in err, err
 
 
 # -------------------------------------------------------------------------------- browser
