@@ -66,6 +66,7 @@ RUN_EPILOG = """examples:
   tumble rockfall run --config examples/slope40.toml rocks=5000 release.height=3 --out out/big
   tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site
   tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site --resume
+  tumble view out/site     # the finished run in 3D in the browser (output.trajectories=N paths)
 """
 
 

@@ -78,7 +78,8 @@ class RasterGrid:
 
     ``values`` is C-contiguous float64 of shape ``(ny, nx)`` with NaN in nodata cells;
     ``transform`` is the affine transform exactly as stored in the file (rasterio ``Affine``),
-    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None.
+    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None,
+    ``description`` and ``unit`` the band's description and unit when the file has them.
     """
 
     values: np.ndarray
@@ -90,6 +91,7 @@ class RasterGrid:
     transform: Any
     nodata: float | None
     path: Path
+    description: str | None = None
     unit: str | None = None
 
     @property
@@ -182,6 +184,7 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
                         "no position; georeference it or build the grid from an array"
                     )
                 nodata = dataset.nodatavals[band - 1]
+                description = dataset.descriptions[band - 1] or None
                 unit = dataset.units[band - 1] or None
                 masked = dataset.read(band, masked=True)
     except RasterioIOError as err:
@@ -204,6 +207,7 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
         transform=transform,
         nodata=None if nodata is None else float(nodata),
         path=path,
+        description=description,
         unit=unit,
     )
 

@@ -46,7 +46,9 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
         raise ValueError(f"scenario: {err}") from None
 
 
-def _rock(config: RockfallConfig, base: Path) -> Rock:
+def build_rock(config: RockfallConfig, base: Path) -> Rock:
+    """The rock of a configuration's ``[rock]`` section (a relative ``rock.file`` is taken from
+    ``base``); ValueError naming the offending ``rock.`` key."""
     c = config.rock
     try:
         if c.shape in ("eota221", "eota111"):
@@ -242,7 +244,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     """:func:`build_ensemble`, with the resolved release and the input files (key -> path)."""
     base = Path(base_dir)
     terrain = _terrain(config, base)
-    rock = _rock(config, base)
+    rock = build_rock(config, base)
     soil, terrain = _soil(config, terrain, base)
     soil = _forest(config, soil, terrain, base)
     r = config.release
