@@ -14,9 +14,8 @@ coordinates (EPSG:2056), 2 m cells, 300 m downslope (x, west to east) by 200 m a
   not survey data);
 * ``barrier.gpkg``: one line, ``dam``, across the foot of the talus, where a fence may stand.
 
-``--hole`` cuts a nodata hole (a pond) into the valley floor, to show a DEM with holes; it needs
-a tumble that takes DEMs with nodata cells as off the domain. HOLE: switch this default on once
-nodata DEMs are supported (``HOLE_DEFAULT = True``), and the example runs on a DEM with a hole.
+The DEM has a nodata hole (a pond in the valley floor, outside the domain: a rock reaching it
+has left, like at the edge); ``--no-hole`` writes it without.
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ import numpy as np
 from tumble.io.dem import write_raster
 from tumble.io.vectors import write_lines, write_polygons
 
-#: HOLE: whether the DEM gets its nodata hole by default (see the module docstring)
-HOLE_DEFAULT = False
+#: whether the DEM gets its nodata hole by default (``--hole`` / ``--no-hole``)
+HOLE_DEFAULT = True
 
 CRS = "EPSG:2056"
 X0, Y0 = 2_600_000.0, 1_200_000.0  # south-west sample, m
@@ -40,7 +39,7 @@ LENGTH, WIDTH = 300.0, 200.0  # m along x (downslope) and y
 #: the profile down the slope: (end of the segment, m from the top edge; slope, degrees),
 #: cliff band, talus, valley floor, counter-slope of the far valley side (negative: rising)
 PROFILE = ((40.0, 55.0), (130.0, 35.0), (250.0, 2.0), (LENGTH, -30.0))
-HOLE_CENTRE, HOLE_RADIUS = (190.0, 70.0), 8.0  # m from the south-west corner
+HOLE_CENTRE, HOLE_RADIUS = (200.0, 22.0), 8.0  # m from the south-west corner
 
 
 def heights(x: np.ndarray, y: np.ndarray, seed: int = 7) -> np.ndarray:

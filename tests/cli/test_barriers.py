@@ -110,3 +110,117 @@ def test_inline_and_file_barriers_end_to_end(dem, tmp_path, capsys):
     assert "barrier.0.file" in record["inputs"] or any(
         "lines.geojson" in v["path"] for v in record["inputs"].values()
     )
+
+
+@pytest.fixture(scope="module")
+def kept_run(dem, tmp_path_factory):
+    """A run with an observation line that kept every trajectory at every step."""
+    folder = tmp_path_factory.mktemp("kept")
+    (folder / dem.name).write_bytes(dem.read_bytes())
+    line = [[X0 + 30.0, Y0 + 2.0], [X0 + 30.0, Y0 + 38.0]]
+    config = folder / "run.toml"
+    config.write_text(
+        f'dem = "{dem.name}"\nrocks = 6\nt_max = 8.0\nseed = 4\n\n[release]\n'
+        f"point = [{X0 + 3.0}, {Y0 + 20.0}]\n\n"
+        f'[[barrier]]\nname = "obs"\nline = {line}\n\n'
+        "[output]\ntrajectories = 6\ntrajectory_every = 1\nfigures = false\n"
+    )
+    out = folder / "run"
+    assert main(["rockfall", "run", "--config", str(config), "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_barriers_replayed_from_a_run_equal_the_run_s_own(kept_run, tmp_path, capsys):
+    """Trajectories kept at every step: the replayed crossings are the run's (1e-9) and the
+    statistics, bootstrap intervals and design values are equal."""
+    out = tmp_path / "replayed"
+    code = main(["rockfall", "barriers", str(kept_run), "--out", str(out), "--no-figures"])
+    assert code == 0, capsys.readouterr().err
+    assert "line 'obs':" in capsys.readouterr().out
+    run = pq.read_table(kept_run / "crossings.parquet").to_pydict()
+    replayed = pq.read_table(out / "crossings.parquet").to_pydict()
+    assert run.keys() == replayed.keys() and len(run["rock"]) > 0
+    for name, values in run.items():
+        if isinstance(values[0], str):
+            assert replayed[name] == values, name
+        else:
+            np.testing.assert_allclose(replayed[name], values, rtol=0, atol=1e-9, err_msg=name)
+    summary = json.loads((kept_run / "summary.json").read_text())["barriers"][0]
+    report = json.loads((out / "barriers.json").read_text())
+    assert report["n_rocks"] == 6 and report["warnings"] == []
+    mine = report["barriers"][0]
+    for key in ("kinetic_energy_kJ", "passing_height_m", "top_height_m"):
+        for stat in ("p50", "p95", "max"):
+            assert mine[key][stat] == pytest.approx(summary[key][stat], abs=1e-9)
+        np.testing.assert_allclose(mine[key]["p95_ci"], summary[key]["p95_ci"], atol=1e-9)
+    assert mine["design"]["E_d_kJ"] == pytest.approx(summary["design"]["E_d_kJ"], abs=1e-9)
+
+
+def test_a_new_line_and_a_net_from_the_command_line(kept_run, tmp_path, capsys):
+    """A line further down, given as --line with --height and --capacity: every crossing lies on
+    it, the net's first-crossing outcomes follow its height and capacity, figures are written."""
+    out = tmp_path / "net"
+    x = X0 + 45.0
+    code = main(
+        [
+            "rockfall",
+            "barriers",
+            str(kept_run),
+            "--line",
+            f"{x},{Y0 + 1.0}",
+            f"{x},{Y0 + 39.0}",
+            "--name",
+            "fence B",
+            "--height",
+            "1.0",
+            "--capacity",
+            "5",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    assert "net 'fence B'" in capsys.readouterr().out
+    table = pq.read_table(out / "crossings.parquet").to_pydict()
+    assert table["x"] and all(abs(v - x) < 1e-9 for v in table["x"])
+    for height, energy, outcome, direction in zip(
+        table["passing_height_m"],
+        table["kinetic_energy_kJ"],
+        table["outcome"],
+        table["direction"],
+        strict=True,
+    ):
+        if direction != "downslope":
+            continue
+        expected = "overtopped" if height > 1.0 else ("caught" if energy <= 5 else "broke_through")
+        assert outcome == expected
+    assert (out / "figures" / "barrier_fence_b_exceedance.png").is_file()
+    assert json.loads((out / "barriers.json").read_text())["warnings"]  # the net caveat
+
+
+def test_barriers_refuses_what_it_cannot_replay(kept_run, tmp_path, capsys):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code = main(["rockfall", "barriers", str(plain)])
+    assert code == 2 and "no trajectories" in capsys.readouterr().err
+    code = main(
+        [
+            "rockfall",
+            "barriers",
+            str(kept_run),
+            "--line",
+            "1,2",
+            "3,4",
+            "--name",
+            "a",
+            "--name",
+            "b",
+        ]
+    )
+    assert code == 2 and "--name is given 2 time(s) for 1 --line(s)" in capsys.readouterr().err
+    code = main(["rockfall", "barriers", str(kept_run), "--out", str(kept_run)])
+    assert code == 2 and "must not be the run folder" in capsys.readouterr().err
+    code = main(["rockfall", "barriers", str(kept_run), "--line", "0,0", "1,1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "outside the DEM" in err
+    assert not (kept_run / "barriers").exists()

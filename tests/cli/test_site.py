@@ -34,6 +34,9 @@ def site(tmp_path_factory):
 
 
 def test_example_site_end_to_end(site, tmp_path, capsys):
+    with rasterio.open(site / "dem.tif") as dataset:
+        heights = dataset.read(1, masked=True)
+    assert 0 < np.ma.count_masked(heights) < heights.size // 100  # the example's nodata hole
     out = tmp_path / "run"
     code = main(
         [

@@ -311,3 +311,76 @@ def test_rock_files_and_soil_rasters(tmp_path):
     mapped = simulate(terrain, Rock.box(1, 1, 1), raster, start, tilted(math.pi / 6))
     assert plain.status == mapped.status == "left_domain"
     np.testing.assert_allclose(mapped.position, plain.position, rtol=0, atol=1e-9)
+
+
+def valley_and_wheel() -> tuple[Terrain, Rock]:
+    """A valley along y with 20 degree flanks and a rounded bottom (z = tan 20 deg sqrt((x -
+    60)^2 + 100)), and a 48-sided wheel (radius 0.5 m, 0.3 m thick, rho 2700) standing on it:
+    with plastic impacts (eps_N = 0) it loses only a little energy per vertex and rolls back and
+    forth like a wheel on a hard surface."""
+    x = np.arange(0.0, 121.0)
+    heights = np.tile(math.tan(math.radians(20.0)) * np.sqrt((x - 60.0) ** 2 + 100.0), (41, 1))
+    terrain = Terrain(heights=heights, x0=0.0, y0=0.0, dx=1.0, dy=1.0)
+    angle = 2.0 * np.pi * np.arange(48) / 48
+    ring = 0.5 * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+    points = np.concatenate([np.c_[ring, np.full(48, 0.15)], np.c_[ring, np.full(48, -0.15)]])
+    return terrain, Rock.from_points(points, density=2700.0)
+
+
+def roll_in_valley(scheme: str, rolling_resistance: float, **settings):
+    terrain, wheel = valley_and_wheel()
+    upright = (math.cos(math.pi / 4), math.sin(math.pi / 4), 0.0, 0.0)  # wheel axis along y
+    start = (40.0, 20.0, float(terrain.height(40.0, 20.0)) + 0.7)
+    soil = Soil.coulomb(0.8, rolling_resistance=rolling_resistance)
+    return simulate(
+        terrain,
+        wheel,
+        soil,
+        start,
+        upright,
+        (3.0, 0.0, -1.0),
+        (0.0, 0.0, 6.0),
+        scheme=scheme,
+        **settings,
+    )
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_rolling_resistance_stops_a_wheel_that_rolls_until_t_max(scheme):
+    """Without rolling resistance the wheel rolls across the valley bottom until t_max (60 s);
+    with it (mu_r = 0.03, a test input, not a soil value) it comes to rest at the bottom. The
+    default (0) leaves every step bit-identical to the model without the term."""
+    free = roll_in_valley(scheme, 0.0, t_max=60.0, save_every=50)
+    assert free.status == "timed_out"
+    assert np.ptp(free.position[free.t > 50.0, 0]) > 1.0  # still rolling at the end
+    damped = roll_in_valley(scheme, 0.03, t_max=60.0, save_every=50)
+    assert damped.status == "stopped" and damped.t[-1] < 45.0
+    assert abs(damped.position[-1, 0] - 60.0) < 2.0
+    default = roll_in_valley(scheme, 0.0, t_max=5.0)
+    terrain, wheel = valley_and_wheel()
+    upright = (math.cos(math.pi / 4), math.sin(math.pi / 4), 0.0, 0.0)
+    start = (40.0, 20.0, float(terrain.height(40.0, 20.0)) + 0.7)
+    plain = simulate(
+        terrain,
+        wheel,
+        Soil(mu_min=0.8, mu_max=0.8, kappa=0.0, beta=0.0),
+        start,
+        upright,
+        (3.0, 0.0, -1.0),
+        (0.0, 0.0, 6.0),
+        scheme=scheme,
+        t_max=5.0,
+    )
+    assert np.array_equal(default.position, plain.position)
+    assert np.array_equal(default.omega, plain.omega)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_rolling_resistance_work_closes_the_energy_balance(scheme):
+    """L14 eq. 54 with the rolling-resistance impulse H: T + V changes by the contact work plus
+    H . omega_m (reported with the drag work, here the only drag term), which is never positive."""
+    traj = roll_in_valley(scheme, 0.03, t_max=10.0)
+    energy = traj.kinetic_energy() + traj.potential_energy()
+    residual = np.diff(energy) - traj.contact_work[1:] - traj.drag_work[1:]
+    assert np.abs(residual).max() < 1e-12 * np.abs(energy).max()
+    assert traj.drag_work.max() <= 0.0 and traj.drag_work.sum() < -100.0

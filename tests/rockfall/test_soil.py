@@ -80,6 +80,8 @@ def test_coulomb_soil_has_constant_friction():
 PUBLISHED = {
     "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0, "restitution": 0.0},
     "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
+    # L14 section 5.2: mu = 10, no slip (no slippage dependence)
+    "l14_wheel": {"mu_min": 10.0, "mu_max": 10.0, "kappa": 0.0, "beta": 0.0, "restitution": 0.0},
 }
 
 
@@ -131,10 +133,11 @@ def test_pack_all_constants():
         drag=4.0,
         drag_torque=5.0,
         drag_height=6.0,
+        rolling_resistance=0.07,
     )
     values, index, rasters = soil.pack((4, 5))
-    np.testing.assert_array_equal(values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0])
-    np.testing.assert_array_equal(index, [-1] * 8)
+    np.testing.assert_array_equal(values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0, 0.07])
+    np.testing.assert_array_equal(index, [-1] * 9)
     assert index.dtype == np.int64
     assert rasters.shape == (0, 2, 2)
 
@@ -150,8 +153,8 @@ def test_pack_rasters_get_indices_in_field_order():
     soil = Soil(beta=beta, mu_max=mu_max, mu_min=0.4, kappa=1.0, restitution=0.2)
     assert soil.rasters == ("mu_max", "beta")
     values, index, rasters = soil.pack(shape)
-    np.testing.assert_array_equal(index, [-1, 0, -1, 1, -1, -1, -1, -1])
-    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(index, [-1, 0, -1, 1, -1, -1, -1, -1, -1])
+    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0])
     assert rasters.shape == (2, *shape)
     np.testing.assert_array_equal(rasters[index[MU_MAX]], mu_max)
     np.testing.assert_array_equal(rasters[index[BETA]], beta)

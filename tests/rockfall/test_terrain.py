@@ -177,13 +177,13 @@ def test_arrays_are_read_only_copies():
 def test_slope40_geometry():
     terrain = Terrain.scenario("slope40")
     top = 150.0 * math.tan(math.radians(40.0))
-    assert terrain.bounds == (0.0, -75.0, 400.0, 75.0)
-    assert terrain.shape == (151, 401)
+    assert terrain.bounds == (0.0, -250.0, 650.0, 250.0)
+    assert terrain.shape == (501, 651)
     assert (terrain.dx, terrain.dy) == (1.0, 1.0)
-    y = np.linspace(-75.0, 75.0, 7)
+    y = np.linspace(-250.0, 250.0, 7)
     np.testing.assert_allclose(terrain.height(0.0, y), top, rtol=1e-15)
     np.testing.assert_allclose(terrain.height(75.0, y), top / 2, rtol=1e-14)
-    x = np.linspace(150.0, 400.0, 51)
+    x = np.linspace(150.0, 650.0, 51)
     assert np.all(terrain.height(x, 12.3) == 0.0)
     a = math.radians(40.0)
     np.testing.assert_allclose(
@@ -339,12 +339,20 @@ def test_raster_holes_are_written_as_nodata(tmp_path):
 # --- bad inputs -----------------------------------------------------------------------------
 
 
-def test_holes_are_refused(tmp_path):
+def test_holes_are_outside_the_domain(tmp_path):
     heights = np.ones((5, 6))
     heights[2, 3] = np.nan
-    heights[4, 0] = np.inf
-    with pytest.raises(ValueError, match=r"2 nodata cells \(holes\).*x = 3, y = 2.*fill them"):
-        Terrain.from_array(heights)
+    with pytest.raises(ValueError, match="infinite"):
+        Terrain.from_array(np.where(np.isnan(heights), np.inf, heights))
+    terrain = Terrain.from_array(heights)
+    assert terrain.holes == 1
+    # the four cells around the hole are outside, the others inside
+    assert not terrain.contains([2.5, 3.5, 2.5, 3.5], [1.5, 1.5, 2.5, 2.5]).any()
+    assert terrain.contains([0.5, 4.5, 1.5], [0.5, 3.5, 1.5]).all()
+    with pytest.raises(ValueError, match="nodata hole"):
+        terrain.height(3.2, 2.1)
+    with pytest.raises(ValueError, match="no cell with four valid corners"):
+        Terrain.from_array(np.where(np.arange(6) % 2 == 0, np.nan, 1.0) * np.ones((5, 1)))
     heights[4, 0] = -9999.0
     path = tmp_path / "holes.tif"
     profile = {"driver": "GTiff", "height": 5, "width": 6, "count": 1, "dtype": "float32"}
@@ -352,8 +360,7 @@ def test_holes_are_refused(tmp_path):
         path, "w", nodata=-9999.0, transform=Affine(1, 0, 0, 0, -1, 5), **profile
     ) as ds:
         ds.write(np.nan_to_num(heights, nan=-9999.0).astype(np.float32), 1)
-    with pytest.raises(ValueError, match=r"holes.tif: the DEM has 2 nodata cells \(holes\)"):
-        Terrain.from_file(path)
+    assert Terrain.from_file(path).holes == 2
 
 
 def test_rotated_geotiff_is_refused(tmp_path):

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from tumble import __version__
-from tumble.cli import demo, reproduce, rockfall, serve, spin, stability, validate
+from tumble.cli import demo, reproduce, rockfall, serve, spin, stability, validate, view
 from tumble.cli.common import run_parsed
 
 COMMANDS = {
@@ -14,6 +14,7 @@ COMMANDS = {
     "demo": demo,
     "stability": stability,
     "serve": serve,
+    "view": view,
     "reproduce": reproduce,
     "validate": validate,
     "rockfall": rockfall,

@@ -1,4 +1,5 @@
-"""``tumble rockfall``: ensembles of rocks on a terrain (``run``), tables of two runs (``compare``).
+"""``tumble rockfall``: ensembles of rocks on a terrain (``run``), barriers replayed on a run
+(``barriers``), tables of two runs (``compare``).
 
 ``tumble rockfall run --scenario slope40 --rocks 1000 --scheme implicit --seed 1 --out DIR``
 simulates the rocks in chunks under ``DIR/chunks`` (``--resume`` finishes an interrupted run) and
@@ -16,6 +17,9 @@ writes, once every chunk is done::
     DIR/figures/histograms.png     run-out and maximum kinetic energy
     DIR/provenance.json            version, resolved configuration, seed, timings
     DIR/trajectory.csv, .parquet   with --rocks 1: the whole trajectory, every step
+
+``tumble rockfall barriers DIR --line X,Y X,Y`` replays barrier lines on the kept trajectories
+(:mod:`tumble.cli.rockfall_barriers`).
 
 ``tumble rockfall compare DIR_A DIR_B --out DIR`` writes ``compare.csv``, ``compare.json``,
 ``compare.md`` (the table of Leine et al. 2021, Table 2, with the published values beside) and
@@ -36,6 +40,8 @@ from pathlib import Path
 
 from tumble._jit import get_threads
 from tumble.cli.common import float_tuple, positive_float, positive_int
+from tumble.cli.rockfall_barriers import add_barriers_parser
+from tumble.cli.rockfall_soils import add_soils_parser
 from tumble.rockfall.model import SCHEME_NAMES
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
@@ -62,6 +68,7 @@ RUN_EPILOG = """examples:
   tumble rockfall run --config examples/slope40.toml rocks=5000 release.height=3 --out out/big
   tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site
   tumble rockfall run --dem site.tif --release 2600100,1200200 --rocks 2000 --out out/site --resume
+  tumble view out/site     # the finished run in 3D in the browser (output.trajectories=N paths)
 """
 
 
@@ -100,6 +107,11 @@ def add_parser(sub) -> None:
     terrain.add_argument(
         "--dem", metavar="FILE", help="DEM file, GeoTIFF or ESRI ASCII, metres (no default)"
     )
+    run.add_argument(
+        "--reproject",
+        metavar="EPSG:XXXX",
+        help="warp a DEM in degrees or feet to this projected CRS in metres first",
+    )
     run.add_argument("--rocks", type=positive_int, help="number of rocks (default 100)")
     run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme (default implicit)")
     run.add_argument("--seed", type=int, help="random seed, non-negative (default 0)")
@@ -120,7 +132,11 @@ def add_parser(sub) -> None:
     )
     run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges, m")
     run.add_argument("--density", type=positive_float, help="rock density, kg/m^3 (default 2740)")
-    run.add_argument("--soil", metavar="PRESET", help="soil preset: medium (default), l14_scarring")
+    run.add_argument(
+        "--soil",
+        metavar="PRESET",
+        help="soil preset (default medium); tumble rockfall soils lists them",
+    )
     run.add_argument(
         "--release",
         type=float_tuple(2),
@@ -169,6 +185,9 @@ def add_parser(sub) -> None:
     run.add_argument("--out", default="out/rockfall", help="output folder (default out/rockfall)")
     run.set_defaults(run=run_command)
 
+    add_barriers_parser(actions)
+    add_soils_parser(actions)
+
     compare = actions.add_parser(
         "compare",
         help="side-by-side table and envelopes of two runs",
@@ -192,6 +211,7 @@ def _settings(args) -> dict:
     settings = {
         "scenario": args.scenario,
         "dem": args.dem,
+        "reproject": args.reproject,
         "rocks": args.rocks,
         "scheme": args.scheme,
         "seed": args.seed,

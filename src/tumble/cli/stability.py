@@ -25,8 +25,12 @@ def add_parser(sub) -> None:
         "stability",
         help="eigenvalues of each scheme linearised about steady rotation, with verdicts",
         description=(
-            "Linearise one step of each scheme about steady rotation about a principal axis and "
-            "print its eigenvalues, spectral radius and verdict (stable / neutral / unstable), "
+            "Linearise one step of each scheme about steady rotation about a principal axis on "
+            "the scheme's own state manifold (unit quaternion, momenta, directors and director "
+            "velocities) and print the eigenvalues of the angular-velocity pair and the rate, the "
+            "spectral radius, the transverse spectral radius (without the trivial eigenvalues "
+            "of symmetries, conserved quantities and gauge directions; it decides the verdict), "
+            "the trivial eigenvalues and the verdict (stable / neutral / unstable), "
             "next to the continuous eigenvalues (Leine et al. 2021, eq. 44) and, for the explicit "
             "scheme, the closed form of eq. 58-60. With --map, also the spectral radius over a "
             "grid of time steps and inertia ratios for every scheme and axis (PNG and CSV). "
@@ -90,10 +94,8 @@ def run(args) -> int:
     from tumble.stability import (
         continuous_eigenvalues,
         explicit_spectrum_closed_form,
-        one_step_spectrum,
         resolve_axis,
-        spectral_radius,
-        verdict,
+        state_spectrum,
     )
     from tumble.status import KernelError
 
@@ -105,7 +107,7 @@ def run(args) -> int:
     for name in schemes:
         start = time.perf_counter()
         try:
-            lam = one_step_spectrum(name, inertia, axis, args.rate, args.dt)
+            sp = state_spectrum(name, inertia, axis, args.rate, args.dt)
         except KernelError as err:
             rows.append({"scheme": name, "error": str(err)})
             continue
@@ -113,9 +115,13 @@ def run(args) -> int:
         rows.append(
             {
                 "scheme": name,
-                "eigenvalues": lam,
-                "spectral_radius": spectral_radius(lam),
-                "verdict": verdict(lam, args.tol),
+                "eigenvalues": sp.angular_velocity_eigenvalues,
+                "spectral_radius": sp.spectral_radius,
+                "transverse_radius": sp.transverse_radius,
+                "transverse": sp.transverse,
+                "trivial": sp.trivial,
+                "dim": sp.dim,
+                "verdict": sp.verdict(args.tol),
             }
         )
     continuous = continuous_eigenvalues(inertia, axis, args.rate)
@@ -128,21 +134,39 @@ def run(args) -> int:
     if "explicit" in schemes:
         closed = explicit_spectrum_closed_form(inertia, axis, args.rate, args.dt)
         print("explicit, closed form (eq. 58-60): " + ", ".join(_complex(z) for z in closed))
+    print(
+        "lambda_1-3: the angular-velocity pair and the rate; transverse: spectral radius without "
+        "the trivial eigenvalues (it decides the verdict)"
+    )
     header = (
         f"{'scheme':<9} {'lambda_1':>24} {'lambda_2':>24} {'lambda_3':>24} "
-        f"{'radius':>14} {'radius - 1':>11}  verdict"
+        f"{'radius':>14} {'radius - 1':>11} {'transverse':>14} {'trans. - 1':>11} {'dim':>3}"
+        "  verdict"
     )
     print(header)
     for row in rows:
         if "error" in row:
             print(f"{row['scheme']:<9} failed: {row['error']}")
             continue
-        lam, rho = row["eigenvalues"], row["spectral_radius"]
+        lam, rho, tr = row["eigenvalues"], row["spectral_radius"], row["transverse_radius"]
         print(
             f"{row['scheme']:<9} "
             + " ".join(f"{_complex(z):>24}" for z in lam)
-            + f" {rho:14.10f} {rho - 1.0:+11.3e}  {row['verdict']}"
+            + f" {rho:14.10f} {rho - 1.0:+11.3e} {tr:14.10f} {tr - 1.0:+11.3e} {row['dim']:>3}"
+            + f"  {row['verdict']}"
         )
+    print(
+        "trivial eigenvalues (attitude: 1, exp(+-i theta); neighbouring steady rotation: 1; "
+        "gauge: 0) and further transverse ones:"
+    )
+    for row in rows:
+        if "error" in row:
+            continue
+        extra = [z for z in row["transverse"] if not np.any(np.isclose(z, row["eigenvalues"]))]
+        line = f"  trivial {row['scheme']:<9} " + ", ".join(_complex(z) for z in row["trivial"])
+        if extra:
+            line += "; further transverse " + ", ".join(_complex(z) for z in extra)
+        print(line)
     if args.map or args.out is not None:
         _write(args, inertia, body, axis, schemes, rows, continuous, timings)
     return 0
@@ -191,12 +215,24 @@ def _write(args, inertia, body, axis, schemes, rows, continuous, timings) -> Non
             columns[f"re_lambda_{n + 1}"] = np.array([r["eigenvalues"][n].real for r in good])
             columns[f"im_lambda_{n + 1}"] = np.array([r["eigenvalues"][n].imag for r in good])
         columns["spectral_radius"] = np.array([r["spectral_radius"] for r in good])
+        columns["transverse_radius"] = np.array([r["transverse_radius"] for r in good])
+        columns["manifold_dim"] = np.array([r["dim"] for r in good])
         columns["verdict"] = np.array([r["verdict"] for r in good], dtype=object)
         write_csv(stage / "spectra.csv", columns)
         summary = {
             "continuous_eigenvalues": [[z.real, z.imag] for z in continuous],
             "failed": {r["scheme"]: r["error"] for r in rows if "error" in r},
             "verdicts": {r["scheme"]: r["verdict"] for r in good},
+            "transverse_radius": {r["scheme"]: r["transverse_radius"] for r in good},
+            "spectra": {
+                r["scheme"]: {
+                    "manifold_dim": r["dim"],
+                    "spectral_radius": r["spectral_radius"],
+                    "transverse_eigenvalues": [[z.real, z.imag] for z in r["transverse"]],
+                    "trivial_eigenvalues": [[z.real, z.imag] for z in r["trivial"]],
+                }
+                for r in good
+            },
         }
         (stage / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if maps:

@@ -7,7 +7,7 @@
 from tumble.freerot.base import FreeRotationScheme, SchemeId
 from tumble.freerot.exact import exact
 from tumble.freerot.registry import SCHEMES, STEPPERS, get_scheme
-from tumble.freerot.solve import integrate, step
+from tumble.freerot.solve import advance, integrate, step
 from tumble.freerot.trajectory import Trajectory
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "FreeRotationScheme",
     "SchemeId",
     "Trajectory",
+    "advance",
     "exact",
     "get_scheme",
     "integrate",

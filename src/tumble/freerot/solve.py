@@ -193,3 +193,42 @@ def step(
     if status != Status.OK:
         raise KernelError(status, stepper.name)
     return out[1]
+
+
+def advance(
+    scheme: str | FreeRotationScheme,
+    inertia: ArrayLike,
+    y: ArrayLike,
+    dt: float,
+    n_steps: int,
+    save_every: int = 1,
+) -> np.ndarray:
+    """Every ``save_every``-th full state of ``n_steps`` steps of a free body from the full state
+    ``y`` (private state included, as :func:`step` takes it), shape (n_steps // save_every + 1,
+    state_size), the first row ``y``."""
+    stepper = get_scheme(scheme)
+    inertia = principal_inertia(inertia)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.shape != (stepper.state_size,):
+        raise ValueError(f"state of {stepper.name} must have shape ({stepper.state_size},)")
+    if not (isinstance(n_steps, int | np.integer) and n_steps >= 1):
+        raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+    if not (isinstance(save_every, int | np.integer) and save_every >= 1):
+        raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
+    out = np.empty((n_steps // save_every + 1, y.shape[0]))
+    pot = validate_potential(None)
+    status, done = _run(
+        int(stepper.scheme_id),
+        inertia,
+        y,
+        float(dt),
+        int(n_steps),
+        int(save_every),
+        stepper.tol,
+        stepper.max_iter,
+        pot,
+        out,
+    )
+    if status != Status.OK:
+        raise KernelError(status, f"{stepper.name} at step {done}")
+    return out

@@ -3,7 +3,8 @@
 A run is described by one TOML document (every key optional; defaults below)::
 
     scenario = "slope40"        # a built-in terrain, or
-    # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII)
+    # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII), projected CRS in metres
+    # reproject = "EPSG:32632"  # or warp a DEM in degrees or feet to this CRS first
     rocks = 1000
     scheme = "implicit"         # or "explicit"
     seed = 1
@@ -22,20 +23,20 @@ A run is described by one TOML document (every key optional; defaults below)::
     # mu_min = 0.4              # a number, or a raster file on the DEM grid
     # restitution = 0.0
 
+    # [soil]                    # or a soil class map on any grid, resampled to the DEM:
+    # map = "soil.tif"          # integer classes; [soil.classes] 1 = "medium", or
+                                # 2 = { preset = "medium", drag = 3000.0, drag_height = 1.5 }
+    # [forest]                  # a forest class map (0 = no forest) and each class's drag layer:
+    # map = "forest.tif"        # [forest.classes] 1 = { drag = 2000.0, drag_height = 5.0 }
+
     [release]
     point = [10.0, 0.0]         # or line = [[x1, y1], [x2, y2]], or polygon = [[x, y], ...]
     height = 1.5                # centre of mass above the terrain, m
     speed_downslope = 1.0       # m/s, or velocity = [vx, vy, vz]
     omega = [0.0, 0.0, 0.0]     # rad/s, body frame
     orientation = "random"      # or [w, x, y, z]
-    # areas = "release.gpkg"    # or release areas from a GIS file, or raster = "src.tif":
-                                # keys areas, raster, layer, name_field, frequency_field,
-                                # weight_field (tumble.io.site_config)
-
-    [[rock.classes]]            # several shapes and sizes in one run instead of [rock]'s keys:
-    name = "small"              # name, share, shape and mass / size / volume or a volume
-    share = 0.3                 # distribution (tumble.io.site_config)
-    mass = 200.0
+    # areas = "release.gpkg"    # or release areas (GIS polygons, or raster = "src.tif") and
+    # [[rock.classes]] tables instead of [rock]'s keys: tumble.io.site_config
 
     [solver]                    # pgs_tol, pgs_max_iter, newton_tol, newton_max_iter,
                                 # rest_speed, rest_time, gravity
@@ -127,6 +128,22 @@ class RockConfig(_Section):
 SoilValue = NonNegativeFloat | str
 
 
+class SoilClassConfig(_Section):
+    """One class of a soil map given as a table: a preset (default ``medium``) with fields
+    overridden by numbers."""
+
+    preset: str = "medium"
+    mu_min: NonNegativeFloat | None = None
+    mu_max: NonNegativeFloat | None = None
+    kappa: NonNegativeFloat | None = None
+    beta: NonNegativeFloat | None = None
+    restitution: NonNegativeFloat | None = None
+    drag: NonNegativeFloat | None = None
+    drag_torque: NonNegativeFloat | None = None
+    drag_height: NonNegativeFloat | None = None
+    rolling_resistance: NonNegativeFloat | None = None
+
+
 class SoilConfig(_Section):
     preset: str | None = "medium"
     mu_min: SoilValue | None = None
@@ -137,14 +154,33 @@ class SoilConfig(_Section):
     drag: SoilValue | None = None
     drag_torque: SoilValue | None = None
     drag_height: SoilValue | None = None
+    rolling_resistance: SoilValue | None = None
+    # a class map (integer raster on any grid) and the soil of each class code
+    map: str | None = None
+    classes: dict[int, str | SoilClassConfig] | None = None
+
+
+class ForestClassConfig(_Section):
+    """One forest class: its drag layer (kg/s, m, kg m^2/s)."""
+
+    drag: NonNegativeFloat
+    drag_height: PositiveFloat
+    drag_torque: NonNegativeFloat = 0.0
+
+
+class ForestConfig(_Section):
+    """``[forest]``: a class map (0 = no forest) and the drag layer of each class, a preset name
+    or a table of parameters."""
+
+    map: str | None = None
+    classes: dict[int, str | ForestClassConfig] = {}
 
 
 class ReleaseConfig(_Section):
     point: Pair | None = None
     line: tuple[Pair, Pair] | None = None
     polygon: list[Pair] | None = None
-    # release areas from a GIS file (polygons) or a source raster: tumble.rockfall.site
-    areas: str | None = None
+    areas: str | None = None  # release areas, and the keys below: tumble.io.site_config
     raster: str | None = None
     layer: str | None = None
     name_field: str | None = None
@@ -250,6 +286,7 @@ class RockfallConfig(_Section):
 
     scenario: str | None = None
     dem: str | None = None
+    reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = "implicit"
     seed: Annotated[int, Field(ge=0)] = 0
@@ -257,6 +294,7 @@ class RockfallConfig(_Section):
     t_max: PositiveFloat = 60.0
     rock: RockConfig = RockConfig()
     soil: SoilConfig = SoilConfig()
+    forest: ForestConfig = ForestConfig()
     release: ReleaseConfig = ReleaseConfig()
     solver: SolverConfig = SolverConfig()
     output: OutputConfig = OutputConfig()
@@ -389,8 +427,9 @@ def set_key(data: dict, key: str, value: Any) -> dict:
 PATH_KEYS = (
     ("dem",),
     ("rock", "file"),
-    *(("soil", name) for name in SoilConfig.model_fields if name != "preset"),
+    *(("soil", name) for name in SoilConfig.model_fields if name not in ("preset", "classes")),
     ("barrier", "*", "file"),
+    ("forest", "map"),
     ("release", "areas"),
     ("release", "raster"),
     ("rock", "classes", "*", "file"),

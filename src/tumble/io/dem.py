@@ -30,6 +30,12 @@ internal overviews averaged for floats and nearest for integers, IFDs first, so 
 web viewer reads any zoom level without the whole file). An ESRI ASCII grid has no place for a
 data type, description or unit: it is always float64 text, and those options are not written.
 
+Coordinate reference systems. :func:`crs_problem` says why a CRS does not suit a DEM in metres
+(geographic: degrees; projected in feet) and how to reproject it; :func:`reproject_grid` warps a
+grid to another CRS (bilinear for heights, nodata kept); :func:`resample_to_grid` brings any
+raster (a class map on its own grid, extent and CRS) onto a target grid by nearest-neighbour
+resampling, refusing one that does not overlap it or whose CRS cannot be transformed.
+
 Rotated or sheared transforms (``b != 0`` or ``d != 0``) are refused: resample to a north-up grid
 first (``gdalwarp``). Cells equal to the nodata value (or NaN) come back as NaN; deciding whether
 holes are acceptable is left to the caller. rasterio is imported on first use only, so that
@@ -75,7 +81,8 @@ class RasterGrid:
 
     ``values`` is C-contiguous float64 of shape ``(ny, nx)`` with NaN in nodata cells;
     ``transform`` is the affine transform exactly as stored in the file (rasterio ``Affine``),
-    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None.
+    ``crs`` a rasterio ``CRS`` or None, ``nodata`` the file's nodata value or None,
+    ``description`` and ``unit`` the band's description and unit when the file has them.
     """
 
     values: np.ndarray
@@ -87,6 +94,8 @@ class RasterGrid:
     transform: Any
     nodata: float | None
     path: Path
+    description: str | None = None
+    unit: str | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -178,6 +187,8 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
                         "no position; georeference it or build the grid from an array"
                     )
                 nodata = dataset.nodatavals[band - 1]
+                description = dataset.descriptions[band - 1] or None
+                unit = dataset.units[band - 1] or None
                 masked = dataset.read(band, masked=True)
     except RasterioIOError as err:
         raise ValueError(f"cannot read {path} as {driver}: {err}") from None
@@ -199,6 +210,8 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
         transform=transform,
         nodata=None if nodata is None else float(nodata),
         path=path,
+        description=description,
+        unit=unit,
     )
 
 
@@ -332,3 +345,196 @@ def write_raster(
             if unit is not None:
                 dataset.set_band_unit(1, unit)
     return path
+
+
+# --- coordinate reference systems and resampling ---------------------------------------------
+
+#: band units that say a raster's values are metres
+METRE_UNITS = ("m", "metre", "metres", "meter", "meters")
+
+
+def _crs(crs: Any) -> Any:
+    from rasterio.crs import CRS
+
+    if crs is None or isinstance(crs, CRS):
+        return crs
+    try:
+        return CRS.from_user_input(crs)
+    except Exception as err:
+        raise ValueError(f"unknown coordinate reference system {crs!r}: {err}") from None
+
+
+def crs_label(crs: Any) -> str:
+    """A short name of a CRS: its EPSG code when it has one, else its name or WKT."""
+    import re
+
+    crs = _crs(crs)
+    epsg = crs.to_epsg()
+    found = re.search(r'"([^"]*)"', crs.to_wkt())
+    name = found.group(1) if found else ""
+    if epsg is None:
+        return name or crs.to_string()
+    return f"EPSG:{epsg} ({name})" if name else f"EPSG:{epsg}"
+
+
+def utm_epsg(lon: float, lat: float) -> int:
+    """EPSG code of the WGS 84 / UTM zone holding a longitude and latitude (degrees):
+    326NN north of the equator, 327NN south of it, NN = floor((lon + 180) / 6) + 1."""
+    zone = int(np.floor((lon + 180.0) / 6.0)) % 60 + 1
+    return (32600 if lat >= 0 else 32700) + zone
+
+
+def crs_problem(crs: Any, x: float, y: float, path: str | os.PathLike) -> str | None:
+    """Why the CRS of the DEM ``path`` does not give metres, and how to reproject; None when it
+    does (a projected CRS in metres, or no CRS at all). ``(x, y)`` is a point of the DEM in its
+    own coordinates (for geographic CRSs: longitude, latitude), used to suggest a UTM zone."""
+    crs = _crs(crs)
+    if crs is None:
+        return None
+    label = crs_label(crs)
+    if crs.is_geographic:
+        target = f"EPSG:{utm_epsg(x, y)}"
+        return (
+            f"{path} is in the geographic CRS {label}: its coordinates are degrees of longitude "
+            "and latitude, not metres. Reproject it to a projected CRS in metres, e.g. the UTM "
+            f"zone of the site: gdalwarp -t_srs {target} -r bilinear {path} dem_utm.tif, or run "
+            f'with --reproject {target} (configuration key reproject = "{target}")'
+        )
+    if crs.is_projected:
+        unit, factor = crs.linear_units_factor
+        if abs(factor - 1.0) > 1e-12:
+            return (
+                f"{path} is in the CRS {label}, whose unit is the {unit} ({factor:.10g} m), not "
+                "the metre. Reproject it to a projected CRS in metres (gdalwarp -t_srs EPSG:XXXX "
+                f"{path} dem_m.tif, and convert the heights to metres), or run with --reproject "
+                "EPSG:XXXX (configuration key reproject), which also converts heights in feet"
+            )
+        return None
+    return f"{path} has the CRS {label}, which is neither projected nor geographic"
+
+
+def metric_crs(crs: Any, what: str) -> Any:
+    """``crs`` as a rasterio CRS, checked to be projected in metres (ValueError otherwise)."""
+    target = _crs(crs)
+    if target is None or not target.is_projected or target.linear_units_factor[1] != 1.0:
+        raise ValueError(
+            f"{what} {crs!r} is not a projected CRS in metres; give one such as the UTM zone "
+            "of the site (EPSG:326NN north, EPSG:327NN south) or a national grid"
+        )
+    return target
+
+
+def _north_up(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values[::-1])
+
+
+def reproject_grid(grid: RasterGrid, crs: Any, height_factor: float = 1.0) -> RasterGrid:
+    """``grid`` warped to the CRS ``crs`` (projected, metres) by bilinear resampling, on square
+    cells of about the source resolution (GDAL's default for the warp); cells outside the
+    source or next to its nodata are NaN. Values are multiplied by ``height_factor`` (e.g. feet
+    to metres). The result's ``transform`` is the warped north-up transform."""
+    from rasterio.warp import Resampling, calculate_default_transform, reproject
+
+    if grid.crs is None:
+        raise ValueError(f"{grid.path} has no CRS: it cannot be reprojected")
+    target = metric_crs(crs, "reproject:")
+    ny, nx = grid.shape
+    source_transform = north_up_transform(grid.x0, grid.y0, grid.dx, grid.dy, ny)
+    left, top = source_transform.c, source_transform.f
+    right, bottom = left + nx * grid.dx, top - ny * grid.dy
+    transform, width, height = calculate_default_transform(
+        grid.crs, target, nx, ny, left=left, bottom=bottom, right=right, top=top
+    )
+    out = np.full((height, width), np.nan)
+    reproject(
+        _north_up(grid.values) * height_factor,
+        out,
+        src_transform=source_transform,
+        src_crs=grid.crs,
+        src_nodata=np.nan,
+        dst_transform=transform,
+        dst_crs=target,
+        dst_nodata=np.nan,
+        resampling=Resampling.bilinear,
+    )
+    x0, y0, dx, dy = grid_from_transform(transform, out.shape)
+    values = np.array(out[::-1], dtype=np.float64, order="C")
+    values.flags.writeable = False
+    return RasterGrid(values, x0, y0, dx, dy, target, transform, grid.nodata, grid.path, "m")
+
+
+def resample_to_grid(
+    path: str | os.PathLike,
+    x0: float,
+    y0: float,
+    dx: float,
+    dy: float,
+    shape: tuple[int, int],
+    crs: Any,
+    what: str = "raster",
+) -> np.ndarray:
+    """Band 1 of the raster ``path`` on the grid ``(x0, y0, dx, dy, shape)`` in the CRS ``crs``
+    (tumble's convention, rows south to north), by nearest-neighbour resampling: each sample
+    takes the value of the source pixel holding it (GDAL's warp), NaN where the source has
+    nodata or does not reach. The raster may have any grid, extent and CRS: a raster without a
+    CRS, or a target without one, is taken to be in the same CRS as the other. ValueError for a
+    raster that does not overlap the grid or whose CRS cannot be transformed to ``crs``."""
+    import rasterio
+    from rasterio.errors import CRSError, RasterioIOError
+    from rasterio.warp import Resampling, reproject, transform_bounds
+
+    path = Path(path)
+    raster_driver(path)
+    if not path.is_file():
+        raise ValueError(f"{what} {path} does not exist")
+    try:
+        with rasterio.open(path) as dataset:
+            source = dataset.read(1, masked=True).astype(np.float64).filled(np.nan)
+            source_transform, source_crs = dataset.transform, dataset.crs
+            bounds = dataset.bounds
+    except RasterioIOError as err:
+        raise ValueError(f"cannot read {what} {path}: {err}") from None
+    target_crs = _crs(crs)
+    if source_crs is None or target_crs is None:
+        # one side has no CRS: it is taken to be the other's (a placeholder when neither has one;
+        # the warp between identical CRSs is the identity either way)
+        source_crs = target_crs = source_crs or target_crs or _crs("EPSG:3857")
+    ny, nx = shape
+    transform = north_up_transform(x0, y0, dx, dy, ny)
+    extent = (transform.c, transform.f - ny * dy, transform.c + nx * dx, transform.f)
+    if source_crs is not None and source_crs != target_crs:
+        try:
+            bounds = transform_bounds(source_crs, target_crs, *bounds)
+        except (CRSError, Exception) as err:
+            raise ValueError(
+                f"{what} {path} is in {crs_label(source_crs)}, which cannot be transformed to "
+                f"the DEM's {crs_label(target_crs)}: {err}"
+            ) from None
+        if not all(np.isfinite(bounds)):
+            raise ValueError(
+                f"{what} {path} is in {crs_label(source_crs)}, which cannot be transformed to "
+                f"the DEM's {crs_label(target_crs)}"
+            )
+    left, bottom, right, top = bounds
+    if left >= extent[2] or right <= extent[0] or bottom >= extent[3] or top <= extent[1]:
+        raise ValueError(
+            f"{what} {path} does not overlap the DEM: it covers x in [{left:.6g}, {right:.6g}], "
+            f"y in [{bottom:.6g}, {top:.6g}], the DEM x in [{extent[0]:.6g}, {extent[2]:.6g}], "
+            f"y in [{extent[1]:.6g}, {extent[3]:.6g}] (in the DEM's CRS)"
+        )
+    out = np.full(shape, np.nan)
+    try:
+        reproject(
+            source,
+            out,
+            src_transform=source_transform,
+            src_crs=source_crs,
+            src_nodata=np.nan,
+            dst_transform=transform,
+            dst_crs=target_crs,
+            dst_nodata=np.nan,
+            resampling=Resampling.nearest,
+        )
+    except Exception as err:
+        raise ValueError(f"cannot resample {what} {path} to the DEM's grid: {err}") from None
+    return np.array(out[::-1], dtype=np.float64, order="C")

@@ -89,6 +89,10 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     os.close(fd)
     try:
         write(Path(tmp))
+        # mkstemp creates the file readable by its owner only: give it the mode of a plain file
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

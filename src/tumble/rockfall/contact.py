@@ -121,7 +121,8 @@ def terrain_ceiling(
     lies between its corner values) and ``z(x, y) + G reach``, where G bounds the slope of those
     cells, ``|dz/dx| <= max(|h10 - h00|, |h11 - h01|) / dx`` and likewise along y, so that no
     point of the disc lies higher than either. The smaller one is returned, raised by a
-    round-off margin. ``ok`` is False when the square is not inside the grid (no bound).
+    round-off margin. ``ok`` is False when the square is not inside the grid or touches a hole
+    (a NaN sample): then there is no bound and every vertex is evaluated.
     """
     nx = heights.shape[1]
     ny = heights.shape[0]
@@ -144,6 +145,8 @@ def terrain_ceiling(
             h10 = heights[j, i + 1]
             h01 = heights[j + 1, i]
             h11 = heights[j + 1, i + 1]
+            if math.isnan(h00) or math.isnan(h10) or math.isnan(h01) or math.isnan(h11):
+                return 0.0, False
             z_max = max(z_max, h00, h10, h01, h11)
             slope_x = max(slope_x, abs(h10 - h00), abs(h11 - h01))
             slope_y = max(slope_y, abs(h01 - h00), abs(h11 - h10))

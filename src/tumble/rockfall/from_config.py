@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io.dem import resample_to_grid
 from tumble.rockfall.barriers import barriers_from_config
 from tumble.rockfall.design import DesignFactors
 from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
+from tumble.rockfall.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.model import Options
 from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
@@ -39,7 +41,7 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
         path = Path(config.dem)
         path = path if path.is_absolute() else base / path
         try:
-            return Terrain.from_file(path)
+            return Terrain.from_file(path, reproject=config.reproject)
         except (ValueError, OSError) as err:
             raise ValueError(f"dem: {err}") from None
     name = config.scenario or "slope40"
@@ -49,7 +51,9 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
         raise ValueError(f"scenario: {err}") from None
 
 
-def _rock(config: RockfallConfig, base: Path) -> Rock:
+def build_rock(config: RockfallConfig, base: Path) -> Rock:
+    """The rock of a configuration's ``[rock]`` section (a relative ``rock.file`` is taken from
+    ``base``); ValueError naming the offending ``rock.`` key."""
     return rock_from_section(config.rock, base, "rock")
 
 
@@ -84,6 +88,8 @@ def rock_from_section(c: Any, base: Path, where: str = "rock") -> Rock:
 
 def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
     c = config.soil
+    if c.map is not None or c.classes is not None:
+        return _soil_map(config, terrain, base), terrain
     values = {}
     rasters = {}
     for name in FIELDS:
@@ -116,6 +122,118 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     return soil, terrain
 
 
+# --- soil and forest class maps (tumble.rockfall.landcover) ----------------------------------
+
+
+def _class_map(name: str, terrain: Terrain, base: Path, what: str) -> Any:
+    return resample_to_grid(
+        _path(name, base),
+        terrain.x0,
+        terrain.y0,
+        terrain.dx,
+        terrain.dy,
+        terrain.shape,
+        terrain.crs,
+        what,
+    )
+
+
+def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
+    """The soil of ``[soil] map`` and ``[soil.classes]``."""
+    c = config.soil
+    given = [f"soil.{n}" for n in FIELDS if getattr(c, n) is not None]
+    if c.map is None or not c.classes:
+        raise ValueError("soil.map and soil.classes go together: give both, or neither")
+    if given:
+        raise ValueError(
+            f"with soil.map give the soil parameters per class in [soil.classes], not "
+            f"{', '.join(given)}"
+        )
+    classes = {}
+    try:
+        for code, entry in c.classes.items():
+            if isinstance(entry, str):
+                classes[code] = Soil.preset(entry)
+            else:
+                fields = entry.model_dump(exclude_none=True)
+                classes[code] = Soil.preset(fields.pop("preset"), **fields)
+    except ValueError as err:
+        raise ValueError(f"soil.classes.{code}: {err}") from None
+    try:
+        values = _class_map(c.map, terrain, base, "soil.map")
+        return soil_from_class_map(values, classes, terrain)
+    except (ValueError, OSError) as err:
+        message = str(err)
+        raise ValueError(
+            message if message.startswith("soil") else f"soil.map: {message}"
+        ) from None
+
+
+def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) -> Soil:
+    """``soil`` with the drag layers of ``[forest]`` (unchanged without a forest map)."""
+    c = config.forest
+    if c.map is None:
+        if c.classes:
+            raise ValueError("forest.classes needs forest.map, the forest class raster")
+        return soil
+    if not c.classes:
+        raise ValueError("forest.map needs [forest.classes]: the drag layer of each class")
+    classes = {}
+    for code, entry in c.classes.items():
+        try:
+            if isinstance(entry, str):
+                classes[code] = ForestDrag.preset(entry)
+            else:
+                classes[code] = ForestDrag(**entry.model_dump())
+        except ValueError as err:
+            raise ValueError(f"forest.classes.{code}: {err}") from None
+    try:
+        values = _class_map(c.map, terrain, base, "forest.map")
+        return with_forest(soil, values, classes, terrain)
+    except (ValueError, OSError) as err:
+        message = str(err)
+        raise ValueError(
+            message if message.startswith("forest") else f"forest.map: {message}"
+        ) from None
+
+
+def _landcover_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:
+    inputs = {}
+    for key, name in (("soil.map", config.soil.map), ("forest.map", config.forest.map)):
+        if name is not None:
+            inputs[key] = _path(name, base)
+    return inputs
+
+
+def _resolved_landcover(data: dict[str, Any], config: RockfallConfig) -> None:
+    """The soil and forest class tables of the resolved configuration, every class written out
+    in full (its preset's values with the overrides)."""
+    if config.soil.map is not None:
+        classes = {}
+        for code, entry in (config.soil.classes or {}).items():
+            fields = (
+                {"preset": entry} if isinstance(entry, str) else entry.model_dump(exclude_none=True)
+            )
+            preset = fields.pop("preset")
+            soil = Soil.preset(preset, **fields)
+            classes[str(code)] = {"preset": preset, **{n: float(getattr(soil, n)) for n in FIELDS}}
+        data["soil"] = {"map": config.soil.map, "classes": classes}
+    if config.forest.map is not None:
+        data["forest"] = {
+            "map": config.forest.map,
+            "classes": {
+                str(code): dataclasses.asdict(
+                    ForestDrag.preset(entry)
+                    if isinstance(entry, str)
+                    else ForestDrag(**entry.model_dump())
+                )
+                for code, entry in config.forest.classes.items()
+            },
+        }
+    else:
+        data.pop("forest", None)
+
+
 @dataclass(frozen=True)
 class RunSetup:
     """What a configuration resolves to: the ensemble, and the release and input files it was
@@ -143,8 +261,9 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     base = Path(base_dir)
     terrain = _terrain(config, base)
     classes = _rock_classes(config, base)
-    rock = _rock(config, base) if classes is None else classes[0].shape
+    rock = build_rock(config, base) if classes is None else classes[0].shape
     soil, terrain = _soil(config, terrain, base)
+    soil = _forest(config, soil, terrain, base)
     r = config.release
     areas = _release_areas(config, terrain, base)
     fields = {
@@ -203,6 +322,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     for k, entry in enumerate(config.barrier):
         if entry.file is not None:
             inputs[f"barrier.{k}.file"] = _path(entry.file, base)
+    inputs.update(_landcover_inputs(config, base))
     inputs.update(_site_inputs(config, base))
     site = _site(ensemble, areas, classes)
     return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
@@ -240,10 +360,14 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     for name in FIELDS:
         given = data["soil"].get(name)
         value = getattr(ensemble.soil, name)
-        soil[name] = given if isinstance(given, str) else float(value)
+        if isinstance(value, float) or isinstance(given, str):
+            soil[name] = given if isinstance(given, str) else float(value)
+        else:
+            soil[name] = "per cell, from the forest map"
     data["soil"] = {"preset": data["soil"].get("preset"), **soil}
     if data["soil"]["preset"] is None:
         del data["soil"]["preset"]
+    _resolved_landcover(data, config)
     data["output"]["sample_every"] = ensemble.sample_every
     data["barrier"] = [
         {k: v for k, v in entry.items() if v is not None} for entry in data["barrier"]
@@ -380,3 +504,56 @@ def _resolved_site(data: dict, setup: RunSetup) -> None:
         release["sources"] = areas.summary()
     if setup.classes:
         data["rock"] = {"classes": [c.describe() for c in setup.classes]}
+
+
+def rebuild_run(run_dir: str | os.PathLike) -> tuple[RockfallConfig, RunSetup]:
+    """The configuration and set-up of the finished run in ``run_dir``, rebuilt from its
+    ``provenance.json``: the configuration that decided the numbers, the input files it read
+    (their recorded absolute paths, each checked against its recorded SHA-256), and the check that
+    the rebuilt model has the run's fingerprint (so terrain, rocks and release are the run's).
+
+    ValueError when the folder holds no finished run, an input file is missing or changed, or the
+    rebuilt model differs from the run's (e.g. written by another version of tumble)."""
+    import json
+
+    from tumble.io.config import set_key, validate
+    from tumble.io.provenance import sha256_file
+
+    folder = Path(run_dir)
+    if not (folder / "summary.json").is_file():
+        raise ValueError(f"{folder} holds no finished tumble rockfall run (no summary.json)")
+    try:
+        record = json.loads((folder / "provenance.json").read_text())
+        physics = dict(record["config"]["physics"])
+        fingerprint = str(record["config"]["fingerprint"])
+        inputs = dict(record.get("inputs") or {})
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(
+            f"{folder}/provenance.json is missing or is not the record of a tumble rockfall run"
+        ) from None
+    for key, entry in inputs.items():
+        path = Path(entry["path"])
+        if not path.is_file():
+            raise ValueError(
+                f"the run's input {key} ({path}) is gone: it is needed to rebuild the run"
+            )
+        if sha256_file(path) != entry["sha256"]:
+            raise ValueError(
+                f"the run's input {key} ({path}) has changed since the run (SHA-256 differs)"
+            )
+        parts = key.split(".")
+        if parts[0] == "barrier":  # barrier.<k>.file
+            physics["barrier"][int(parts[1])]["file"] = str(path)
+        elif parts[:2] == ["rock", "classes"]:  # rock.classes.<k>.file
+            physics["rock"]["classes"][int(parts[2])]["file"] = str(path)
+        else:
+            physics = set_key(physics, key, str(path))
+    config = validate(physics)
+    setup = build_run(config, folder)
+    if setup.ensemble.fingerprint() != fingerprint:
+        raise ValueError(
+            f"the model rebuilt from {folder}/provenance.json differs from the run's (fingerprint "
+            f"{setup.ensemble.fingerprint()} against {fingerprint}): the run was made by another "
+            "version of tumble or with other inputs"
+        )
+    return config, setup

@@ -192,7 +192,8 @@ class RockModel(NamedTuple):
 
 
 def terrain_arrays(terrain: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(heights, grid)`` of a terrain object, validated (C-contiguous float64, no holes)."""
+    """``(heights, grid)`` of a terrain object, validated (C-contiguous float64; NaN samples are
+    holes, outside the domain)."""
     try:
         heights = terrain.heights
         grid = (terrain.x0, terrain.y0, terrain.dx, terrain.dy)
@@ -205,8 +206,10 @@ def terrain_arrays(terrain: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"terrain heights must be a 2-D grid of at least 2 x 2, got {heights.shape}"
         )
-    if not np.all(np.isfinite(heights)):
-        raise ValueError("terrain heights contain NaN or infinite values (holes in the DEM)")
+    if np.isinf(heights).any():
+        raise ValueError("terrain heights contain infinite values")
+    if np.isnan(heights).all():
+        raise ValueError("terrain heights are all NaN (nodata)")
     x0, y0 = _check.finite(grid[0], "terrain x0"), _check.finite(grid[1], "terrain y0")
     dx, dy = _check.positive(grid[2], "terrain dx"), _check.positive(grid[3], "terrain dy")
     return heights, np.array([x0, y0, dx, dy])
@@ -276,8 +279,9 @@ def initial_state(
             x1 = x0 + (model.heights.shape[1] - 1) * dx
             y1 = y0 + (model.heights.shape[0] - 1) * dy
             raise ValueError(
-                f"the rock at {r.tolist()} reaches outside the DEM (vertex {k} at x={px:.6g}, "
-                f"y={py:.6g}); the grid covers x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
+                f"the rock at {r.tolist()} reaches outside the DEM or into one of its nodata "
+                f"holes (vertex {k} at x={px:.6g}, y={py:.6g}); the grid covers "
+                f"x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
             )
         deepest = min(deepest, pz - z)
     if deepest < -START_GAP_TOLERANCE:

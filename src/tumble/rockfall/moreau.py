@@ -35,6 +35,10 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
    of eq. 87 driven by omega_FREE, ``A_E = A_B exp(dt w_m~) B(omega_B, omega_free)``
    (:func:`spin_preserving_update`), because the contact step does not conserve the spin.
 
+   With ``soil.rolling_resistance > 0`` and closed contacts, the free angular velocity first
+   receives the rolling-resistance impulse of :func:`rolling_impulse` (Ai et al. 2011, model A;
+   see :mod:`tumble.rockfall.soil`), from the previous step's normal percussions.
+
 4. Slippage (L14 eq. 51): ``s_E = s_B + dt |v_E|`` if a contact is closed, else
    ``s_B exp(-beta dt)``; the friction of the next step is ``mu(s_E)``.
 
@@ -42,10 +46,12 @@ Energy balance (L14 eq. 54): since ``r_E - r_B = dt (v_B + v_E) / 2``, the schem
 exactly (to round-off)::
 
     T_E - T_B + m g (z_E - z_B) = P . W^T (u_S + u_E) / 2 - dt (c |v_m|^2 + c_r |omega_m|^2)
+                                   + H . omega_m
 
 with ``u_S = (v_B, omega_B)`` (explicit) or ``(v_B, omega_free)`` (implicit; the free rotation
 keeps T exactly), ``v_m, omega_m`` the means of the start and end velocities of the linear update.
-The kernel reports both work terms of every step.
+(``H`` the rolling-resistance impulse, zero unless it is switched on). The kernel reports both
+work terms of every step, the last two together as the drag work.
 
 Kernels: :func:`rock_step` advances one rock by one step on plain arrays and returns a status code
 (``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`);
@@ -67,6 +73,7 @@ from tumble._jit import jit
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
 from tumble.rockfall.contact import (
+    C_WARM,
     contact_work,
     find_contacts,
     forget_percussions,
@@ -121,7 +128,38 @@ D_HEIGHT = 8
 N_SAVED_DIAG = 9
 
 #: soil fields in the packed soil arrays (see :mod:`tumble.rockfall.soil`)
-_MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = range(8)
+_MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT, _ROLLING = range(
+    9
+)
+
+
+@jit
+def rolling_impulse(
+    mu_r: float, vertices: np.ndarray, contacts: np.ndarray, rot_inv: Mat3, w: Vec3
+) -> tuple[Vec3, Vec3]:
+    """``(w_new, H)``: the angular velocity after the rolling-resistance impulse ``H`` (body
+    frame) of :mod:`tumble.rockfall.soil`, ``H = -min(mu_r sum_k R_k P_N,k, H_stop) w / |w|``,
+    with the previous step's normal percussions ``P_N,k`` (the warm start of the contact buffer)
+    and ``H_stop = |w| / (w^ . rot_inv w^)``, the impulse that stops the rotation about ``w^``;
+    ``w_new = w + rot_inv H``."""
+    arm = 0.0
+    for k in range(vertices.shape[0]):
+        p_n = contacts[k, C_WARM]
+        if p_n > 0.0:
+            v = vertices[k]
+            arm += p_n * math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    rate = math.sqrt(dot(w, w))
+    if arm <= 0.0 or rate <= 0.0:
+        return w, (0.0, 0.0, 0.0)
+    axis = (w[0] / rate, w[1] / rate, w[2] / rate)
+    response = matvec(rot_inv, axis)
+    take = min(mu_r * arm, rate / dot(axis, response))
+    impulse = (-take * axis[0], -take * axis[1], -take * axis[2])
+    return (
+        w[0] - take * response[0],
+        w[1] - take * response[1],
+        w[2] - take * response[2],
+    ), impulse
 
 
 @jit
@@ -280,6 +318,13 @@ def rock_step(
     else:
         return NO_SOLUTION
 
+    # rolling resistance: an angular impulse against the rotation while in contact
+    rolling = (0.0, 0.0, 0.0)
+    if n_closed > 0:
+        mu_r = soil_param(_ROLLING, soil_values, soil_index, soil_rasters, grid, x, y)
+        if mu_r > 0.0:
+            w_free, rolling = rolling_impulse(mu_r, vertices, contacts, rot_inv, w_free)
+
     # contact problem: percussions by projected Gauss-Seidel
     u_s = (v_b[0], v_b[1], v_b[2], w_s[0], w_s[1], w_s[2])
     u_free = (v_free[0], v_free[1], v_free[2], w_free[0], w_free[1], w_free[2])
@@ -318,7 +363,7 @@ def rock_step(
     # drag work of the linear update
     vm = (0.5 * (v_b[0] + v_e[0]), 0.5 * (v_b[1] + v_e[1]), 0.5 * (v_b[2] + v_e[2]))
     wm = (0.5 * (w_s[0] + w_e[0]), 0.5 * (w_s[1] + w_e[1]), 0.5 * (w_s[2] + w_e[2]))
-    drag_work = -dt * (c_v * dot(vm, vm) + c_r * dot(wm, wm))
+    drag_work = -dt * (c_v * dot(vm, vm) + c_r * dot(wm, wm)) + dot(rolling, wm)
 
     total = 0.0
     for value in r_e + p_e + v_e + w_e:

@@ -13,12 +13,25 @@ terrain acts on the centre of mass with ``F = -drag v`` and ``M = -drag_torque o
 rotational drag matrix is ``drag_torque`` times the identity) while the centre of mass is less
 than ``drag_height`` above the terrain.
 
+Rolling resistance (off unless ``rolling_resistance > 0``): the constant directional torque of
+model A of Ai et al. 2011 (eq. 7), ``M_r = -mu_r R F_N omega / |omega|``, on percussion level: a
+rock that touches the terrain receives in each step the angular impulse ``mu_r sum_k R_k P_N,k``
+against its rotation, with ``P_N,k`` the normal percussion of hull vertex ``k`` in the previous
+step and ``R_k`` its distance from the centre of mass (the rolling radius of a sphere), capped at
+the impulse that stops the rotation about that direction, so that it never reverses it. It makes
+a rock rolling like a wheel on a hard surface come to rest. ``rolling_resistance`` is the
+dimensionless coefficient ``mu_r``; no value for rock on soil is given here (none is published
+with the seed's model): calibrate it for the site.
+
+Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
+discrete element simulations, Powder Technology 206:269-282.
+
 Every field is one number or a raster on the DEM grid (a 2-D array of the DEM's shape, sampled at
 the same points as the heights); rasters are interpolated bilinearly at the horizontal position
 of the rock's centre of mass.
 
 Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in kg m^2/s,
-``drag_height`` in m; the rest is dimensionless.
+``drag_height`` in m; the rest (``rolling_resistance`` included) is dimensionless.
 """
 
 from __future__ import annotations
@@ -40,16 +53,51 @@ FIELDS = (
     "drag",
     "drag_torque",
     "drag_height",
+    "rolling_resistance",
 )
-MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT = range(8)
+MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING = range(9)
 
-#: published parameter sets (see physics/rockfall_model.md)
-PRESETS = {
-    # Leine et al. 2014, section 5.1 (scarring demonstration)
-    "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
-    # Lu et al. 2019 after Bartelt 2016, Chant Sura: a reasonable "medium soil"
-    "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
+
+@dataclass(frozen=True)
+class SoilPreset:
+    """A published soil parameter set: the values (fields of :class:`Soil`; the others keep
+    their defaults), where they are published, and what they were used for."""
+
+    values: dict[str, float]
+    source: str
+    use: str
+
+
+#: The soil catalogue: every parameter set with a published source. The RAMMS::ROCKFALL terrain
+#: categories are not listed: their values are published in the
+#: RAMMS::ROCKFALL user manual, not in the papers, and no value is entered here before it has
+#: been checked against its source (:data:`UNSOURCED`).
+CATALOGUE = {
+    "medium": SoilPreset(
+        {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
+        "Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura tests)",
+        "a medium soil; the default",
+    ),
+    "l14_scarring": SoilPreset(
+        {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
+        "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.1",
+        "scarring demonstration (octahedron on a 45 degree slope)",
+    ),
+    "l14_wheel": SoilPreset(
+        {"mu_min": 10.0, "mu_max": 10.0, "kappa": 0.0, "beta": 0.0},
+        "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.2 (mu = 10)",
+        "wheel demonstration: no slip (box rolling down a 27 degree slope)",
+    ),
 }
+
+#: published categories left out of :data:`CATALOGUE`, and why
+UNSOURCED = {
+    "the RAMMS::ROCKFALL terrain categories": "their values are published in the "
+    "RAMMS::ROCKFALL user manual only; they are left out until they have been checked against it",
+}
+
+#: published parameter sets by name: the values of :data:`CATALOGUE`
+PRESETS = {name: preset.values for name, preset in CATALOGUE.items()}
 
 
 def _field(value: Any, name: str) -> float | np.ndarray:
@@ -92,6 +140,7 @@ class Soil:
     drag: float | np.ndarray = 0.0
     drag_torque: float | np.ndarray = 0.0
     drag_height: float | np.ndarray = 0.0
+    rolling_resistance: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -144,13 +193,14 @@ class Soil:
         return self.mu_min + (2.0 / np.pi) * (self.mu_max - self.mu_min) * np.arctan(self.kappa * s)
 
     def pack(self, grid_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Kernel arrays ``(values (8,), index (8,) int64, rasters (k, ny, nx))``.
+        """Kernel arrays ``(values (n,), index (n,) int64, rasters (k, ny, nx))``, ``n`` the
+        number of :data:`FIELDS`.
 
         ``index[j] = -1`` marks a constant field ``values[j]``; otherwise field j is the raster
         ``rasters[index[j]]``. Rasters must have the DEM's ``grid_shape``.
         """
-        values = np.zeros(8)
-        index = np.full(8, -1, dtype=np.int64)
+        values = np.zeros(len(FIELDS))
+        index = np.full(len(FIELDS), -1, dtype=np.int64)
         layers: list[np.ndarray] = []
         for j, name in enumerate(FIELDS):
             value = getattr(self, name)

@@ -19,6 +19,11 @@ its normal jumps there. It is defined on the rectangle spanned by the outer samp
 than a GeoTIFF's pixel extent (points up to :data:`EDGE_SLACK` of a cell beyond it still count,
 so that round-off never puts a point on the boundary outside). Cells may be non-square.
 
+Holes: a sample that is NaN (a nodata cell of the DEM) takes the cells it is a corner of out of
+the domain. A point in such a cell is outside, exactly like a point beyond the edge of the grid,
+so a rock that reaches a hole leaves the domain there (:data:`tumble.status.LEFT_DOMAIN`) and the
+surface is never evaluated from a NaN sample.
+
 Citation: R. I. Leine, A. Schweizer, M. Christen, J. Glover, P. Bartelt, W. Gerber, Simulation of
 rockfall trajectories with consideration of rock shape, Multibody Syst. Dyn. 32 (2014) 241-271.
 """
@@ -44,7 +49,8 @@ def _cell(
 ) -> tuple[float, float, float, float, float, float, bool]:
     """The four samples of the cell holding (x, y) and the local coordinates (eta, xi) in it.
 
-    Returns ``(h00, h10, h01, h11, eta, xi, inside)`` (L14 section 3.3 notation).
+    Returns ``(h00, h10, h01, h11, eta, xi, inside)`` (L14 section 3.3 notation); ``inside``
+    is False beyond the grid and in a cell with a NaN corner (a hole).
     """
     u = (x - x0) / dx
     v = (y - y0) / dy
@@ -59,15 +65,13 @@ def _cell(
         return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False
     k = min(int(u), nx - 2)
     l = min(int(v), ny - 2)
-    return (
-        values[l, k],
-        values[l, k + 1],
-        values[l + 1, k],
-        values[l + 1, k + 1],
-        u - k,
-        v - l,
-        True,
-    )
+    h00 = values[l, k]
+    h10 = values[l, k + 1]
+    h01 = values[l + 1, k]
+    h11 = values[l + 1, k + 1]
+    if math.isnan(h00) or math.isnan(h10) or math.isnan(h01) or math.isnan(h11):
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False
+    return h00, h10, h01, h11, u - k, v - l, True
 
 
 @jit

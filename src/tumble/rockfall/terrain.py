@@ -13,6 +13,17 @@ spanned by the outer sample centres (:attr:`Terrain.bounds`), half a cell smalle
 than a GeoTIFF's pixel extent. Cells may be non-square (``dx != dy``); rotated or sheared grids
 are refused.
 
+Holes: nodata samples of the DEM are NaN. Every cell with a NaN corner is outside the domain,
+like the area beyond the grid's edge: a rock reaching it has left the DEM (status ``left``), a
+point there has no height (:meth:`Terrain.contains` is False). A terrain needs at least one
+cell with four valid corners. Soil rasters may have nodata only where the DEM has (such samples
+are never read and are stored as 0).
+
+Coordinate reference system: the engine works in metres. :meth:`Terrain.from_file` refuses a
+DEM whose CRS is geographic (degrees) or whose linear unit is not the metre (feet), naming the
+CRS and the command that reprojects it, unless it is asked to reproject the DEM
+(``reproject="EPSG:XXXX"``, a projected CRS in metres; :func:`tumble.io.dem.reproject_grid`).
+
 Per-cell soil parameters are optional rasters on the same grid (:data:`SOIL_RASTERS`),
 interpolated bilinearly like the heights (zone ids by the nearest sample); uniform values
 belong to the soil model, not to the terrain.
@@ -34,7 +45,14 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tumble.io.dem import north_up_transform, read_raster, write_raster
+from tumble.io.dem import (
+    METRE_UNITS,
+    crs_problem,
+    north_up_transform,
+    read_raster,
+    reproject_grid,
+    write_raster,
+)
 from tumble.rockfall.scenarios import scenario
 from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
 from tumble.rockfall.surface import (
@@ -101,6 +119,12 @@ def _holes_message(
     )
 
 
+def _has_full_cell(holes: np.ndarray) -> bool:
+    """Whether some cell of a grid with these nodata samples has four valid corners."""
+    full = ~(holes[:-1, :-1] | holes[1:, :-1] | holes[:-1, 1:] | holes[1:, 1:])
+    return bool(full.any())
+
+
 def _whole_cells(length: float, spacing: float, what: str) -> int:
     if not (np.isfinite(length) and np.isfinite(spacing) and length > 0 and spacing > 0):
         raise ValueError(
@@ -116,12 +140,12 @@ def _whole_cells(length: float, spacing: float, what: str) -> int:
 class Terrain:
     """A regular DEM and optional per-cell soil rasters (see the module docstring).
 
-    Attributes are read-only: ``heights`` (ny, nx) C-contiguous float64 without holes; the grid
-    ``x0, y0, dx, dy`` (sample ``heights[j, i]`` at ``x0 + i dx, y0 + j dy``); ``crs`` (a
+    Attributes are read-only: ``heights`` (ny, nx) C-contiguous float64, NaN in nodata holes;
+    the grid ``x0, y0, dx, dy`` (sample ``heights[j, i]`` at ``x0 + i dx, y0 + j dy``); ``crs`` (a
     rasterio ``CRS`` or None; anything ``CRS.from_user_input`` takes is accepted);
     ``transform``, the north-up GeoTIFF transform of the grid (pixel-centre samples; derived from
     the grid when not given, kept exactly when read from a file so that writing reproduces it);
-    ``nodata``, the nodata value of the source file (metadata only, a terrain has no holes);
+    ``nodata``, the nodata value of the source file (metadata only; holes are NaN);
     ``soil``, a dict name -> (ny, nx) float64 raster with names from :data:`SOIL_RASTERS`.
 
     Build one with :meth:`from_file`, :meth:`from_array`, :meth:`plane` or :meth:`scenario`.
@@ -160,9 +184,14 @@ class Terrain:
                 f"got dx = {grid['dx']}, dy = {grid['dy']}"
             )
         x0, y0, dx, dy = grid["x0"], grid["y0"], grid["dx"], grid["dy"]
-        message = _holes_message(heights, "the DEM", x0, y0, dx, dy)
-        if message:
-            raise ValueError(message)
+        holes = np.isnan(heights)
+        if np.isinf(heights).any():
+            raise ValueError("the DEM heights contain infinite values")
+        if holes.any() and not _has_full_cell(holes):
+            raise ValueError(
+                f"the DEM has {int(holes.sum())} nodata samples out of {heights.size} and no cell "
+                "with four valid corners: nothing is left to simulate on"
+            )
         crs = self.crs
         if crs is not None:
             from rasterio.crs import CRS
@@ -200,6 +229,10 @@ class Terrain:
                     f"soil raster {name!r} has shape {values.shape}, the DEM {heights.shape}; "
                     "soil rasters must be on the DEM's grid"
                 )
+            if holes.any() and np.isnan(values[holes]).any():
+                # samples in the DEM's holes are never read: store them as 0
+                values = np.where(holes, np.nan_to_num(values, nan=0.0), values)
+                values = _frozen_grid(values, f"soil raster {name!r}")
             message = _holes_message(values, f"soil raster {name!r}", x0, y0, dx, dy)
             if message:
                 raise ValueError(message)
@@ -247,14 +280,34 @@ class Terrain:
         path: str | os.PathLike,
         soil: Mapping[str, Any] | None = None,
         band: int = 1,
+        reproject: Any = None,
     ) -> Terrain:
         """Read a DEM from a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
 
         ``soil`` maps names of :data:`SOIL_RASTERS` to raster files or arrays on the same grid.
-        ValueError for a missing file, an unsupported suffix, a rotated or sheared grid, holes,
-        fewer than 2 x 2 samples, or soil rasters on another grid.
+        Nodata cells become holes (module docstring). A DEM whose CRS is geographic or not in
+        metres is refused with a message naming the CRS and how to reproject it, unless
+        ``reproject`` names a projected CRS in metres (``"EPSG:32632"``): the DEM is then warped
+        to it (bilinear) and, when its CRS is in feet, its heights are converted to metres too
+        (unless its band unit says metres). ValueError for a missing file, an unsupported suffix,
+        a rotated or sheared grid, no cell without holes, fewer than 2 x 2 samples, or soil
+        rasters on another grid.
         """
         dem = read_raster(path, band=band)
+        if reproject is not None:
+            factor = 1.0
+            if dem.crs is not None and dem.crs.is_projected:
+                unit = (dem.unit or "").strip().lower()
+                factor = 1.0 if unit in METRE_UNITS else dem.crs.linear_units_factor[1]
+            dem = reproject_grid(dem, reproject, height_factor=factor)
+        else:
+            centre = (
+                dem.x0 + 0.5 * (dem.shape[1] - 1) * dem.dx,
+                dem.y0 + 0.5 * (dem.shape[0] - 1) * dem.dy,
+            )
+            problem = crs_problem(dem.crs, *centre, dem.path)
+            if problem:
+                raise ValueError(problem)
         transform = dem.transform
         if not (transform.b == 0 and transform.d == 0 and transform.a > 0 and transform.e < 0):
             transform = None
@@ -341,6 +394,11 @@ class Terrain:
         return self.heights.shape
 
     @property
+    def holes(self) -> int:
+        """Number of nodata (NaN) samples of the DEM."""
+        return int(np.count_nonzero(np.isnan(self.heights)))
+
+    @property
     def bounds(self) -> Bounds:
         """``(x_min, y_min, x_max, y_max)`` of the surface: the outer sample centres."""
         ny, nx = self.heights.shape
@@ -373,10 +431,15 @@ class Terrain:
     ) -> ValueError:
         p = int(np.argmin(inside))
         b = self.bounds
+        where = (
+            " (in a nodata hole of the DEM)"
+            if b.x_min <= xs[p] <= b.x_max and b.y_min <= ys[p] <= b.y_max
+            else ""
+        )
         return ValueError(
-            f"{count} of {xs.size} point(s) lie outside the terrain, which covers "
-            f"x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
-            f"first: ({xs[p]:.6g}, {ys[p]:.6g})"
+            f"{count} of {xs.size} point(s) lie outside the terrain or in its nodata holes; it "
+            f"covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
+            f"first: ({xs[p]:.6g}, {ys[p]:.6g}){where}"
         )
 
     def contains(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:

@@ -2,9 +2,10 @@
 
 The manifold of steady rotation about a principal axis and its Lyapunov function (Leine et al.
 2021, section 3), the continuous eigenvalues (eq. 44), the spectra of the one-step maps of every
-free-rotation scheme linearised about steady rotation (numerically from the scheme, and in
-closed form for the explicit scheme, eq. 55-60), stability maps over time step and inertia ratio,
-and the flip period of the Dzhanibekov effect.
+free-rotation scheme linearised about steady rotation (numerically from the scheme on its own
+state manifold, split into the trivial eigenvalues of symmetries and conserved quantities and the
+transverse ones that decide stability, and in closed form for the explicit scheme, eq. 55-60),
+stability maps over time step and inertia ratio, and the flip period of the Dzhanibekov effect.
 
 >>> from tumble.stability import one_step_spectrum, verdict
 >>> lam = one_step_spectrum("explicit", (5/12, 10/12, 13/12), "major", rate=10.0, dt=0.01)
@@ -45,11 +46,13 @@ from tumble.stability.spectra import (
     transverse_spectrum,
     verdict,
 )
+from tumble.stability.state_spectra import StateSpectrum, state_jacobian, state_spectrum
 
 __all__ = [
     "AXIS_NAMES",
     "VERDICTS",
     "StabilityMap",
+    "StateSpectrum",
     "axis_deviation",
     "continuous_eigenvalues",
     "count_flips",
@@ -72,6 +75,8 @@ __all__ = [
     "resolve_axis",
     "spectral_radius",
     "stability_map",
+    "state_jacobian",
+    "state_spectrum",
     "transverse_spectrum",
     "verdict",
 ]

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from tumble.bodies.inertia import principal_inertia
 from tumble.stability.manifold import AXIS_NAMES, resolve_axis
-from tumble.stability.spectra import spectral_radius, transverse_spectrum
+from tumble.stability.state_spectra import state_spectrum
 from tumble.status import KernelError
 
 
@@ -28,9 +28,11 @@ from tumble.status import KernelError
 class StabilityMap:
     """Spectral radius ``radius[i, j]`` at ``ratio[i]`` and ``dt[j]``; NaN where a step failed.
 
-    ``transverse[i, j]`` is the spectral radius without the eigenvalue 1 of the rate direction
-    (:func:`tumble.stability.spectra.transverse_spectrum`): below 1 where the scheme damps
-    perturbations; ``radius = max(1, transverse)``.
+    ``transverse[i, j]`` is the spectral radius of the one-step map on the scheme's state
+    manifold without its trivial eigenvalues (symmetries, conserved quantities, gauge;
+    :func:`tumble.stability.state_spectra.state_spectrum`): below 1 where the scheme damps
+    perturbations; ``radius = max(1, transverse)``, the trivial eigenvalues lying on the unit
+    circle or at 0.
     """
 
     scheme: str
@@ -84,10 +86,11 @@ def stability_map(
         k = resolve_axis(inertia, axis)
         for j, dt in enumerate(dts):
             try:
-                lam = transverse_spectrum(scheme, inertia, k, rate, float(dt))
+                transverse[i, j] = state_spectrum(
+                    scheme, inertia, k, rate, float(dt)
+                ).transverse_radius
             except KernelError:
                 continue
-            transverse[i, j] = spectral_radius(lam)
     return StabilityMap(
         scheme=str(scheme),
         axis=axis,

@@ -138,7 +138,7 @@ def spectral_radius(eigenvalues: ArrayLike) -> float:
     return float(np.max(np.abs(np.asarray(eigenvalues))))
 
 
-def verdict(eigenvalues: ArrayLike, tol: float = 1e-9) -> str:
+def verdict(eigenvalues: ArrayLike, tol: float = 1e-9, matrix: ArrayLike | None = None) -> str:
     """Linear stability of a one-step map from its eigenvalues.
 
     * ``"unstable"``: spectral radius ``> 1 + tol``; perturbations grow geometrically.
@@ -151,6 +151,12 @@ def verdict(eigenvalues: ArrayLike, tol: float = 1e-9) -> str:
       (closer than ``sqrt(tol)``, the split of a perturbed double root): the eigenvalues alone do
       not tell a semisimple double root from a Jordan block, whose powers grow linearly. This is
       the case at ``rate = 0`` or as ``dt -> 0``, where the map tends to the identity.
+
+    With the ``matrix`` whose eigenvalues they are, a multiple eigenvalue on the circle is
+    examined instead: it is semisimple (``"stable"``) when ``matrix - lambda 1`` has as many
+    singular values below ``sqrt(tol)`` (relative to the matrix's norm) as the eigenvalue's
+    multiplicity, as for DIR.EM's director velocities normal to the rigid motions (eigenvalue -1
+    twice); otherwise a Jordan block is possible and the verdict stays ``"neutral"``.
     """
     eig = np.asarray(eigenvalues, dtype=complex).ravel()
     if eig.size == 0 or not np.all(np.isfinite(eig)):
@@ -163,6 +169,22 @@ def verdict(eigenvalues: ArrayLike, tol: float = 1e-9) -> str:
     on_circle = eig[np.abs(moduli - 1.0) <= tol]
     gaps = np.abs(on_circle[:, None] - on_circle[None, :])
     np.fill_diagonal(gaps, np.inf)
-    if gaps.size and gaps.min() < np.sqrt(tol):
+    degenerate = bool(gaps.size) and gaps.min() < np.sqrt(tol)
+    if degenerate and (matrix is None or not _semisimple(on_circle, gaps, np.asarray(matrix), tol)):
         return "neutral"
     return "stable"
+
+
+def _semisimple(on_circle: np.ndarray, gaps: np.ndarray, matrix: np.ndarray, tol: float) -> bool:
+    """Whether every cluster of coinciding eigenvalues on the circle has a full eigenspace."""
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"matrix must be square, got shape {matrix.shape}")
+    scale = max(1.0, float(np.linalg.norm(matrix, 2)))
+    for n, lam in enumerate(on_circle):
+        multiplicity = int(np.sum(gaps[n] < np.sqrt(tol))) + 1
+        if multiplicity == 1:
+            continue
+        sigma = np.linalg.svd(matrix - lam * np.eye(matrix.shape[0]), compute_uv=False)
+        if int(np.sum(sigma < np.sqrt(tol) * scale)) < multiplicity:
+            return False
+    return True

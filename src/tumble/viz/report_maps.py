@@ -189,7 +189,9 @@ def vertical_exaggeration(terrain: Terrain) -> float:
     slope gradient ``|grad z|`` of the DEM (module docstring: it makes the 95th percentile slope
     a 45 degree one, whose shading spans the grey range)."""
     dz_dy, dz_dx = np.gradient(terrain.heights, terrain.dy, terrain.dx)
-    g95 = float(np.percentile(np.hypot(dz_dx, dz_dy), 95))
+    gradient = np.hypot(dz_dx, dz_dy)
+    gradient = gradient[np.isfinite(gradient)]  # not across the DEM's nodata holes
+    g95 = float(np.percentile(gradient, 95)) if gradient.size else 0.0
     low, high = EXAGGERATION_RANGE
     return high if g95 <= 1.0 / high else float(np.clip(1.0 / g95, low, high))
 

@@ -59,7 +59,8 @@ def write_hazard_rasters(
     Returns the paths written, in the order of ``RASTERS``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    reached = reached_cells(rasters)
+    # the DEM's nodata holes stay nodata in every raster
+    reached = reached_cells(rasters) & np.isfinite(terrain.heights)
     written = []
     for name in RASTERS:
         info = RASTER_INFO[name]

@@ -1,0 +1,80 @@
+"""``tumble rockfall soils``: the soil catalogue (name, parameters, source) and the forest model.
+
+Every soil preset usable as ``--soil NAME``, ``[soil] preset = NAME`` or a class of a soil map
+(``[soil.classes] 1 = NAME``) is listed with its published source; the categories left out for
+want of a checked source are named below the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tumble.rockfall.landcover import FOREST_PRESETS, UNSOURCED_FOREST_PRESETS
+from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, Soil
+
+#: columns of the table and their units
+COLUMNS = (
+    ("mu_min", ""),
+    ("mu_max", ""),
+    ("kappa", "1/m"),
+    ("beta", "1/s"),
+    ("restitution", ""),
+    ("drag", "kg/s"),
+    ("drag_torque", "kg m2/s"),
+    ("drag_height", "m"),
+)
+
+
+def add_soils_parser(actions) -> None:
+    soils = actions.add_parser(
+        "soils",
+        help="list the soil presets with their parameters and published sources",
+        description=(
+            "The soil catalogue: every preset with its parameters (slippage-dependent friction "
+            "mu_min, mu_max, kappa, beta; restitution; drag layer) and where they are published."
+        ),
+    )
+    soils.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    soils.set_defaults(run=soils_command)
+
+
+def catalogue() -> list[dict]:
+    """Every preset with all its fields (defaults included), source and use."""
+    rows = []
+    for name, preset in CATALOGUE.items():
+        soil = Soil.preset(name)
+        rows.append(
+            {
+                "name": name,
+                **{field: float(getattr(soil, field)) for field in FIELDS},
+                "source": preset.source,
+                "use": preset.use,
+            }
+        )
+    return rows
+
+
+def soils_command(args: argparse.Namespace) -> int:
+    rows = catalogue()
+    if args.json:
+        print(json.dumps({"soils": rows, "left_out": UNSOURCED}, indent=2))
+        return 0
+    header = ["name"] + [f"{n} {u}".strip() for n, u in COLUMNS]
+    table = [[r["name"]] + [f"{r[n]:g}" for n, _ in COLUMNS] for r in rows]
+    widths = [max(len(row[k]) for row in [header, *table]) for k in range(len(header))]
+    for row in [header, *table]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print()
+    for r in rows:
+        print(f"{r['name']}: {r['use']}. Source: {r['source']}")
+    print()
+    for what, why in UNSOURCED.items():
+        print(f"left out: {what}: {why}")
+    forest = ", ".join(FOREST_PRESETS) or "none"
+    print(
+        f"forest presets: {forest}; {', '.join(UNSOURCED_FOREST_PRESETS)} are left out until "
+        "their published drag coefficients are checked: give [forest.classes] drag, "
+        "drag_height (and drag_torque) per class"
+    )
+    return 0

@@ -1,0 +1,20 @@
+"""``tumble rockfall soils``: every preset with its parameters and source, and what is left out."""
+
+import json
+
+from tumble.cli.main import main
+from tumble.rockfall.soil import CATALOGUE, PRESETS
+
+
+def test_soils_lists_every_preset_with_its_source(capsys):
+    assert main(["rockfall", "soils"]) == 0
+    out = capsys.readouterr().out
+    for name, preset in CATALOGUE.items():
+        assert name in out and preset.source in out
+    assert "left out: the RAMMS::ROCKFALL terrain categories" in out
+    assert main(["rockfall", "soils", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["soils"]
+    assert {r["name"] for r in rows} == set(PRESETS)
+    for r in rows:
+        for field, value in PRESETS[r["name"]].items():
+            assert r[field] == value
