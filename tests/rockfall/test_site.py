@@ -173,3 +173,16 @@ def test_bad_release_areas_are_refused(terrain, tmp_path):
         ReleaseAreas.from_raster(zeros, terrain, 10)
     with pytest.raises(ValueError, match="exactly one of"):
         Release(point=(X0 + 1.0, Y0 + 1.0), areas=ReleaseAreas.from_file(good, terrain, 10))
+
+
+def test_release_area_over_a_nodata_hole_is_refused(tmp_path):
+    x = np.arange(61.0)
+    z = np.array(np.broadcast_to((60.0 - x) * 0.5, (41, 61)))
+    z[18:23, 28:33] = np.nan  # a hole in the middle of the area below
+    terrain = Terrain.from_array(z, x0=X0, y0=Y0, dx=1.0, crs=CRS)
+    path = write_polygons(
+        tmp_path / "a.gpkg", [[square(20.0, 10.0, 20.0)]], {"name": ["over the hole"]}, CRS
+    )
+    areas = ReleaseAreas.from_file(path, terrain, 200, name_field="name")
+    with pytest.raises(ValueError, match=r"release area 'over the hole': rock .* nodata hole"):
+        Release(areas=areas, height=1.0).draw(terrain, 200, seed=1)

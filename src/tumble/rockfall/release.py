@@ -243,6 +243,16 @@ class Release:
             else:
                 orientation[i] = self.orientation
         x, y = place[:, 0], place[:, 1]
+        off = np.flatnonzero(~np.asarray(terrain.contains(x, y), dtype=bool))
+        if off.size:
+            k = first + int(off[0])
+            where = "the release"
+            if self.areas is not None:
+                where = f"release area {self.areas.names[int(self.areas.source_of(k))]!r}"
+            raise ValueError(
+                f"{where}: rock {k} would start at ({x[off[0]]:.6g}, {y[off[0]]:.6g}), which is "
+                "not on the DEM's surface (a nodata hole); release areas must lie on the DEM"
+            )
         position = np.column_stack([x, y, terrain.height(x, y) + self.height])
         velocity = np.zeros((n, 3))
         if self.velocity is not None:

@@ -152,6 +152,12 @@ class Site:
         result.summary["classes"] = classes
         if not self.zoning:
             return {}
+        empty = [s["name"] for s in sources if s["rocks"] == 0 and s["frequency"]]
+        if empty:
+            result.summary.setdefault("warnings", []).append(
+                f"release area(s) {', '.join(map(repr, empty))} got no rocks: their frequency is "
+                "missing from the hazard zoning; raise the number of rocks"
+            )
         visit_rock = np.concatenate([np.asarray(c["visit_rock"]) for c in chunks])
         visit_cell = np.concatenate([np.asarray(c["visit_cell"]) for c in chunks])
         visit_max = np.concatenate([np.asarray(c["visit_max"]) for c in chunks])

@@ -275,17 +275,19 @@ class RunFolder:
 
     @cached_property
     def deposit_table(self) -> dict[str, np.ndarray]:
-        """The columns of ``deposits.csv`` (numbers as float64, ``status`` as strings)."""
+        """The columns of ``deposits.csv`` (numbers as float64; ``status`` and the text columns,
+        such as ``source`` and ``rock_class``, as strings)."""
+        import pyarrow as pa
         from pyarrow import csv
 
         table = csv.read_csv(self.path / "deposits.csv")
         columns: dict[str, np.ndarray] = {}
         for name in table.column_names:
-            values = table.column(name).to_numpy(zero_copy_only=False)
+            column = table.column(name)
+            values = column.to_numpy(zero_copy_only=False)
+            text = name == "status" or pa.types.is_string(column.type)
             columns[name] = (
-                np.asarray(values, dtype=str)
-                if name == "status"
-                else np.asarray(values, dtype=np.float64)
+                np.asarray(values, dtype=str) if text else np.asarray(values, dtype=np.float64)
             )
         for name in ("rock", "x", "y", "z", "status"):
             if name not in columns:
@@ -435,7 +437,7 @@ class RunFolder:
         if rows.size == 0:
             raise KeyError(k)
         row = {
-            name: (str(v[rows[0]]) if name == "status" else _finite_or_none(v[rows[0]]))
+            name: (str(v[rows[0]]) if v.dtype.kind == "U" else _finite_or_none(v[rows[0]]))
             for name, v in d.items()
         }
         record: dict[str, Any] = {
