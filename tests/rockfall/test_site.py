@@ -186,3 +186,28 @@ def test_release_area_over_a_nodata_hole_is_refused(tmp_path):
     areas = ReleaseAreas.from_file(path, terrain, 200, name_field="name")
     with pytest.raises(ValueError, match=r"release area 'over the hole': rock .* nodata hole"):
         Release(areas=areas, height=1.0).draw(terrain, 200, seed=1)
+
+
+def test_source_raster_and_area_keys_from_a_configuration(terrain, tmp_path):
+    from tumble.io.config import validate
+    from tumble.rockfall.from_config import build_run
+
+    dem = terrain.write(tmp_path / "dem.tif")
+    values = np.zeros((3, 3))
+    values[1, 1] = 2.0
+    write_raster(tmp_path / "src.tif", values, X0 + 10.0, Y0 + 10.0, 4.0, 4.0, crs=CRS)
+    config = validate(
+        {"dem": str(dem), "rocks": 6, "release": {"raster": str(tmp_path / "src.tif")}}
+    )
+    setup = build_run(config)
+    assert setup.site is not None and setup.site.source_names == ("src",)
+    x = setup.ensemble.states.position[:, 0] - X0
+    y = setup.ensemble.states.position[:, 1] - Y0
+    assert np.all((np.abs(x - 14.0) <= 2.0) & (np.abs(y - 14.0) <= 2.0))
+    assert "release.raster" in setup.inputs
+    for release, message in (
+        ({"raster": str(tmp_path / "src.tif"), "name_field": "name"}, "release.name_field"),
+        ({"raster": str(tmp_path / "src.tif"), "areas": "a.gpkg"}, "not both"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            build_run(validate({"dem": str(dem), "rocks": 6, "release": release}))
