@@ -47,6 +47,8 @@ from tumble.rockfall.model import (
     STATE_SIZE,
     Options,
     RockModel,
+    check_dt,
+    hull_radius,
     initial_state,
     pack_model,
     resolve_options,
@@ -200,6 +202,15 @@ def simulate(
     if not (isinstance(save_every, int | np.integer) and save_every >= 1):
         raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
     state = initial_state(model, position, orientation, velocity, omega, slippage)
+    check_dt(
+        opts.dt,
+        np.array([hull_radius(model.vertices)]),
+        model.grid,
+        model.body[None, :],
+        state[None, :],
+        model.heights,
+        opts.gravity,
+    )
     dt = opts.dt
     scheme = opts.scheme
 

@@ -53,6 +53,8 @@ from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
     Options,
+    check_dt,
+    hull_radius,
     initial_state,
     pack_model,
     resolve_options,
@@ -170,6 +172,16 @@ class Ensemble:
                 )
             except ValueError as err:
                 raise ValueError(f"release.height: rock {k}: {err}") from None
+        radius = np.array([hull_radius(s.vertices) for s in self.shapes])[self.shape_id]
+        check_dt(
+            self.options.dt,
+            radius * self.scale,
+            model.grid,
+            bodies,
+            initial,
+            model.heights,
+            self.options.gravity,
+        )
         self._packed: dict[str, Any] = {
             "model": model,
             "shape_vertices": table,
