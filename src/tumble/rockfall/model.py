@@ -248,7 +248,9 @@ def hull_radius(vertices: np.ndarray) -> float:
     return float(np.sqrt(np.max(np.einsum("ij,ij->i", vertices, vertices))))
 
 
-def speed_bound(states: np.ndarray, bodies: np.ndarray, lowest: float, gravity: float) -> np.ndarray:
+def speed_bound(
+    states: np.ndarray, bodies: np.ndarray, lowest: float, gravity: float
+) -> np.ndarray:
     """An upper bound of the centre-of-mass speed of each rock over its whole run, m/s.
 
     ``states`` (n, STATE_SIZE) initial states, ``bodies`` (n, 4) rows ``(m, A, B, C)``,

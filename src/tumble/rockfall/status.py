@@ -3,10 +3,10 @@
 The per-rock step returns ``Status.OK`` while the rock moves on, ``LEFT_DOMAIN`` when a hull vertex
 leaves the DEM, or one of the failure codes of :class:`tumble.status.Status` (the Newton
 iteration of the implicit scheme, a singular 3x3 system, a NaN, ``PENETRATED``: a hull vertex
-deeper below the terrain than the rock's radius, a step the contact model could not resolve). The per-rock loop adds
-``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT`` (held by a net of
-:mod:`tumble.rockfall.nets`). The Python API turns codes into the
-strings of :data:`NAMES`; an ensemble keeps the code of every rock.
+deeper below the terrain than the rock's radius, a step the contact model could not resolve).
+The per-rock loop adds ``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT``
+(held by a net of :mod:`tumble.rockfall.nets`). The Python API turns codes into the strings of
+:data:`NAMES`; an ensemble keeps the code of every rock.
 """
 
 from __future__ import annotations
