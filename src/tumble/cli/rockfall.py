@@ -399,7 +399,7 @@ def run_command(args) -> int:
         result.write_summary(stage / "summary.json")
     if not args.keep_chunks:
         shutil.rmtree(out / "chunks", ignore_errors=True)
-    for warning in result.summary["warnings"]:
+    for warning in [*chunk_run.damaged, *result.summary["warnings"]]:
         print(f"warning: {warning}", file=sys.stderr)
     print(summary_line(result.summary))
     for line in barrier_lines(result.summary.get("barriers", [])):
@@ -504,10 +504,19 @@ def _figures(directory: Path, ensemble, result, first) -> None:
 
 
 def _read_summary(directory: str) -> dict:
-    path = Path(directory) / "summary.json"
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise ValueError(f"{directory} is not a folder of a run")
+    path = folder / "summary.json"
     if not path.is_file():
         raise ValueError(f"{directory} holds no finished run (no summary.json)")
-    return json.loads(path.read_text())
+    try:
+        summary = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path} is not a readable summary of a run: {err}") from None
+    if not isinstance(summary, dict) or "scheme" not in summary or "fractions" not in summary:
+        raise ValueError(f"{path} is not the summary of a tumble rockfall run")
+    return summary
 
 
 def compare_command(args) -> int:
@@ -522,7 +531,12 @@ def compare_command(args) -> int:
     labels = (a["scheme"], b["scheme"])
     if labels[0] == labels[1]:
         labels = (Path(args.run_a).name or "A", Path(args.run_b).name or "B")
-    rows = compare_table(a, b, labels)
+    try:
+        rows = compare_table(a, b, labels)
+    except (KeyError, TypeError, IndexError) as err:
+        raise ValueError(
+            f"the summaries of the two runs lack what the table needs ({err})"
+        ) from None
     passing = []
     for directory in (args.run_a, args.run_b):
         path = Path(directory) / "rasters" / "passing_count.tif"

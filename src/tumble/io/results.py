@@ -138,8 +138,9 @@ def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: b
 
     Returns ``"new"`` (absent or empty), ``"resume"`` (a tumble result, with ``resume``) or
     ``"replaced"`` (a tumble result removed as a whole, with ``force``). Refuses an empty name,
-    a file, a tumble result without ``--resume``/``--force``, and any non-empty folder that is
-    not a tumble result (never touched, even with ``force``).
+    a file, a folder (or its nearest existing parent) this process may not write in, a tumble
+    result without ``--resume``/``--force``, and any non-empty folder that is not a tumble
+    result (never touched, even with ``force``).
     """
     if str(out).strip() == "":
         raise ValueError(
@@ -148,6 +149,13 @@ def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: b
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--out {folder} exists and is not a folder")
+    writable = folder.absolute()
+    while not writable.exists():
+        writable = writable.parent
+    if not writable.is_dir():
+        raise ValueError(f"--out {folder}: {writable} is a file, not a folder")
+    if not os.access(writable, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {folder}: permission denied to write in {writable}")
     if not folder.exists() or not any(folder.iterdir()):
         return "new"
     if not is_result_dir(folder):
