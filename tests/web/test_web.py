@@ -54,7 +54,8 @@ def client():
 
     from tumble.web.server import create_app
 
-    with TestClient(create_app(warm_up=False)) as c:
+    # the server answers only requests addressed to 127.0.0.1 or localhost (DNS rebinding)
+    with TestClient(create_app(warm_up=False), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -292,23 +292,34 @@ def _trajectory_sample(ensemble, count: int, every: int) -> dict:
 
 def run_command(args) -> int:
     from tumble.io.config import load_config
-    from tumble.io.provenance import write_provenance
-    from tumble.io.results import prepare_result_dir
-    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
-    from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
-    from tumble.rockfall.from_config import build_run, resolved_config
-    from tumble.viz.run_report import write_run_report
+    from tumble.io.lock import FolderLock
+    from tumble.io.results import check_result_target
+    from tumble.rockfall.from_config import build_run
 
     started = time.perf_counter()
     config = load_config(
         args.config, _settings(args), args.overrides, barrier_files=args.barriers or ()
     )
     setup = build_run(config)
-    ensemble = setup.ensemble
     if config.run.dask is not None:
         from tumble.rockfall.ensemble.cluster import parse_address
 
         parse_address(config.run.dask)
+    out = check_result_target(args.out)
+    with FolderLock(out):
+        return _run_locked(args, config, setup, started)
+
+
+def _run_locked(args, config, setup, started: float) -> int:
+    """:func:`run_command` once the configuration is valid and the lock of ``--out`` held."""
+    from tumble.io.provenance import write_provenance
+    from tumble.io.results import prepare_result_dir
+    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
+    from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+    from tumble.rockfall.from_config import resolved_config
+    from tumble.viz.run_report import write_run_report
+
+    ensemble = setup.ensemble
     out = Path(args.out)
     state = prepare_result_dir(args.out, force=args.force, resume=args.resume)
     if state == "resume" and (out / "summary.json").is_file():
