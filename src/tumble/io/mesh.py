@@ -51,7 +51,7 @@ def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
     saying so rather than an error from deep inside a reader.
 
     * binary STL: ``84 + 50 n`` bytes with ``n`` the uint32 at byte 80; ASCII STL: text that
-      starts with ``solid`` and holds a ``vertex`` line;
+      starts with ``solid``;
     * PLY: starts with the line ``ply`` and holds ``end_header``;
     * OBJ: text (UTF-8, no NUL bytes) with at least one vertex line ``v x y z``;
     * OFF: text starting with ``OFF``; binary glTF: starts with ``glTF``; glTF: JSON text.
@@ -66,12 +66,12 @@ def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
             if len(data) == STL_HEADER + STL_TRIANGLE * count:
                 return
         text = _text(data)
-        if text is not None and text.lstrip().startswith("solid") and "vertex" in text:
+        if text is not None and text.lstrip().startswith("solid"):
             return
         raise ValueError(
             f"{name} is not an STL mesh: neither binary STL ({STL_HEADER} header bytes and "
             f"{STL_TRIANGLE} bytes a triangle; it has {len(data)} bytes) nor ASCII STL (text "
-            "starting with 'solid' and holding 'vertex' lines)"
+            "starting with 'solid')"
         )
     if suffix == ".ply":
         if data.split(b"\n", 1)[0].strip() == b"ply" and b"end_header" in data:
