@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import math
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -250,6 +251,8 @@ def run_cli(case: CliCase, root: Path) -> Outcome:
         if case.toml is not None:
             (root / "run.toml").unlink()
     written = _snapshot(root) != before
+    if out.exists():  # written by an accepted case: removed, so that each case starts afresh
+        shutil.rmtree(out)
     text = err.getvalue() + std.getvalue()
     return _classify(code not in (0, None), text, case.word, written)
 
