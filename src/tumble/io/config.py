@@ -89,18 +89,41 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+#: the largest integer a configuration accepts anywhere (a count, a seed, a cap): 2^63 - 1, what
+#: the kernels' int64 holds; the engine sets tighter limits where memory is at stake
+MAX_INT = 2**63 - 1
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-PositiveInt = Annotated[int, Field(ge=1)]
-Pair = tuple[FiniteFloat, FiniteFloat]
-Triple = tuple[FiniteFloat, FiniteFloat, FiniteFloat]
+PositiveInt = Annotated[int, Field(ge=1, le=MAX_INT)]
+NonNegativeInt = Annotated[int, Field(ge=0, le=MAX_INT)]
+#: TOML has arrays, not tuples: a fixed-length array is accepted as a list (``Strict(False)`` on
+#: the container only; its numbers stay strict)
+Pair = Annotated[tuple[FiniteFloat, FiniteFloat], Strict(False)]
+Triple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
+Quadruple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Base of every table of a configuration: unknown keys refused, values frozen, and strict
+    types (pydantic's strict mode): a boolean is not a number (``rocks = true`` is refused), a
+    string is never converted to a number (``dt = "0.01"`` is refused), a float is not an integer
+    (``rocks = 10.0`` is refused); an integer where a float is expected is accepted (``dt = 1``),
+    as TOML writes whole numbers without a decimal point. Infinite and NaN values are refused by
+    the number types above (TOML's ``inf``, ``nan`` and overflowing literals such as ``1e400``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class RockConfig(_Section):
@@ -108,7 +131,7 @@ class RockConfig(_Section):
     mass: PositiveFloat | None = None
     size: PositiveFloat | None = None
     density: PositiveFloat | None = None
-    box: tuple[PositiveFloat, PositiveFloat, PositiveFloat] | None = None
+    box: Annotated[tuple[PositiveFloat, PositiveFloat, PositiveFloat], Strict(False)] | None = None
     file: str | None = None
 
 
@@ -166,15 +189,13 @@ class ForestConfig(_Section):
 
 class ReleaseConfig(_Section):
     point: Pair | None = None
-    line: tuple[Pair, Pair] | None = None
+    line: Annotated[tuple[Pair, Pair], Strict(False)] | None = None
     polygon: list[Pair] | None = None
     height: PositiveFloat | None = None
     velocity: Triple | None = None
     speed_downslope: NonNegativeFloat | None = None
     omega: Triple | None = None
-    orientation: Literal["random"] | tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat] = (
-        "random"
-    )
+    orientation: Literal["random"] | Quadruple = "random"
 
 
 class SolverConfig(_Section):
@@ -184,12 +205,12 @@ class SolverConfig(_Section):
     newton_max_iter: PositiveInt | None = None
     rest_speed: NonNegativeFloat | None = None
     rest_time: PositiveFloat | None = None
-    gravity: FiniteFloat | None = None
+    gravity: PositiveFloat | None = None
 
 
 class OutputConfig(_Section):
     sample_every: PositiveInt | None = None
-    trajectories: Annotated[int, Field(ge=0)] = 10
+    trajectories: NonNegativeInt = 10
     trajectory_every: PositiveInt = 25
     ascii: bool = False
     figures: bool = True
@@ -271,7 +292,7 @@ class RockfallConfig(_Section):
     reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = "implicit"
-    seed: Annotated[int, Field(ge=0)] = 0
+    seed: NonNegativeInt = 0
     dt: PositiveFloat = 0.002
     t_max: PositiveFloat = 60.0
     rock: RockConfig = RockConfig()
