@@ -54,3 +54,13 @@ def test_strict_types_keep_toml_integers_for_floats_and_arrays_for_tuples():
     assert load_config(overrides=["rock.box=[2,1,0.5]", "rock.shape=box"]).rock.box == (2, 1, 0.5)
     example = Path(__file__).resolve().parents[2] / "examples" / "slope40.toml"
     assert load_config(example).rocks == 1000
+
+
+def test_class_codes_of_a_map_are_the_digits_of_their_toml_keys():
+    """TOML keys are strings: "1" is class 1; a key that is not an integer is refused naming it."""
+    from tumble.io.config import validate
+
+    config = validate({"soil": {"map": "a.tif", "classes": {"1": "medium", "-2": "medium"}}})
+    assert config.soil.classes == {1: "medium", -2: "medium"}
+    with pytest.raises(ValueError, match=r"soil\.classes\.1\.5"):
+        validate({"soil": {"map": "a.tif", "classes": {"1.5": "medium"}}})

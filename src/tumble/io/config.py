@@ -113,6 +113,9 @@ NonNegativeInt = Annotated[int, Field(ge=0, le=MAX_INT)]
 Pair = Annotated[tuple[FiniteFloat, FiniteFloat], Strict(False)]
 Triple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
 Quadruple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
+#: the code of a class map (``[soil.classes]``, ``[forest.classes]``): TOML keys are strings, so
+#: the digits of a key are read as the integer code ("1" -> 1; "1.5" or "a" are refused)
+ClassCode = Annotated[int, Strict(False), Field(ge=-MAX_INT, le=MAX_INT)]
 
 
 class _Section(BaseModel):
@@ -168,7 +171,7 @@ class SoilConfig(_Section):
     rolling_resistance: SoilValue | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
-    classes: dict[int, str | SoilClassConfig] | None = None
+    classes: dict[ClassCode, str | SoilClassConfig] | None = None
 
 
 class ForestClassConfig(_Section):
@@ -184,7 +187,7 @@ class ForestConfig(_Section):
     or a table of parameters."""
 
     map: str | None = None
-    classes: dict[int, str | ForestClassConfig] = {}
+    classes: dict[ClassCode, str | ForestClassConfig] = {}
 
 
 class ReleaseConfig(_Section):
