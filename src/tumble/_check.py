@@ -21,7 +21,10 @@ TRIANGLE_RTOL = 1e-9
 
 
 def finite(value: Any, name: str) -> float:
-    """``float(value)``; ValueError unless it is a finite number."""
+    """``float(value)``; ValueError unless it is a finite number (a boolean or a string is not
+    one, although Python converts both)."""
+    if isinstance(value, bool | str | bytes):
+        raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):

@@ -15,6 +15,7 @@ class Status(IntEnum):
     SINGULAR_MATRIX = 2
     NON_FINITE = 3
     NO_SOLUTION = 4
+    PENETRATED = 5
 
 
 MESSAGES = {
@@ -26,6 +27,10 @@ MESSAGES = {
     Status.SINGULAR_MATRIX: "a 3x3 or 4x4 system of a step was singular; reduce dt",
     Status.NON_FINITE: "the state became NaN or infinite; reduce dt or check the initial state",
     Status.NO_SOLUTION: "the discrete equations of the step have no solution at this dt; reduce dt",
+    Status.PENETRATED: (
+        "a hull vertex went deeper below the terrain than the rock's radius: the step is too "
+        "large for the contact model to resolve; reduce dt"
+    ),
 }
 
 

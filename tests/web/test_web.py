@@ -54,7 +54,8 @@ def client():
 
     from tumble.web.server import create_app
 
-    with TestClient(create_app(warm_up=False)) as c:
+    # the server answers only requests addressed to 127.0.0.1 or localhost (DNS rebinding)
+    with TestClient(create_app(warm_up=False), base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -175,6 +176,45 @@ def test_scheme_failures_answer_422(client, monkeypatch, error):
     response = post(client, scheme="quat_em")
     assert response.status_code == 422
     assert str(error) in response.json()["error"]
+
+
+def test_host_header_must_name_the_served_address():
+    """DNS rebinding: only 127.0.0.1 or localhost with the served port (host_allowed)."""
+    from tumble.web.server import host_allowed
+
+    assert host_allowed("127.0.0.1:8123", 8123) and host_allowed("LOCALHOST:8123", 8123)
+    for host in ("127.0.0.1:8124", "127.0.0.1", "evil.example:8123", "127.0.0.1.nip.io:8123", ""):
+        assert not host_allowed(host, 8123), host
+    assert host_allowed("127.0.0.1", None) and not host_allowed("evil.example", None)
+
+
+def test_body_limit_answers_413_before_the_app_reads_it(client):
+    from tumble.web.server import MAX_BODY
+
+    at_limit = b"{" + b" " * (MAX_BODY - 2) + b"}"
+    json_type = {"content-type": "application/json"}
+    assert client.post("/api/trajectory", content=at_limit, headers=json_type).status_code == 200
+    response = client.post("/api/trajectory", content=at_limit + b" ", headers=json_type)
+    assert response.status_code == 413 and str(MAX_BODY) in response.json()["error"]
+
+
+def test_concurrent_trajectories_beyond_the_cap_answer_429():
+    """With the cap taken by running requests one more is refused at once with Retry-After, and
+    accepted again once one of them ends."""
+    from fastapi.testclient import TestClient
+
+    from tumble.web.server import RETRY_AFTER, Guard, create_fastapi
+
+    guard = Guard(create_fastapi(warm_up=False), max_heavy=2)
+    with TestClient(guard, base_url="http://127.0.0.1") as c:
+        assert guard.heavy.acquire(blocking=False) and guard.heavy.acquire(blocking=False)
+        response = post(c)
+        assert response.status_code == 429
+        assert response.headers["retry-after"] == str(RETRY_AFTER)
+        assert c.get("/api/health").status_code == 200  # light requests are not capped
+        guard.heavy.release()
+        assert post(c, t_end=1.0).status_code == 200
+        guard.heavy.release()
 
 
 def test_front_end_is_served_locally(client):

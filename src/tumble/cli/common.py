@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -29,11 +30,37 @@ def run_parsed(args: argparse.Namespace, command: str) -> int:
     except USER_ERRORS as err:
         print(f"tumble {command}: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        hint = getattr(args, "resume_hint", None)
+        print(f"tumble {command}: error: {os_error_message(err, hint)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            f"tumble {command}: error: out of memory; use fewer rocks or a shorter t_max",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         hint = getattr(args, "resume_hint", None)
         then = f"; finish it with: {hint}" if hint else ""
         print(f"tumble {command}: interrupted{then}", file=sys.stderr)
         return INTERRUPTED
+
+
+def os_error_message(err: OSError, resume_hint: str | None = None) -> str:
+    """One sentence for a failure of the file system: which file, what happened, what was done
+    about it. Commands write through temporary names (removed on failure), so a full disk or a
+    refused write leaves no half-written result; the chunks of a run finished before stay and
+    ``resume_hint`` (the command that resumes) says how to go on."""
+    where = f" ({err.filename})" if err.filename else ""
+    if err.errno == errno.ENOSPC:
+        text = f"no space left on the device{where}; the partial outputs were removed"
+        if resume_hint:
+            text += f", the finished chunks are kept: free some space and run {resume_hint}"
+        return text
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"permission denied{where}: choose an --out folder you may write to"
+    return f"{err.strerror or err}{where}"
 
 
 def invoke(module: ModuleType, argv: Sequence[str]) -> int:

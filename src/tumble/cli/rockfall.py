@@ -8,8 +8,7 @@ writes, once every chunk is done::
     DIR/summary.json               statistics (written last: its presence marks a finished run)
     DIR/rasters/NAME.tif           hazard rasters with the DEM's CRS and transform (.asc with
                                    --ascii), NAME in tumble.rockfall.ensemble.RASTERS; and dem.tif
-                                   (with release frequencies also hazard_zone.tif and the annual
-                                   exceedance frequencies, tumble.rockfall.zoning)
+                                   (and hazard_zone.tif etc. with frequencies: rockfall.zoning)
     DIR/deposits.csv               final point, status and time of every rock
     DIR/trajectories.parquet       a subsample of trajectories (output.trajectories rocks)
     DIR/figures/energy_map.png     maximum kinetic energy over a hillshade, spread envelope
@@ -314,27 +313,34 @@ def _trajectory_sample(ensemble, count: int, every: int) -> dict:
 
 def run_command(args) -> int:
     from tumble.io.config import load_config
-    from tumble.io.provenance import write_provenance
-    from tumble.io.results import prepare_result_dir
-    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
-    from tumble.rockfall.ensemble.outputs import (
-        write_deposits_gpkg,
-        write_trajectories_gpkg,
-        write_zoning_rasters,
-    )
-    from tumble.rockfall.from_config import build_run, resolved_config
-    from tumble.viz.run_report import write_run_report
+    from tumble.io.lock import FolderLock
+    from tumble.io.results import check_result_target
+    from tumble.rockfall.from_config import build_run
 
     started = time.perf_counter()
     config = load_config(
         args.config, _settings(args), args.overrides, barrier_files=args.barriers or ()
     )
     setup = build_run(config)
-    ensemble = setup.ensemble
     if config.run.dask is not None:
         from tumble.rockfall.ensemble.cluster import parse_address
 
         parse_address(config.run.dask)
+    out = check_result_target(args.out)
+    with FolderLock(out):
+        return _run_locked(args, config, setup, started)
+
+
+def _run_locked(args, config, setup, started: float) -> int:
+    """:func:`run_command` once the configuration is valid and the lock of ``--out`` held."""
+    from tumble.io.provenance import write_provenance
+    from tumble.io.results import prepare_result_dir
+    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
+    from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+    from tumble.rockfall.from_config import resolved_config
+    from tumble.viz.run_report import write_run_report
+
+    ensemble = setup.ensemble
     out = Path(args.out)
     state = prepare_result_dir(args.out, force=args.force, resume=args.resume)
     if state == "resume" and (out / "summary.json").is_file():
@@ -355,11 +361,10 @@ def run_command(args) -> int:
     result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
-    zoning = setup.site.apply(result, chunk_run.chunks) if setup.site is not None else {}
+    zoning = setup.site.apply(result, chunk_run.chunks)
     with _Stage(out) as stage:
         result.write_rasters(ensemble.terrain, stage / "rasters", ascii=config.output.ascii)
-        if zoning:
-            write_zoning_rasters(ensemble.terrain, zoning, stage / "rasters")
+        setup.site.write_rasters(ensemble.terrain, zoning, stage / "rasters")
         ensemble.terrain.write(stage / "rasters" / "dem.tif")
         result.write_deposits(stage / "deposits.csv")
         crs = ensemble.terrain.crs
@@ -369,11 +374,7 @@ def run_command(args) -> int:
                 ensemble, config.output.trajectories, config.output.trajectory_every
             )
             write_parquet(stage / "trajectories.parquet", sample)
-            shape_names = (
-                list(setup.site.class_names)
-                if setup.site is not None
-                else [s.name for s in ensemble.shapes]
-            )
+            shape_names = list(setup.site.class_names)
             write_trajectories_gpkg(
                 stage / "trajectories.gpkg", sample, result.rocks, crs, shape_names
             )
@@ -432,7 +433,7 @@ def run_command(args) -> int:
         result.write_summary(stage / "summary.json")
     if not args.keep_chunks:
         shutil.rmtree(out / "chunks", ignore_errors=True)
-    for warning in result.summary["warnings"]:
+    for warning in [*chunk_run.damaged, *result.summary["warnings"]]:
         print(f"warning: {warning}", file=sys.stderr)
     print(summary_line(result.summary))
     for line in barrier_lines(result.summary.get("barriers", [])):
@@ -537,10 +538,19 @@ def _figures(directory: Path, ensemble, result, first) -> None:
 
 
 def _read_summary(directory: str) -> dict:
-    path = Path(directory) / "summary.json"
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise ValueError(f"{directory} is not a folder of a run")
+    path = folder / "summary.json"
     if not path.is_file():
         raise ValueError(f"{directory} holds no finished run (no summary.json)")
-    return json.loads(path.read_text())
+    try:
+        summary = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path} is not a readable summary of a run: {err}") from None
+    if not isinstance(summary, dict) or "scheme" not in summary or "fractions" not in summary:
+        raise ValueError(f"{path} is not the summary of a tumble rockfall run")
+    return summary
 
 
 def compare_command(args) -> int:
@@ -555,7 +565,12 @@ def compare_command(args) -> int:
     labels = (a["scheme"], b["scheme"])
     if labels[0] == labels[1]:
         labels = (Path(args.run_a).name or "A", Path(args.run_b).name or "B")
-    rows = compare_table(a, b, labels)
+    try:
+        rows = compare_table(a, b, labels)
+    except (KeyError, TypeError, IndexError) as err:
+        raise ValueError(
+            f"the summaries of the two runs lack what the table needs ({err})"
+        ) from None
     passing = []
     for directory in (args.run_a, args.run_b):
         path = Path(directory) / "rasters" / "passing_count.tif"

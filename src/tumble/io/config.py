@@ -35,8 +35,6 @@ A run is described by one TOML document (every key optional; defaults below)::
     speed_downslope = 1.0       # m/s, or velocity = [vx, vy, vz]
     omega = [0.0, 0.0, 0.0]     # rad/s, body frame
     orientation = "random"      # or [w, x, y, z]
-    # areas = "release.gpkg"    # or release areas (GIS polygons, or raster = "src.tif") and
-    # [[rock.classes]] tables instead of [rock]'s keys: tumble.io.site_config
 
     [solver]                    # pgs_tol, pgs_max_iter, newton_tol, newton_max_iter,
                                 # rest_speed, rest_time, gravity
@@ -61,8 +59,7 @@ A run is described by one TOML document (every key optional; defaults below)::
     # f_min_m = 0.5             # minimum free board, m (unset: the standard's)
     # mass_kg = 2000.0          # design block, kg (unset: the largest rock mass of the run)
 
-File names in the file (``dem``, ``rock.file``, soil rasters, ``barrier.file``, ``release.areas``,
-``release.raster``, ``rock.classes.file``) are relative to
+File names in the file (``dem``, ``rock.file``, soil rasters, ``barrier.file``) are relative to
 the file's folder, so ``tumble rockfall run --config site/run.toml`` works from any folder; those
 given on the command line are relative to the working directory. Unknown keys are refused with a
 message that names them (a misspelt key never silently falls back to a default). Overrides
@@ -87,41 +84,60 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from tumble.io.site_config import RockClassConfig, check_classes
+from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
+
+#: the largest integer a configuration accepts anywhere (a count, a seed, a cap): 2^63 - 1, what
+#: the kernels' int64 holds; the engine sets tighter limits where memory is at stake
+MAX_INT = 2**63 - 1
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-PositiveInt = Annotated[int, Field(ge=1)]
-Pair = tuple[FiniteFloat, FiniteFloat]
-Triple = tuple[FiniteFloat, FiniteFloat, FiniteFloat]
+PositiveInt = Annotated[int, Field(ge=1, le=MAX_INT)]
+NonNegativeInt = Annotated[int, Field(ge=0, le=MAX_INT)]
+#: TOML has arrays, not tuples: a fixed-length array is accepted as a list (``Strict(False)`` on
+#: the container only; its numbers stay strict)
+Pair = Annotated[tuple[FiniteFloat, FiniteFloat], Strict(False)]
+Triple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
+Quadruple = Annotated[tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat], Strict(False)]
+#: the code of a class map (``[soil.classes]``, ``[forest.classes]``): TOML keys are strings, so
+#: the digits of a key are read as the integer code ("1" -> 1; "1.5" or "a" are refused)
+ClassCode = Annotated[int, Strict(False), Field(ge=-MAX_INT, le=MAX_INT)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Base of every table of a configuration: unknown keys refused, values frozen, and strict
+    types (pydantic's strict mode): a boolean is not a number (``rocks = true`` is refused), a
+    string is never converted to a number (``dt = "0.01"`` is refused), a float is not an integer
+    (``rocks = 10.0`` is refused); an integer where a float is expected is accepted (``dt = 1``),
+    as TOML writes whole numbers without a decimal point. Infinite and NaN values are refused by
+    the number types above (TOML's ``inf``, ``nan`` and overflowing literals such as ``1e400``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class RockConfig(_Section):
+class RockConfig(_Section, RockClassesKey):
     shape: Literal["eota221", "eota111", "box", "file"] = "eota221"
     mass: PositiveFloat | None = None
     size: PositiveFloat | None = None
     density: PositiveFloat | None = None
-    box: tuple[PositiveFloat, PositiveFloat, PositiveFloat] | None = None
+    box: Annotated[tuple[PositiveFloat, PositiveFloat, PositiveFloat], Strict(False)] | None = None
     file: str | None = None
-    classes: list[RockClassConfig] | None = None
-
-    @model_validator(mode="after")
-    def _classes(self) -> RockConfig:
-        check_classes(self.classes, sorted(k for k in self.model_fields_set if k != "classes"))
-        return self
 
 
 #: a soil field: a number or the path of a raster on the DEM grid
@@ -157,7 +173,7 @@ class SoilConfig(_Section):
     rolling_resistance: SoilValue | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
-    classes: dict[int, str | SoilClassConfig] | None = None
+    classes: dict[ClassCode, str | SoilClassConfig] | None = None
 
 
 class ForestClassConfig(_Section):
@@ -173,26 +189,18 @@ class ForestConfig(_Section):
     or a table of parameters."""
 
     map: str | None = None
-    classes: dict[int, str | ForestClassConfig] = {}
+    classes: dict[ClassCode, str | ForestClassConfig] = {}
 
 
-class ReleaseConfig(_Section):
+class ReleaseConfig(_Section, ReleaseAreaKeys):
     point: Pair | None = None
-    line: tuple[Pair, Pair] | None = None
+    line: Annotated[tuple[Pair, Pair], Strict(False)] | None = None
     polygon: list[Pair] | None = None
-    areas: str | None = None  # release areas, and the keys below: tumble.io.site_config
-    raster: str | None = None
-    layer: str | None = None
-    name_field: str | None = None
-    frequency_field: str | None = None
-    weight_field: str | None = None
     height: PositiveFloat | None = None
     velocity: Triple | None = None
     speed_downslope: NonNegativeFloat | None = None
     omega: Triple | None = None
-    orientation: Literal["random"] | tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat] = (
-        "random"
-    )
+    orientation: Literal["random"] | Quadruple = "random"
 
 
 class SolverConfig(_Section):
@@ -202,12 +210,12 @@ class SolverConfig(_Section):
     newton_max_iter: PositiveInt | None = None
     rest_speed: NonNegativeFloat | None = None
     rest_time: PositiveFloat | None = None
-    gravity: FiniteFloat | None = None
+    gravity: PositiveFloat | None = None
 
 
 class OutputConfig(_Section):
     sample_every: PositiveInt | None = None
-    trajectories: Annotated[int, Field(ge=0)] = 10
+    trajectories: NonNegativeInt = 10
     trajectory_every: PositiveInt = 25
     ascii: bool = False
     figures: bool = True
@@ -289,7 +297,7 @@ class RockfallConfig(_Section):
     reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = "implicit"
-    seed: Annotated[int, Field(ge=0)] = 0
+    seed: NonNegativeInt = 0
     dt: PositiveFloat = 0.002
     t_max: PositiveFloat = 60.0
     rock: RockConfig = RockConfig()
@@ -335,8 +343,6 @@ def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:
         if not fields or part not in fields:
             return []
         current = fields[part].annotation
-        if typing.get_origin(current) in (typing.Union, types.UnionType):
-            current = next(a for a in typing.get_args(current) if a is not type(None))
         if typing.get_origin(current) is list:
             current = typing.get_args(current)[0]
     fields = getattr(current, "model_fields", None)
@@ -430,9 +436,7 @@ PATH_KEYS = (
     *(("soil", name) for name in SoilConfig.model_fields if name not in ("preset", "classes")),
     ("barrier", "*", "file"),
     ("forest", "map"),
-    ("release", "areas"),
-    ("release", "raster"),
-    ("rock", "classes", "*", "file"),
+    *SITE_PATH_KEYS,
 )
 
 

@@ -169,6 +169,8 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
     from rasterio.errors import NotGeoreferencedWarning, RasterioIOError
 
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"raster file {path} is a folder, not a file (give the .tif or .asc)")
     driver = raster_driver(path)
     if not path.is_file():
         raise ValueError(f"raster file {path} does not exist")

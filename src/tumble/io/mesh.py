@@ -40,8 +40,90 @@ class TriangleMesh(NamedTuple):
     faces: np.ndarray
 
 
+#: bytes of a binary STL: an 80-byte header, a uint32 triangle count, 50 bytes a triangle
+STL_HEADER = 84
+STL_TRIANGLE = 50
+
+
+def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
+    """ValueError naming the file unless its content looks like its suffix says (STL binary or
+    ASCII, PLY, OBJ), checked before trimesh reads it: a file of another kind gets a message
+    saying so rather than an error from deep inside a reader.
+
+    * binary STL: ``84 + 50 n`` bytes with ``n`` the uint32 at byte 80; ASCII STL: text that
+      starts with ``solid``;
+    * PLY: starts with the line ``ply`` and holds ``end_header``;
+    * OBJ: text (UTF-8, no NUL bytes) with at least one vertex line ``v x y z``;
+    * OFF: text starting with ``OFF``; binary glTF: starts with ``glTF``; glTF: JSON text.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    data = path.read_bytes()
+    name = f"{what} file {path.name!r}"
+    if suffix == ".stl":
+        if len(data) >= STL_HEADER:
+            count = int.from_bytes(data[80:84], "little")
+            if len(data) == STL_HEADER + STL_TRIANGLE * count:
+                return
+        text = _text(data)
+        if text is not None and text.lstrip().startswith("solid"):
+            return
+        raise ValueError(
+            f"{name} is not an STL mesh: neither binary STL ({STL_HEADER} header bytes and "
+            f"{STL_TRIANGLE} bytes a triangle; it has {len(data)} bytes) nor ASCII STL (text "
+            "starting with 'solid')"
+        )
+    if suffix == ".ply":
+        if data.split(b"\n", 1)[0].strip() == b"ply" and b"end_header" in data:
+            return
+        raise ValueError(f"{name} is not a PLY mesh: it must start with a line 'ply' and a header")
+    if suffix == ".obj":
+        text = _text(data)
+        if text is not None and any(
+            line.split()[:1] == ["v"] for line in text.splitlines() if line.strip()
+        ):
+            return
+        raise ValueError(f"{name} is not an OBJ mesh: no text with vertex lines 'v x y z'")
+    if suffix == ".off":
+        text = _text(data)
+        if text is not None and text.lstrip().startswith(("OFF", "COFF", "NOFF")):
+            return
+        raise ValueError(f"{name} is not an OFF mesh: it must be text starting with 'OFF'")
+    if suffix == ".glb":
+        if data[:4] == b"glTF":
+            return
+        raise ValueError(f"{name} is not a binary glTF mesh: it must start with 'glTF'")
+    if suffix == ".gltf":
+        text = _text(data)
+        if text is not None and text.lstrip().startswith("{"):
+            return
+        raise ValueError(f"{name} is not a glTF mesh: it must be JSON text")
+
+
+def _text(data: bytes) -> str | None:
+    """``data`` as UTF-8 text, None if it is binary (NUL bytes or not UTF-8)."""
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def existing_file(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as a Path; ValueError naming ``what`` for a folder or a missing file."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+    if not path.is_file():
+        raise ValueError(f"{what} {str(path)!r} does not exist")
+    return path
+
+
 def _existing_file(path: str | os.PathLike, suffixes: tuple[str, ...], what: str) -> Path:
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} file {str(path)!r} is a folder, not a file")
     if not path.is_file():
         raise ValueError(f"{what} file {str(path)!r} does not exist")
     if path.suffix.lower() not in suffixes:
@@ -61,6 +143,7 @@ def read_mesh(path: str | os.PathLike) -> TriangleMesh:
     coordinates or face indices out of range.
     """
     path = _existing_file(path, MESH_SUFFIXES, "mesh")
+    check_mesh_file(path)
     import trimesh
 
     try:

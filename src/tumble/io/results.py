@@ -20,6 +20,8 @@ from types import TracebackType
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tumble.io.lock import LOCK_NAME
+
 
 class ResultDir:
     """Context manager: ``with ResultDir(out) as stage: ...`` writes into ``stage``."""
@@ -137,14 +139,9 @@ def is_result_dir(path: str | os.PathLike) -> bool:
     return isinstance(record, dict) and "tumble_version" in record
 
 
-def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: bool = False) -> str:
-    """Decide what a command may do with its output folder ``out`` before any work.
-
-    Returns ``"new"`` (absent or empty), ``"resume"`` (a tumble result, with ``resume``) or
-    ``"replaced"`` (a tumble result removed as a whole, with ``force``). Refuses an empty name,
-    a file, a tumble result without ``--resume``/``--force``, and any non-empty folder that is
-    not a tumble result (never touched, even with ``force``).
-    """
+def check_result_target(out: str | os.PathLike) -> Path:
+    """``out`` as a Path if a command may write a result there: ValueError for an empty name,
+    a file, or a folder (or its nearest existing parent) this process may not write in."""
     if str(out).strip() == "":
         raise ValueError(
             "--out must name a folder (an empty name would write into the working one)"
@@ -152,7 +149,28 @@ def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: b
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--out {folder} exists and is not a folder")
-    if not folder.exists() or not any(folder.iterdir()):
+    writable = folder.absolute()
+    while not writable.exists():
+        writable = writable.parent
+    if not writable.is_dir():
+        raise ValueError(f"--out {folder}: {writable} is a file, not a folder")
+    if not os.access(writable, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {folder}: permission denied to write in {writable}")
+    return folder
+
+
+def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: bool = False) -> str:
+    """Decide what a command may do with its output folder ``out`` before any work.
+
+    Returns ``"new"`` (absent or empty), ``"resume"`` (a tumble result, with ``resume``) or
+    ``"replaced"`` (a tumble result removed as a whole, with ``force``). Refuses an empty name,
+    a file, a folder (or its nearest existing parent) this process may not write in, a tumble
+    result without ``--resume``/``--force``, and any non-empty folder that is not a tumble
+    result (never touched, even with ``force``).
+    """
+    folder = check_result_target(out)
+    entries = [p for p in folder.iterdir() if p.name != LOCK_NAME] if folder.exists() else []
+    if not entries:
         return "new"
     if not is_result_dir(folder):
         raise ValueError(
@@ -162,7 +180,12 @@ def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: b
     if resume:
         return "resume"
     if force:
-        shutil.rmtree(folder)
+        # everything but the lock of this run (:mod:`tumble.io.lock`)
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
         return "replaced"
     raise ValueError(
         f"--out {folder} holds an earlier result; --resume finishes (or reuses) it, --force "

@@ -1,6 +1,8 @@
 """Configuration keys of a real site (part of :mod:`tumble.io.config`): release areas and rock
 classes. Only types and ranges are checked here; files and physics are the engine's
-(:mod:`tumble.rockfall.site`, :mod:`tumble.rockfall.rock_classes`).
+(:mod:`tumble.rockfall.site`, :mod:`tumble.rockfall.rock_classes`). File names given in a
+configuration file (``release.areas``, ``release.raster``, ``rock.classes.file``) are relative to
+its folder, as every file name of :mod:`tumble.io.config`.
 
 Release areas, keys of ``[release]`` (instead of ``point``, ``line`` or ``polygon``)::
 
@@ -29,16 +31,32 @@ import math
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 #: tolerance on the sum of the shares of the rock classes
 SHARE_TOLERANCE = 1e-6
 
+#: file names of these keys are relative to the configuration file (``tumble.io.config.PATH_KEYS``)
+SITE_PATH_KEYS = (("release", "areas"), ("release", "raster"), ("rock", "classes", "*", "file"))
+
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """As ``tumble.io.config._Section``: unknown keys refused, values frozen, strict types."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class ReleaseAreaKeys(_Section):
+    """The keys of ``[release]`` that give release areas (module docstring)."""
+
+    areas: str | None = None
+    raster: str | None = None
+    layer: str | None = None
+    name_field: str | None = None
+    frequency_field: str | None = None
+    weight_field: str | None = None
 
 
 class VolumeDistributionConfig(_Section):
@@ -84,7 +102,7 @@ class RockClassConfig(_Section):
     volume: PositiveFloat | VolumeDistributionConfig | None = None
     size: PositiveFloat | None = None
     density: PositiveFloat | None = None
-    box: tuple[PositiveFloat, PositiveFloat, PositiveFloat] | None = None
+    box: Annotated[tuple[PositiveFloat, PositiveFloat, PositiveFloat], Strict(False)] | None = None
     file: str | None = None
 
     @model_validator(mode="after")
@@ -121,3 +139,15 @@ def check_classes(classes: Sequence[RockClassConfig] | None, beside: Sequence[st
             f"rock.{', rock.'.join(beside)} cannot be given with rock.classes; give the shape and "
             "size of each class in its [[rock.classes]] table"
         )
+
+
+class RockClassesKey(_Section):
+    """The ``classes`` key of ``[rock]``: ``[[rock.classes]]`` tables, checked by
+    :func:`check_classes` against the other keys given in ``[rock]``."""
+
+    classes: list[RockClassConfig] | None = None
+
+    @model_validator(mode="after")
+    def _classes(self) -> RockClassesKey:
+        check_classes(self.classes, sorted(k for k in self.model_fields_set if k != "classes"))
+        return self

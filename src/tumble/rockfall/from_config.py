@@ -21,7 +21,12 @@ import numpy as np
 from tumble.io.dem import resample_to_grid
 from tumble.rockfall.barriers import barriers_from_config
 from tumble.rockfall.design import DesignFactors
-from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS, SAMPLE_EVERY, Ensemble
+from tumble.rockfall.ensemble.driver import (
+    ENSEMBLE_OPTIONS,
+    SAMPLE_EVERY,
+    Ensemble,
+    check_size,
+)
 from tumble.rockfall.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.model import Options
 from tumble.rockfall.release import Release
@@ -243,7 +248,7 @@ class RunSetup:
     release: Release
     inputs: dict[str, Path]
     design: DesignFactors
-    site: Site | None = None
+    site: Site
     classes: tuple[RockClass, ...] = ()
 
 
@@ -287,6 +292,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     release = Release.for_scenario(
         config.scenario or ("slope40" if config.dem is None else ""), **fields
     )
+    check_size(config.rocks, solver_options(config), config.run.chunk_size)
     states = release.draw(terrain, config.rocks, config.seed)
     try:
         barriers = barriers_from_config(config.barrier, terrain, base)

@@ -109,7 +109,7 @@ class Options:
             )
         checked = {
             "dt": _check.positive(self.dt, "dt"),
-            "gravity": _check.finite(self.gravity, "gravity"),
+            "gravity": _check.positive(self.gravity, "gravity"),
             "pgs_tol": _check.positive(self.pgs_tol, "pgs_tol"),
             "newton_tol": _check.positive(self.newton_tol, "newton_tol"),
             "pgs_max_iter": _check.positive_int(self.pgs_max_iter, "pgs_max_iter"),
@@ -244,6 +244,79 @@ def pack_model(terrain: Any, rock: Rock | Body, soil: Soil, options: Options) ->
     return RockModel(
         heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options.pack()
     )
+
+
+def hull_radius(vertices: np.ndarray) -> float:
+    """The largest distance of a hull vertex from the centre of mass, m."""
+    return float(np.sqrt(np.max(np.einsum("ij,ij->i", vertices, vertices))))
+
+
+def speed_bound(
+    states: np.ndarray, bodies: np.ndarray, lowest: float, gravity: float
+) -> np.ndarray:
+    """An upper bound of the centre-of-mass speed of each rock over its whole run, m/s.
+
+    ``states`` (n, STATE_SIZE) initial states, ``bodies`` (n, 4) rows ``(m, A, B, C)``,
+    ``lowest`` the lowest height of the terrain (m). The contacts (Newton restitution at most 1,
+    Coulomb friction) and the drag only dissipate (the energy balance of
+    :mod:`tumble.rockfall.moreau`), so the total energy never exceeds its initial value and the
+    centre of mass, never below ``lowest``, has ``m |v|^2 / 2 <= T_0 + m g (z_0 - lowest)``::
+
+        V = sqrt(|v_0|^2 + omega_0 . Theta omega_0 / m + 2 g (z_0 - lowest))
+    """
+    v = states[:, S_V : S_V + 3]
+    w = states[:, S_OMEGA : S_OMEGA + 3]
+    spin2 = np.einsum("ij,ij->i", w * bodies[:, 1:4], w) / bodies[:, 0]
+    drop = np.maximum(states[:, S_R + 2] - lowest, 0.0)
+    speed2: np.ndarray = np.einsum("ij,ij->i", v, v) + spin2 + 2.0 * gravity * drop
+    return np.sqrt(speed2)
+
+
+def max_dt(radius: Any, dx: float, dy: float, speed: Any) -> np.ndarray:
+    """The largest time step the contact model resolves, s (per rock; inf for a rock at rest
+    on the lowest point): ``min(R, dx, dy) / V``.
+
+    Derivation. A vertex contact closes when the gap at the midpoint of a step is at most zero
+    (:func:`tumble.rockfall.contact.find_contacts`), so a vertex approaching the surface at
+    speed ``V`` can be ``V dt`` below it before the percussion of the next step acts. This depth
+    must stay below the rock's radius ``R`` (the largest distance of a hull vertex from the
+    centre of mass): deeper, the vertex may have passed the surface further than the rock is
+    wide, the contact frame is taken on the wrong side and the rock can end inside the ground
+    (the status ``penetrated`` of the kernel, :func:`tumble.rockfall.moreau.penetrated`,
+    catches a vertex deeper than ``R``). The travel of a step must also stay within one cell
+    ``dx``, ``dy`` of the DEM, or the bilinear surface a contact meets is not the one between
+    the positions of two steps. ``V`` is :func:`speed_bound`, the largest speed the rock can
+    reach from its initial energy and the drop to the lowest point of the terrain (a rotating
+    vertex moves faster by at most ``R |omega|``, within the same order). The bound is a
+    sufficient condition for these two requirements, not a guarantee of accuracy: the published
+    runs use dt = 2 ms (Leine et al. 2021), far below it.
+    """
+    length = np.minimum(np.asarray(radius, dtype=np.float64), min(dx, dy))
+    speed = np.asarray(speed, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(speed > 0.0, length / np.where(speed > 0.0, speed, 1.0), np.inf)
+
+
+def check_dt(
+    dt: float,
+    radius: np.ndarray,
+    grid: np.ndarray,
+    bodies: np.ndarray,
+    states: np.ndarray,
+    heights: np.ndarray,
+    gravity: float,
+) -> None:
+    """ValueError naming the bound of :func:`max_dt` if ``dt`` exceeds it for any rock."""
+    speed = speed_bound(states, bodies, float(np.nanmin(heights)), gravity)
+    bound = max_dt(radius, float(grid[2]), float(grid[3]), speed)
+    k = int(np.argmin(bound))
+    if dt > bound[k]:
+        raise ValueError(
+            f"dt = {dt:g} s is too large: the contact model resolves steps up to "
+            f"min(R, dx, dy) / V = {bound[k]:.3g} s here (rock {k}: radius R = {radius[k]:.3g} m, "
+            f"grid dx = {grid[2]:g} m, dy = {grid[3]:g} m, speed bound V = {speed[k]:.3g} m/s "
+            f"from its energy and the drop to the lowest point); use dt <= {bound[k]:.3g}"
+        )
 
 
 def initial_state(

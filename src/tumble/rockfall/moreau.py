@@ -54,7 +54,10 @@ keeps T exactly), ``v_m, omega_m`` the means of the start and end velocities of 
 work terms of every step, the last two together as the drag work.
 
 Kernels: :func:`rock_step` advances one rock by one step on plain arrays and returns a status code
-(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`);
+(``OK``, ``LEFT_DOMAIN`` or a failure code of :class:`tumble.status.Status`, among them
+``PENETRATED`` when a closed contact at the midpoint lies deeper below the terrain than the rock's
+radius, :func:`penetrated`: a step too large for the contact model, which a rock never survives
+as "stopped");
 :func:`stopping_rules` (at rest, ``t_max``) ends the per-rock loops of :func:`run_rock` (which
 saves samples) and of the ensemble driver (which keeps statistics). The model is the tuple
 ``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
@@ -73,6 +76,7 @@ from tumble._jit import jit
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
 from tumble.rockfall.contact import (
+    C_GAP,
     C_WARM,
     contact_work,
     find_contacts,
@@ -107,6 +111,7 @@ from tumble.rockfall.status import (
     NO_SOLUTION,
     NON_FINITE,
     OK,
+    PENETRATED,
     RUNNING,
     SINGULAR_MATRIX,
     STOPPED,
@@ -210,6 +215,26 @@ def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -
 
 
 @jit
+def penetrated(contacts: np.ndarray, n_closed: int, vertices: np.ndarray) -> bool:
+    """True if the deepest of the ``n_closed`` closed contacts lies deeper below the terrain
+    than the rock's radius (the largest distance of a hull vertex from the centre of mass)."""
+    deepest = 0.0
+    for i in range(n_closed):
+        deepest = min(deepest, contacts[i, C_GAP])
+    if deepest >= 0.0:
+        return False
+    radius2 = 0.0
+    for k in range(vertices.shape[0]):
+        radius2 = max(
+            radius2,
+            vertices[k, 0] * vertices[k, 0]
+            + vertices[k, 1] * vertices[k, 1]
+            + vertices[k, 2] * vertices[k, 2],
+        )
+    return deepest * deepest > radius2
+
+
+@jit
 def rock_step(
     heights: np.ndarray,
     grid: np.ndarray,
@@ -271,6 +296,10 @@ def rock_step(
     )
     if not inside:
         return LEFT_DOMAIN
+    # a vertex deeper below the terrain than the rock's radius: the previous step carried the
+    # rock through the surface further than any contact can push it back (dt too large)
+    if n_closed > 0 and penetrated(contacts, n_closed, vertices):
+        return PENETRATED
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
     m_inv = 1.0 / (mass + h * c_v)

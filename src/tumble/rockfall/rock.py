@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from tumble.bodies import catalogue
 from tumble.bodies.catalogue import ROCK_DENSITY, Body
+from tumble.io.mesh import check_mesh_file, existing_file
 
 #: mesh formats read with trimesh; everything else is read as a plain text point list
 MESH_SUFFIXES = (".stl", ".ply", ".obj", ".off", ".glb", ".gltf")
@@ -113,9 +114,7 @@ class Rock:
     ) -> Rock:
         """Convex hull of the vertices of a mesh (STL, PLY, OBJ, ... via trimesh) or of a text
         point list (XYZ: three coordinates per line, in m)."""
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"rock file {str(path)!r} does not exist")
+        path = existing_file(path, "rock file")
         suffix = path.suffix.lower()
         if suffix in MESH_SUFFIXES:
             points = _mesh_points(path)
@@ -130,6 +129,7 @@ class Rock:
 
 
 def _mesh_points(path: Path) -> np.ndarray:
+    check_mesh_file(path, "rock")
     import trimesh
 
     try:

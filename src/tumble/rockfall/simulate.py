@@ -47,6 +47,8 @@ from tumble.rockfall.model import (
     STATE_SIZE,
     Options,
     RockModel,
+    check_dt,
+    hull_radius,
     initial_state,
     pack_model,
     resolve_options,
@@ -167,6 +169,34 @@ class RockTrajectory:
         return np.linalg.norm(self.omega, axis=1) / (2.0 * np.pi)
 
 
+#: the most steps a rock may take (``ceil(t_max / dt)``, :func:`check_steps`)
+MAX_STEPS = 10_000_000
+#: bytes of one saved row of a trajectory (step, state, diagnostics)
+ROW_BYTES = 8 * (1 + STATE_SIZE + N_SAVED_DIAG)
+
+
+def byte_size(n_bytes: float) -> str:
+    """A number of bytes for a message: ``"1.92 GB"``."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes / 1e3:.3g} kB"
+
+
+def check_steps(options: Options) -> None:
+    """ValueError, with the limit and the memory it would take, when a rock of ``options``
+    could take more than :data:`MAX_STEPS` steps: the whole trajectory of one rock (every
+    step, as the profile figure and single-rock runs keep it) takes ``ROW_BYTES`` a step."""
+    steps = options.t_max / options.dt
+    if steps > MAX_STEPS:
+        raise ValueError(
+            f"t_max = {options.t_max:g} s at dt = {options.dt:g} s is {steps:.3g} steps per rock; "
+            f"the limit is {MAX_STEPS:.0e} steps (t_max <= {MAX_STEPS * options.dt:g} s at this "
+            f"dt): the whole trajectory of one rock would take {byte_size(steps * ROW_BYTES)} of "
+            f"memory ({ROW_BYTES} bytes a step)"
+        )
+
+
 def simulate(
     terrain: Any,
     rock: Rock,
@@ -196,10 +226,20 @@ def simulate(
     a net may catch the rock (status ``caught``).
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)
+    check_steps(opts)
     model = pack_model(terrain, rock, soil, opts)
     if not (isinstance(save_every, int | np.integer) and save_every >= 1):
         raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
     state = initial_state(model, position, orientation, velocity, omega, slippage)
+    check_dt(
+        opts.dt,
+        np.array([hull_radius(model.vertices)]),
+        model.grid,
+        model.body[None, :],
+        state[None, :],
+        model.heights,
+        opts.gravity,
+    )
     dt = opts.dt
     scheme = opts.scheme
 

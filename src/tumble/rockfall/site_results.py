@@ -15,7 +15,7 @@ the result:
 
 and, when every source has a frequency, returns the zoning rasters of
 :mod:`tumble.rockfall.zoning` (hazard zone and annual exceedance frequencies), which
-:func:`tumble.rockfall.ensemble.outputs.write_zoning_rasters` writes.
+:meth:`Site.write_rasters` writes.
 
 Statistics of a group of rocks: ``fractions`` of its rocks stopped, left_domain, timed_out,
 failed (and caught, with nets); ``runout_m`` (over the rocks that ended regularly) p50 and p95;
@@ -27,8 +27,10 @@ None for its statistics.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -171,6 +173,15 @@ class Site:
             self.source_of,
             frequency,
         )
+
+    def write_rasters(
+        self, terrain: Any, zoning: Mapping[str, np.ndarray], directory: str | os.PathLike
+    ) -> list[Path]:
+        """Write the zoning rasters of :meth:`apply` into ``directory``
+        (:func:`tumble.rockfall.ensemble.outputs.write_zoning_rasters`); nothing without them."""
+        from tumble.rockfall.ensemble.outputs import write_zoning_rasters
+
+        return write_zoning_rasters(terrain, zoning, directory) if zoning else []
 
 
 def default_site(n: int, source: str, class_name: str) -> Site:

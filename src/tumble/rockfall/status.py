@@ -2,10 +2,11 @@
 
 The per-rock step returns ``Status.OK`` while the rock moves on, ``LEFT_DOMAIN`` when a hull vertex
 leaves the DEM, or one of the failure codes of :class:`tumble.status.Status` (the Newton
-iteration of the implicit scheme, a singular 3x3 system, a NaN). The per-rock loop adds
-``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT`` (held by a net of
-:mod:`tumble.rockfall.nets`). The Python API turns codes into the
-strings of :data:`NAMES`; an ensemble keeps the code of every rock.
+iteration of the implicit scheme, a singular 3x3 system, a NaN, ``PENETRATED``: a hull vertex
+deeper below the terrain than the rock's radius, a step the contact model could not resolve).
+The per-rock loop adds ``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT``
+(held by a net of :mod:`tumble.rockfall.nets`). The Python API turns codes into the strings of
+:data:`NAMES`; an ensemble keeps the code of every rock.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class RockStatus(IntEnum):
     SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
     NON_FINITE = int(Status.NON_FINITE)
     NO_SOLUTION = int(Status.NO_SOLUTION)
+    PENETRATED = int(Status.PENETRATED)
     STOPPED = 10
     LEFT_DOMAIN = 11
     TIMED_OUT = 12
@@ -37,6 +39,7 @@ NEWTON_NOT_CONVERGED = int(RockStatus.NEWTON_NOT_CONVERGED)
 SINGULAR_MATRIX = int(RockStatus.SINGULAR_MATRIX)
 NON_FINITE = int(RockStatus.NON_FINITE)
 NO_SOLUTION = int(RockStatus.NO_SOLUTION)
+PENETRATED = int(RockStatus.PENETRATED)
 STOPPED = int(RockStatus.STOPPED)
 LEFT_DOMAIN = int(RockStatus.LEFT_DOMAIN)
 TIMED_OUT = int(RockStatus.TIMED_OUT)
@@ -53,6 +56,7 @@ NAMES = {
     RockStatus.SINGULAR_MATRIX: "singular_matrix",
     RockStatus.NON_FINITE: "non_finite",
     RockStatus.NO_SOLUTION: "no_solution",
+    RockStatus.PENETRATED: "penetrated",
 }
 
 #: the regular ends of a run; every other status is a numerical failure

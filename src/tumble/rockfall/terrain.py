@@ -125,6 +125,51 @@ def _has_full_cell(holes: np.ndarray) -> bool:
     return bool(full.any())
 
 
+#: components of the unnormalised surface normal (L14 eq. 7) above this could overflow its norm
+NORMAL_LIMIT = 1e150
+
+
+def _degenerate_message(
+    heights: np.ndarray, x0: float, y0: float, dx: float, dy: float
+) -> str | None:
+    """Why the surface normal of the grid is undefined somewhere, or None.
+
+    The normal of :mod:`tumble.rockfall.surface` is ``(-dh_x dy, -dh_y dx, dx dy)`` normalised:
+    it needs distinct sample coordinates (a spacing too small for the origin in float64 puts
+    neighbouring samples on one coordinate: duplicate samples, a cell of no width), a cell area
+    ``dx dy`` that is a normal float (neither zero by underflow nor infinite), and height
+    differences whose products with the spacing stay far from overflow."""
+    ny, nx = heights.shape
+    for name, origin, step, n in (("x", x0, dx, nx), ("y", y0, dy, ny)):
+        coords = origin + step * np.arange(n, dtype=np.float64)
+        if not np.all(np.isfinite(coords)) or np.any(np.diff(coords) <= 0.0):
+            return (
+                f"the DEM's {name} coordinates are degenerate: spacing d{name} = {step:g} at "
+                f"origin {origin:g} puts neighbouring samples on the same coordinate in float64 "
+                "(duplicate samples, cells of no width); the terrain normal is undefined"
+            )
+    area = dx * dy
+    if not (np.isfinite(area) and area >= np.finfo(np.float64).tiny):
+        return f"the DEM's cell area dx dy = {dx:g} x {dy:g} is not representable; rescale the grid"
+    with np.errstate(over="ignore", invalid="ignore"):
+        n_x = np.abs(np.diff(heights, axis=1)) * dy
+        n_y = np.abs(np.diff(heights, axis=0)) * dx
+    # nodata samples (NaN) are holes, checked elsewhere; the finite differences decide here
+    known_x = n_x[~np.isnan(n_x)]
+    known_y = n_y[~np.isnan(n_y)]
+    steepest = max(
+        float(known_x.max()) if known_x.size else 0.0,
+        float(known_y.max()) if known_y.size else 0.0,
+        area,
+    )
+    if not steepest < NORMAL_LIMIT:
+        return (
+            "the DEM's height differences are too large for its spacing (the terrain normal "
+            "overflows); check the heights' unit and nodata value"
+        )
+    return None
+
+
 def _whole_cells(length: float, spacing: float, what: str) -> int:
     if not (np.isfinite(length) and np.isfinite(spacing) and length > 0 and spacing > 0):
         raise ValueError(
@@ -192,6 +237,9 @@ class Terrain:
                 f"the DEM has {int(holes.sum())} nodata samples out of {heights.size} and no cell "
                 "with four valid corners: nothing is left to simulate on"
             )
+        message = _degenerate_message(heights, x0, y0, dx, dy)
+        if message:
+            raise ValueError(message)
         crs = self.crs
         if crs is not None:
             from rasterio.crs import CRS

@@ -45,7 +45,7 @@ SHAPES: tuple[str, ...] = get_args(Shape)
 class BodySpec(BaseModel):
     """The body: a catalogue shape with its dimensions (m) and mass (kg), or custom moments."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     shape: Shape = "cuboid"
     a: float = Field(3.0, description="cuboid edge / ellipsoid semi-axis along x (m)")
@@ -69,7 +69,7 @@ class BodySpec(BaseModel):
 class TrajectoryRequest(BaseModel):
     """One run: body, initial axis and perturbation, spin rate, scheme and time stepping."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     body: BodySpec = Field(default_factory=BodySpec)
     axis: AxisName = "intermediate"

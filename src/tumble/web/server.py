@@ -11,13 +11,28 @@ Routes:
 ``GET /api/options``      schemes, shapes, axes and the default request
 ``POST /api/trajectory``  a :class:`tumble.web.scene.TrajectoryRequest` -> the scene JSON
 
-Bad input and failures of a scheme answer HTTP 422 with ``{"error": message}``.
+Bad input and failures of a scheme answer HTTP 422 with ``{"error": message}``; no input
+answers 500 (a non-finite or overflowing number is refused with 422 naming the field).
+
+Guards, in the order a request meets them (:class:`Guard`, a plain ASGI layer in front of the
+app):
+
+* **Host header** (against DNS rebinding: a page of another site whose name resolves to
+  127.0.0.1 would otherwise be served as if it were ours): only ``127.0.0.1`` and
+  ``localhost``, with the served port when it is known; anything else answers 400.
+* **Request body** of at most :data:`MAX_BODY` bytes: a larger ``Content-Length`` answers 413
+  before a byte of the body is read, and a body sent without one is cut off at the limit (413).
+* **Concurrent heavy requests** (``POST /api/trajectory``): at most :data:`MAX_HEAVY` run at
+  once; one more answers 429 with ``Retry-After`` at once (no queue). A request runs at most
+  :data:`tumble.web.scene.MAX_STEPS` steps, a few seconds, so the latency of an accepted
+  request is its own compute time and the wait of a refused one is bounded by it.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import socket
 import sys
 import threading
@@ -37,6 +52,108 @@ NODE_MODULES = HERE / "node_modules"
 #: the npm packages served under /vendor/<name>/
 VENDOR = ("three", "lil-gui")
 HOST = "127.0.0.1"
+#: host names a request may be addressed to (the Host header, without the port)
+LOCAL_NAMES = ("127.0.0.1", "localhost")
+#: the largest request body, bytes (a trajectory request is a few hundred bytes)
+MAX_BODY = 64 * 1024
+#: heavy requests (trajectories) running at once; more answer 429
+MAX_HEAVY = 2
+#: seconds a client refused with 429 is told to wait
+RETRY_AFTER = 2
+#: the routes that integrate
+HEAVY = ("/api/trajectory",)
+
+
+def host_allowed(host: str | None, port: int | None) -> bool:
+    """Whether a Host header names this server: 127.0.0.1 or localhost, with ``port`` when
+    given (a missing port is the scheme's default, never a served port here)."""
+    if not host:
+        return False
+    name, sep, given = host.rpartition(":")
+    if not sep or "]" in given:
+        name, given = host, ""
+    if name.lower() not in LOCAL_NAMES:
+        return False
+    if port is None:
+        return given == "" or given.isdigit()
+    return given == str(port)
+
+
+async def _answer(send, status: int, message: str, headers: tuple = ()) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Guard:
+    """ASGI layer: the Host check, the body limit and the cap on heavy requests (module
+    docstring). ``port``: the served port (None: any port of 127.0.0.1 or localhost)."""
+
+    def __init__(self, app, port: int | None = None, max_heavy: int = MAX_HEAVY):
+        self.app = app
+        self.port = port
+        self.max_heavy = max_heavy
+        self.heavy = threading.BoundedSemaphore(max_heavy) if max_heavy > 0 else None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if not host_allowed(headers.get("host"), self.port):
+            await _answer(send, 400, f"bad Host header {headers.get('host')!r}: use {HOST}")
+            return
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            await _answer(send, 413, f"request body larger than {MAX_BODY} bytes")
+            return
+        # the body is read here, up to the limit, before the app parses any of it
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > MAX_BODY:
+                await _answer(send, 413, f"request body larger than {MAX_BODY} bytes")
+                return
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        heavy = scope["path"] in HEAVY
+        if heavy and (self.heavy is None or not self.heavy.acquire(blocking=False)):
+            await _answer(
+                send,
+                429,
+                f"{self.max_heavy} trajectories are being computed (the most at once); retry "
+                f"in {RETRY_AFTER} s",
+                ((b"retry-after", str(RETRY_AFTER).encode()),),
+            )
+            return
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            if heavy and self.heavy is not None:
+                self.heavy.release()
 
 
 def missing_vendor() -> list[str]:
@@ -69,8 +186,14 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
-def create_app(warm_up: bool = True) -> FastAPI:
-    """The FastAPI application; ``warm_up`` compiles the kernels in a background thread."""
+def create_app(warm_up: bool = True):
+    """The FastAPI application behind its :class:`Guard` (the guarded ASGI app; the FastAPI
+    app is its ``app`` attribute); ``warm_up`` compiles the kernels in a background thread."""
+    return Guard(create_fastapi(warm_up))
+
+
+def create_fastapi(warm_up: bool = True) -> FastAPI:
+    """The FastAPI application without the guards."""
     missing = missing_vendor()
     if missing:
         raise RuntimeError(
@@ -116,8 +239,10 @@ def create_app(warm_up: bool = True) -> FastAPI:
             return JSONResponse(scene(req))
         except (ValueError, KernelError, NotImplementedError) as exc:
             return _error(422, f"{req.scheme}: {exc}")
-        except FloatingPointError as exc:
+        except (FloatingPointError, OverflowError, ZeroDivisionError) as exc:
             return _error(422, f"{req.scheme}: floating-point failure: {exc}")
+        except MemoryError:
+            return _error(422, f"{req.scheme}: the request needs more memory than there is")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for name in VENDOR:
@@ -145,8 +270,9 @@ def serve(port: int | None = None, log_level: str = "warning") -> None:
     """Run the server on 127.0.0.1 until interrupted; prints the address first."""
     import uvicorn
 
-    app = create_app()
+    inner = create_fastapi()
     sock = bind(port)
+    app = Guard(inner, port=sock.getsockname()[1])
     url = f"http://{HOST}:{sock.getsockname()[1]}/"
     print(f"tumble serve: Poinsot view at {url}  (Ctrl-C to stop)", flush=True)
     config = uvicorn.Config(app, log_level=log_level, lifespan="off")

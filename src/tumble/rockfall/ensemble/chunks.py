@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +62,28 @@ def read_chunk(path: Path) -> dict:
     return read_npz(path)
 
 
+#: arrays every chunk file holds, one row per rock
+CHUNK_ROCK_ARRAYS = ("rock", "status", "steps", "final_state", "maxima", "path")
+
+
+def check_chunk(path: Path, start: int, stop: int) -> tuple[dict | None, str]:
+    """The arrays of the chunk file of rocks ``start .. stop - 1`` and ``""``, or None and what
+    is wrong with the file (truncated, corrupted, other rocks)."""
+    try:
+        chunk = read_chunk(path)
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
+        return None, f"is truncated or corrupted ({type(err).__name__}: {err})"
+    missing = [name for name in CHUNK_ROCK_ARRAYS if name not in chunk]
+    if missing:
+        return None, f"lacks the arrays {', '.join(missing)}"
+    n = stop - start
+    if not all(len(chunk[name]) == n for name in CHUNK_ROCK_ARRAYS) or (
+        chunk["rock"].tolist() != list(range(start, stop))
+    ):
+        return None, f"does not hold rocks {start} to {stop - 1}"
+    return chunk, ""
+
+
 @dataclass
 class ChunkRun:
     """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, the
@@ -72,6 +95,8 @@ class ChunkRun:
     wall_time: float
     steps: int
     sessions: list[dict] = field(default_factory=list)
+    #: chunk files found damaged on resume (which chunk, what was wrong), computed again
+    damaged: list[str] = field(default_factory=list)
 
 
 def run_chunks(
@@ -145,7 +170,20 @@ def run_chunks(
             "sessions": [],
         }
     spans = ensemble.chunks(chunk_size)
-    missing = [i for i in range(len(spans)) if not chunk_path(directory, i).exists()]
+    # chunk files of an earlier session are read once here: a truncated or corrupted one (a
+    # disk that filled up, a copy cut short) is named, removed and computed again
+    loaded: dict[int, dict] = {}
+    damaged = []
+    for i, (a, b) in enumerate(spans):
+        path = chunk_path(directory, i)
+        if path.exists():
+            chunk, problem = check_chunk(path, a, b)
+            if chunk is None:
+                damaged.append(f"chunk {i} ({path}) {problem}; it is computed again")
+                path.unlink()
+            else:
+                loaded[i] = chunk
+    missing = [i for i in range(len(spans)) if i not in loaded]
     if max_chunks is not None:
         missing = missing[: _check.positive_int(max_chunks, "max_chunks")]
     done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
@@ -200,8 +238,10 @@ def run_chunks(
     chunks = []
     for i in range(len(spans)):
         path = chunk_path(directory, i)
-        if path.exists():
+        if i in loaded:
+            chunks.append(loaded[i])
+        elif path.exists():
             chunks.append(read_chunk(path))
     wall = float(sum(s["wall_time_s"] for s in manifest["sessions"]))
     steps = int(sum(int(c["steps"].sum()) for c in chunks))
-    return ChunkRun(chunks, chunks_now, wall, steps, list(manifest["sessions"]))
+    return ChunkRun(chunks, chunks_now, wall, steps, list(manifest["sessions"]), damaged)

@@ -53,6 +53,8 @@ from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
     Options,
+    check_dt,
+    hull_radius,
     initial_state,
     pack_model,
     resolve_options,
@@ -60,7 +62,7 @@ from tumble.rockfall.model import (
 from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.simulate import RockTrajectory, simulate
+from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
 from tumble.rockfall.soil import Soil
 
 #: the options of an ensemble when none are given
@@ -73,6 +75,47 @@ CHUNK_SIZE = 100
 VISIT_CAPACITY = 2048
 #: initial capacity of the barrier-crossing buffer of a rock
 CROSSING_CAPACITY = 16
+
+#: the largest ensemble and the longest rock a run accepts (:func:`check_size`)
+MAX_ROCKS = 10_000_000
+#: the most memory the kernel buffers of one chunk may take, bytes
+MAX_CHUNK_BYTES = 2 * 1024**3
+#: bytes of one rock in a chunk file and in memory while the chunks are reduced (rock, status,
+#: steps, contact steps, PGS caps: 5 int64; final state; maxima; path statistics), before its
+#: cell visits
+CHUNK_ROCK_BYTES = 8 * (5 + STATE_SIZE + N_QUANTITIES + 3 * N_QUANTITIES)
+#: bytes of one cell visit of a rock (rock, cell, maxima)
+VISIT_BYTES = 8 * (2 + N_QUANTITIES)
+#: bytes the driver holds per rock before it runs: release (position, orientation, velocity,
+#: omega), initial state, body (m, A, B, C), shape id, scale, mass
+SETUP_ROCK_BYTES = 8 * (13 + STATE_SIZE + 4 + 3)
+#: bytes of a rock's kernel buffers while its chunk runs (cell visits, outputs)
+KERNEL_ROCK_BYTES = VISIT_CAPACITY * VISIT_BYTES + CHUNK_ROCK_BYTES
+
+
+def check_size(n_rocks: int, options: Options, chunk_size: int | None = None) -> None:
+    """Refuse a run too large for one machine before anything is allocated, with the limit and
+    what the run would take: more than :data:`MAX_ROCKS` rocks (memory ``SETUP_ROCK_BYTES +
+    CHUNK_ROCK_BYTES`` a rock, chunk files ``CHUNK_ROCK_BYTES`` a rock, both before the cell
+    visits), rocks of more steps than :func:`tumble.rockfall.simulate.check_steps` allows, or
+    chunks whose kernel buffers exceed :data:`MAX_CHUNK_BYTES`."""
+    check_steps(options)
+    if n_rocks > MAX_ROCKS:
+        raise ValueError(
+            f"rocks = {n_rocks} exceeds the limit of {MAX_ROCKS:.0e} rocks per run: they would "
+            f"take at least {byte_size(n_rocks * (SETUP_ROCK_BYTES + CHUNK_ROCK_BYTES))} of memory "
+            f"and {byte_size(n_rocks * CHUNK_ROCK_BYTES)} of chunk files before their cell visits "
+            f"({VISIT_BYTES} bytes each); split the ensemble into several runs"
+        )
+    if chunk_size is not None:
+        rocks = min(int(chunk_size), n_rocks)
+        limit = MAX_CHUNK_BYTES // KERNEL_ROCK_BYTES
+        if rocks > limit:
+            raise ValueError(
+                f"chunk_size = {chunk_size} is too large: the kernel buffers of a chunk of "
+                f"{rocks} rocks would take {byte_size(rocks * KERNEL_ROCK_BYTES)} of memory; "
+                f"the limit is {limit} rocks per chunk ({byte_size(MAX_CHUNK_BYTES)})"
+            )
 
 
 class Ensemble:
@@ -106,6 +149,9 @@ class Ensemble:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
         if self.options.t_max <= 0.0:
             raise ValueError(f"t_max must be positive, got {self.options.t_max!r}")
+        if not isinstance(states, ReleaseStates):
+            raise ValueError("states must be ReleaseStates (see Release.draw)")
+        check_size(len(states), self.options)
         self.terrain = terrain
         self.soil = soil
         self.shapes = (shapes,) if isinstance(shapes, Rock) else tuple(shapes)
@@ -170,6 +216,16 @@ class Ensemble:
                 )
             except ValueError as err:
                 raise ValueError(f"release.height: rock {k}: {err}") from None
+        radius = np.array([hull_radius(s.vertices) for s in self.shapes])[self.shape_id]
+        check_dt(
+            self.options.dt,
+            radius * self.scale,
+            model.grid,
+            bodies,
+            initial,
+            model.heights,
+            self.options.gravity,
+        )
         self._packed: dict[str, Any] = {
             "model": model,
             "shape_vertices": table,

@@ -1,0 +1,86 @@
+"""The guards of the rockfall step: the bound on dt (:func:`tumble.rockfall.model.max_dt`) and
+the penetration status of :func:`tumble.rockfall.moreau.rock_step`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tumble.rockfall import Options, Rock, Soil, Terrain, simulate
+from tumble.rockfall.contact import NCOL
+from tumble.rockfall.model import (
+    GRAVITY,
+    S_P,
+    S_R,
+    hull_radius,
+    initial_state,
+    max_dt,
+    pack_model,
+    speed_bound,
+)
+from tumble.rockfall.moreau import N_DIAG, rock_step
+from tumble.rockfall.status import OK, PENETRATED, REGULAR, RockStatus
+
+BOX = (1.0, 0.8, 0.6)
+
+
+def flat_model(dt: float = 0.002):
+    terrain = Terrain.plane(0.0, size=(20.0, 20.0), spacing=1.0)
+    rock = Rock.box(*BOX, density=2500.0)
+    return pack_model(terrain, rock, Soil.preset("medium"), Options(dt=dt)), rock
+
+
+def test_speed_bound_is_the_energy_bound():
+    """V^2 = |v|^2 + omega.Theta omega / m + 2 g drop, against a hand computation."""
+    model, _ = flat_model()
+    state = initial_state(model, (10.0, 0.0, 5.3), velocity=(3.0, 4.0, 0.0), omega=(0, 0, 2.0))
+    body = model.body[None, :]
+    expected = math.sqrt(25.0 + model.body[3] * 4.0 / model.body[0] + 2 * GRAVITY * 5.3)
+    assert speed_bound(state[None, :], body, 0.0, GRAVITY)[0] == pytest.approx(expected, 1e-14)
+    radius = hull_radius(model.vertices)
+    assert radius == pytest.approx(0.5 * math.sqrt(sum(a * a for a in BOX)), 1e-12)
+    bound = max_dt([radius], 1.0, 1.0, [expected])[0]
+    assert bound == pytest.approx(radius / expected, 1e-14)  # R < dx here
+    assert max_dt([radius], 0.25, 1.0, [expected])[0] == pytest.approx(0.25 / expected, 1e-14)
+    assert max_dt([radius], 1.0, 1.0, [0.0])[0] == math.inf
+
+
+def test_simulate_refuses_dt_above_the_bound_and_runs_below():
+    terrain = Terrain.plane(30.0, size=(60.0, 20.0), spacing=1.0)
+    rock = Rock.box(*BOX, density=2500.0)
+    z = float(terrain.height(10.0, 0.0)) + 1.0
+    state = np.array([0, 0, z, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], dtype=float)
+    bodies = np.array([[rock.mass, *rock.inertia]])
+    speed = speed_bound(state[None, :], bodies, float(terrain.heights.min()), GRAVITY)[0]
+    bound = hull_radius(rock.vertices) / speed
+    soil = Soil.preset("medium")
+    with pytest.raises(ValueError, match=r"dt = .* too large.*use dt <= "):
+        simulate(terrain, rock, soil, (10.0, 0.0, z), dt=1.01 * bound, t_max=1.0)
+    traj = simulate(terrain, rock, soil, (10.0, 0.0, z), dt=0.99 * bound, t_max=1.0)
+    assert traj.steps > 0
+
+
+def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
+    """A state below the terrain (as a too large step leaves it) is never resolved as a
+    contact: the step returns PENETRATED, a failure, not a regular end."""
+    model, _ = flat_model()
+    radius = hull_radius(model.vertices)
+    contacts = np.zeros((model.vertices.shape[0], NCOL))
+    diag = np.zeros(N_DIAG)
+    resting = initial_state(model, (10.0, 0.0, 0.3 + 1e-9))
+    assert rock_step(*model, resting.copy(), contacts, diag) == OK
+    deep = resting.copy()
+    deep[S_R + 2] = -radius - 0.05  # every vertex well below z = 0, the lowest by > R
+    before = deep.copy()
+    contacts[:] = 0.0
+    assert rock_step(*model, deep, contacts, diag) == PENETRATED
+    np.testing.assert_array_equal(deep, before)  # the state is left as it was
+    assert RockStatus(PENETRATED) not in REGULAR
+    # a shallow overlap (a vertex 0.1 R deep) is a contact, not a failure
+    shallow = resting.copy()
+    shallow[S_R + 2] = 0.3 - 0.1 * radius
+    assert shallow[S_P] == 1.0
+    contacts[:] = 0.0
+    assert rock_step(*model, shallow, contacts, diag) == OK
