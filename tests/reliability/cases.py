@@ -182,6 +182,12 @@ CLI_CASES: list[CliCase] = [
     _toml("toml barrier nan", '[[barrier]]\nname = "a"\nline = [[0, 0], [nan, 1]]\n', "barrier"),
     _toml("toml dem and scenario", 'scenario = "slope40"\ndem = "x.tif"\n', "dem"),
     _toml("toml huge chunk", "rocks = 1000000\n[run]\nchunk_size = 1000000\n", "chunk_size"),
+    # release areas and rock classes
+    _override("release.areas", '"{dir}/none.gpkg"', "exist"),
+    _override("release.raster", '"{dir}/text.tif"', "text.tif"),
+    _override("release.frequency_field", '"f"', "release.frequency_field"),
+    _toml("toml class shares", '[[rock.classes]]\nname = "a"\nshare = 0.5\nmass = 1.0\n', "shares"),
+    _toml("toml class no name", "[[rock.classes]]\nshare = 1.0\n", "name"),
 ]
 
 
