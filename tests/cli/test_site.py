@@ -121,3 +121,13 @@ def test_bad_site_inputs_leave_nothing(site, tmp_path, capsys, override, message
     assert code == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_example_site_with_a_relative_out_folder(site, tmp_path, monkeypatch, capsys):
+    """As the README runs it: from the working directory, --out relative to it, with figures."""
+    monkeypatch.chdir(tmp_path)
+    args = ["rockfall", "run", "--config", str(site / "site.toml"), "rocks=4", "t_max=2"]
+    code = main([*args, "output.trajectories=1", "--quiet", "--out", "out/site"])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "site" / "report.html").is_file()
+    assert (tmp_path / "out" / "site" / "figures" / "report_hazard_zone.png").is_file()

@@ -251,7 +251,8 @@ class _Stage:
         self.out.mkdir(parents=True, exist_ok=True)
         for stale in self.out.glob(".outputs-partial-*"):  # left by a killed run
             shutil.rmtree(stale, ignore_errors=True)
-        self.stage = Path(tempfile.mkdtemp(prefix=".outputs-partial-", dir=self.out))
+        # absolute, so that the files found in it are found again from any folder (the report)
+        self.stage = Path(tempfile.mkdtemp(prefix=".outputs-partial-", dir=self.out)).resolve()
         return self.stage
 
     def __exit__(self, exc_type, exc, tb) -> None:
