@@ -64,3 +64,23 @@ def test_class_codes_of_a_map_are_the_digits_of_their_toml_keys():
     assert config.soil.classes == {1: "medium", -2: "medium"}
     with pytest.raises(ValueError, match=r"soil\.classes\.1\.5"):
         validate({"soil": {"map": "a.tif", "classes": {"1.5": "medium"}}})
+
+
+def test_a_configuration_with_rock_classes_reads_back_from_its_whole_dump():
+    """A run's provenance stores every key; with rock classes it must validate again unchanged
+    (the default single-rock keys beside the classes are not 'given')."""
+    from tumble.io.config import validate
+
+    data = {
+        "rock": {
+            "classes": [
+                {"name": "small", "shape": "eota111", "mass": 200.0, "share": 0.6},
+                {"name": "large", "shape": "eota221", "mass": 800.0, "share": 0.4},
+            ]
+        }
+    }
+    config = validate(data)
+    again = validate(config.physics())
+    assert again.physics() == config.physics()
+    with pytest.raises(ValueError, match=r"rock\.mass cannot be given with rock\.classes"):
+        validate({"rock": {**data["rock"], "mass": 500.0}})

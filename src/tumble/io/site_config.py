@@ -149,5 +149,13 @@ class RockClassesKey(_Section):
 
     @model_validator(mode="after")
     def _classes(self) -> RockClassesKey:
-        check_classes(self.classes, sorted(k for k in self.model_fields_set if k != "classes"))
+        # a key counts as given beside the classes when it differs from its default, so that a
+        # configuration written out whole (every key, e.g. a run's provenance) reads back
+        fields = type(self).model_fields
+        given = [
+            k
+            for k in self.model_fields_set
+            if k != "classes" and getattr(self, k) != fields[k].default
+        ]
+        check_classes(self.classes, sorted(given))
         return self

@@ -407,6 +407,19 @@ class RunFolder:
 
         config = self.provenance.get("config", {})
         given = dict((config.get("physics") or {}).get("rock") or self.resolved.get("rock", {}))
+        if given.get("classes"):
+            # several rock classes: the run rebuilt from its provenance (fingerprint checked)
+            from tumble.rockfall.from_config import rebuild_run
+
+            try:
+                _, setup = rebuild_run(self.path)
+            except ValueError:
+                pass
+            else:
+                return (
+                    setup.ensemble.rock(0),
+                    "rock 0 of the run; the run has several rock classes, drawn with this hull",
+                )
         stored = self.provenance.get("inputs", {}).get("rock.file")
         if isinstance(stored, Mapping) and stored.get("path"):
             given["file"] = stored["path"]
