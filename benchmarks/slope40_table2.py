@@ -15,7 +15,8 @@ soils ``l14_scarring`` and ``l14_wheel`` of Leine et al. 2014 instead of the ``m
 Lu et al. 2019, the seed's reference [17]) and prints the overview of each. Nothing is fitted:
 the alternatives are fixed here, before any comparison.
 
-    python benchmarks/slope40_table2.py [--rocks 1000] [--seed 1] [--threads 2] [--variants]
+    python benchmarks/slope40_table2.py [--rocks 1000] [--seed 1] [--threads 2]
+                                        [--variants [--variant-rocks N]]
 """
 
 from __future__ import annotations
@@ -139,21 +140,29 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--variants", action="store_true", help="also the model alternatives")
+    parser.add_argument(
+        "--variant-rocks",
+        type=int,
+        default=None,
+        help="rocks of each alternative (default --rocks)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write every result as JSON")
     args = parser.parse_args()
-    if args.rocks < 1 or args.threads < 1:
-        parser.error("--rocks and --threads must be positive")
+    variant_rocks = args.rocks if args.variant_rocks is None else args.variant_rocks
+    if min(args.rocks, variant_rocks, args.threads) < 1:
+        parser.error("--rocks, --variant-rocks and --threads must be positive")
 
     settings = VARIANTS if args.variants else dict(list(VARIANTS.items())[:1])
     everything = {}
     for k, (label, changes) in enumerate(settings.items()):
-        results, statuses, seconds = run_setting(changes, args.rocks, args.seed, args.threads)
+        rocks = args.rocks if k == 0 else variant_rocks
+        results, statuses, seconds = run_setting(changes, rocks, args.seed, args.threads)
         everything[label] = {"results": results, "statuses": statuses, "seconds": seconds}
         ends = "; ".join(
             f"{s}: " + ", ".join(f"{n} {c}" for n, c in statuses[s].items()) for s in SCHEMES
         )
         print(f"## {label}\n")
-        print(f"{args.rocks} rocks, seed {args.seed}; rocks ended: {ends}.\n")
+        print(f"{rocks} rocks, seed {args.seed}; rocks ended: {ends}.\n")
         if k == 0:
             print(candidate_tables(results))
         print(overview(results))

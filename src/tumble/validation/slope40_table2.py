@@ -168,12 +168,20 @@ class Table2Candidates:
 
     ``terrain``: the ensemble's terrain (cells and normals); ``sample_every``: steps between path
     samples; ``rest_speed``: the rest criterion's speed (m/s), whose energy ``m v^2 / 2``
-    separates moving samples from resting ones, as in the ensemble kernel. Feed every rock's
-    trajectory saved at every step to :meth:`add`, then read :meth:`results`.
+    separates moving samples from resting ones, as in the ensemble kernel; ``slope_end``: x (m)
+    of the foot of the slope. Feed every rock's trajectory saved at every step to :meth:`add`,
+    then read :meth:`results`.
     """
 
-    def __init__(self, terrain: Any, sample_every: int, rest_speed: float) -> None:
+    def __init__(
+        self,
+        terrain: Any,
+        sample_every: int,
+        rest_speed: float,
+        slope_end: float = SLOPE_END_X,
+    ) -> None:
         self.terrain = terrain
+        self.slope_end = _check.finite(slope_end, "slope_end")
         self.sample_every = _check.positive_int(sample_every, "sample_every")
         self.rest_speed = float(rest_speed)
         self.rocks = 0
@@ -211,7 +219,7 @@ class Table2Candidates:
             energy > 0.5 * tr.mass * self.rest_speed * self.rest_speed
         )
         duration, distance = interval_weights(tr.t, tr.position)
-        on_slope = x < SLOPE_END_X
+        on_slope = x < self.slope_end
         self._add("path", values, sampled)
         self._add("path_slope", values, sampled & on_slope)
         self._add("path_runout", values, sampled & ~on_slope)
