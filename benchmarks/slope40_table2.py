@@ -173,7 +173,7 @@ def main() -> None:
         ends = "; ".join(
             f"{s}: " + ", ".join(f"{n} {c}" for n, c in statuses[s].items()) for s in SCHEMES
         )
-        print(f"## {label}, {rocks} rocks\n")
+        print(f"### {label}, {rocks} rocks\n")
         print(f"{rocks} rocks, seed {args.seed}; rocks ended: {ends}.\n")
         if full:
             print(candidate_tables(results))
