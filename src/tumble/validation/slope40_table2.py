@@ -42,7 +42,9 @@ the candidate weights by time or distance), accumulated rock by rock and combine
 (:class:`Moments`; Chan, Golub and LeVeque 1983).
 
 :func:`seed_findings` checks the signs of the seed's findings (section 6: the implicit scheme
-gives higher rotation and kinetic energy, lower jumps, about equal velocities).
+gives higher rotation and kinetic energy, lower jumps, about equal velocities);
+:func:`published_error` measures how far a candidate lies from Table 2. The findings for slope40
+are in ``docs/slope40_table2.md`` (``benchmarks/slope40_table2.py`` prints them).
 """
 
 from __future__ import annotations
