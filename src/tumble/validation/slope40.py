@@ -5,7 +5,9 @@ side-by-side table of two runs on the ``slope40`` scenario.
 translational and rotational velocity and jump height over 1000 EOTA221 rocks, for the explicit
 and the implicit scheme) and the RAMMS run times of Table 1. :func:`compare_table` builds the rows
 that ``tumble rockfall compare`` writes, from two ``summary.json`` of
-:mod:`tumble.rockfall.ensemble.reduce`.
+:mod:`tumble.rockfall.ensemble.reduce`. The paper does not define its statistics;
+:mod:`tumble.validation.slope40_table2` computes the candidate definitions
+(``docs/slope40_table2.md``).
 """
 
 from __future__ import annotations
