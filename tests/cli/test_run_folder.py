@@ -155,7 +155,10 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(dem, tmp_p
     the exact --resume command, no traceback, no summary; the resume then finishes the run."""
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "tumble.cli.main", "rockfall", "run", "--dem", str(dem)]
-    argv += ["--release", "2600003,1200015", "--rocks", "400", "--chunk-size", "10"]
+    # enough rocks on one thread that the run is still going when the signal arrives, even
+    # with the kernels cached and the machine idle
+    argv += ["--release", "2600003,1200015", "--rocks", "3000", "--chunk-size", "10"]
+    argv += ["--threads", "1"]
     argv += ["--no-figures", "--quiet", "--out", str(out)]
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     manifest = out / "chunks" / "manifest.json"
@@ -178,4 +181,4 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(dem, tmp_p
     )
     assert finished.returncode == 0, finished.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_rocks"] == 400 and summary["sessions"] == 2
+    assert summary["n_rocks"] == 3000 and summary["sessions"] == 2
