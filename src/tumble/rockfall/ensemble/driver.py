@@ -13,8 +13,10 @@ terrain are used as in :func:`tumble.rockfall.simulate`.
 :meth:`Ensemble.run_chunk` runs rocks ``start .. stop - 1`` through the compiled loop of
 :mod:`tumble.rockfall.ensemble.kernels` and returns the chunk's arrays: per rock ``rock``,
 ``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE),
-``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), and the merged cell visits
-``visit_rock``, ``visit_cell``, ``visit_max`` (one row per rock and cell, sorted). Random numbers
+``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), the barrier crossings, and the
+chunk's cell reduction (:data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`: one row per DEM cell
+its rocks reached and histogram rows, :func:`tumble.rockfall.ensemble.cells.chunk_cells`), not
+the visits themselves, so that a chunk's size grows with the cells it touched. Random numbers
 are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chunk's numbers do
 not depend on threads, chunk size or the machine it ran on.
 
@@ -36,6 +38,7 @@ import numpy as np
 from tumble import _check
 from tumble._jit import set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.ensemble.cells import chunk_cells
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -336,7 +339,9 @@ class Ensemble:
         )
         return states, maxima, path, visit_cell, visit_value, counts, crossings
 
-    def _run_chunk(self, start: int, stop: int) -> dict:
+    def _simulate(self, start: int, stop: int) -> tuple[dict, tuple[np.ndarray, ...]]:
+        """Rocks ``start .. stop - 1``: their per-rock arrays and their cell visits (one row per
+        rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``)."""
         rocks = np.arange(start, stop, dtype=np.int64)
         states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
             rocks, VISIT_CAPACITY
@@ -363,10 +368,10 @@ class Ensemble:
         visit_rock = np.repeat(rocks, lengths)
         visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
         visit_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
-        visit_rock, visit_cell, visit_value = _merge_visits(visit_rock, visit_cell, visit_value)
+        visits = _merge_visits(visit_rock, visit_cell, visit_value)
         maxima[np.isneginf(maxima)] = np.nan
-        visit_value[np.isneginf(visit_value)] = np.nan
-        return {
+        visits[2][np.isneginf(visits[2])] = np.nan
+        chunk = {
             "rock": rocks,
             "status": counts[:, R_STATUS].copy(),
             "steps": counts[:, R_STEPS].copy(),
@@ -375,12 +380,23 @@ class Ensemble:
             "final_state": states,
             "maxima": maxima,
             "path": path,
-            "visit_rock": visit_rock,
-            "visit_cell": visit_cell,
-            "visit_max": visit_value,
             "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
             "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
         }
+        return chunk, visits
+
+    def _run_chunk(self, start: int, stop: int) -> dict:
+        chunk, (_, visit_cell, visit_max) = self._simulate(start, stop)
+        return {**chunk, **chunk_cells(visit_cell, visit_max)}
+
+    def visits(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cell visits of rocks ``start .. stop - 1`` (simulated again): one row per rock
+        and DEM cell its centre passed, sorted by rock and cell, ``(rock, cell, maxima)`` with
+        the rock's maxima in the cell (kinetic energy J, speed m/s, rotation rot/s, jump height
+        m or NaN without flight). Memory grows with the rocks: for tests and small runs."""
+        if not 0 <= start < stop <= self.n_rocks:
+            raise ValueError(f"rocks [{start}, {stop}) are not within the {self.n_rocks} rocks")
+        return self._simulate(start, stop)[1]
 
     def chunks(self, chunk_size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
         """``(start, stop)`` of every chunk."""
