@@ -313,7 +313,7 @@ def run_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.provenance import write_provenance
     from tumble.io.results import prepare_result_dir
-    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
+    from tumble.rockfall.ensemble import run_chunks, summary_line
     from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
     from tumble.rockfall.from_config import build_run, resolved_config
     from tumble.viz.run_report import write_run_report
@@ -345,7 +345,7 @@ def run_command(args) -> int:
         inputs=config.physics(),
     )
     reduce_start = time.perf_counter()
-    result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time, design=setup.design)
+    result = chunk_run.reduction.result(chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
     with _Stage(out) as stage:

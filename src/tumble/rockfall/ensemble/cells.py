@@ -224,9 +224,7 @@ class CellMerger:
         return self._merged
 
 
-def bin_percentile(
-    cells: np.ndarray, keys: np.ndarray, counts: np.ndarray, q: float
-) -> np.ndarray:
+def bin_percentile(cells: np.ndarray, keys: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
     """Percentile ``q`` (0-100, linear interpolation as numpy's default) of the values of each
     of the sorted ``cells`` from the histogram ``keys`` (``cell * N_BINS + bin``, sorted) and
     ``counts``; NaN for a cell without values. Within :data:`RELATIVE_ERROR` of the exact

@@ -8,6 +8,13 @@ with ``resume=True`` only the missing chunks are computed (an interrupted run gi
 numbers of an uninterrupted one), a finished run is not recomputed, and chunks of another model
 are refused. With a Dask address the chunks run on a cluster
 (:mod:`tumble.rockfall.ensemble.cluster`); the files are written here as results arrive.
+
+A chunk file holds its rocks' results and the chunk's cell reduction
+(:mod:`tumble.rockfall.ensemble.cells`), not the rocks' path samples or cell visits. Each chunk
+is merged into the run's :class:`~tumble.rockfall.ensemble.reduce.RunReduction` as it finishes
+(chunks already on disk when a run resumes are read once, one at a time), and
+:attr:`ChunkRun.chunks` reads the files only when asked: the memory of a run does not grow with
+its chunks.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +35,7 @@ from tumble.rockfall.ensemble.cluster import run_on_dask
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
 from tumble.rockfall.ensemble.kernels import run_rocks
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
+from tumble.rockfall.ensemble.reduce import RunReduction
 
 #: said before the kernels compile (once after installing or changing tumble)
 COMPILING = "compiling kernels (first run only, ~30 s)"
@@ -61,17 +70,56 @@ def read_chunk(path: Path) -> dict:
     return read_npz(path)
 
 
+class ChunkFiles(Sequence[dict]):
+    """The chunk files of a run in rock order, each read from disk when it is indexed or
+    iterated (never all held at once)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [read_chunk(path) for path in self.paths[index]]
+        return read_chunk(self.paths[index])
+
+    def __iter__(self) -> Iterator[dict]:
+        for path in self.paths:
+            yield read_chunk(path)
+
+
 @dataclass
 class ChunkRun:
-    """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, the
-    wall time of simulation over every session that contributed chunks (compilation excluded),
-    and those sessions (chunks, steps, wall, CPU and compile time of each)."""
+    """What :func:`run_chunks` did: all chunks (in rock order, read from their files on
+    access), how many it computed now, the wall time of simulation over every session that
+    contributed chunks (compilation excluded), the rock-steps of all chunks, ``reduction``, every
+    chunk merged (:meth:`RunReduction.result` gives the run's results once all rocks are in),
+    and the sessions (chunks, steps, wall, CPU and compile time of each)."""
 
-    chunks: list[dict]
+    chunks: ChunkFiles
     computed: int
     wall_time: float
     steps: int
+    reduction: RunReduction
     sessions: list[dict] = field(default_factory=list)
+
+
+def _reduce_remaining(
+    reduction: RunReduction, directory: Path, count: int, added: set[int]
+) -> ChunkFiles:
+    """Add the chunk files of ``directory`` not yet in ``added`` to ``reduction`` (one file
+    at a time); the files of every chunk present, in rock order."""
+    paths = []
+    for i in range(count):
+        path = chunk_path(directory, i)
+        if path.exists():
+            paths.append(path)
+            if i not in added:
+                reduction.add(read_chunk(path))
+                added.add(i)
+    return ChunkFiles(paths)
 
 
 def run_chunks(
@@ -151,6 +199,8 @@ def run_chunks(
     done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
     steps_now = 0
     chunks_now = 0
+    reduction = RunReduction(ensemble)
+    added: set[int] = set()
     if missing:
         t0 = time.perf_counter()
         c0 = time.process_time()
@@ -161,6 +211,8 @@ def run_chunks(
             if not manifest_path.exists():
                 write_json_atomic(manifest_path, manifest)
             write_chunk(directory, index, chunk)
+            reduction.add(chunk)
+            added.add(index)
             steps = int(chunk["steps"].sum())
             steps_now += steps
             chunks_now += 1
@@ -197,11 +249,8 @@ def run_chunks(
                     }
                 )
                 write_json_atomic(manifest_path, manifest)
-    chunks = []
-    for i in range(len(spans)):
-        path = chunk_path(directory, i)
-        if path.exists():
-            chunks.append(read_chunk(path))
+    chunks = _reduce_remaining(reduction, directory, len(spans), added)
     wall = float(sum(s["wall_time_s"] for s in manifest["sessions"]))
-    steps = int(sum(int(c["steps"].sum()) for c in chunks))
-    return ChunkRun(chunks, chunks_now, wall, steps, list(manifest["sessions"]))
+    return ChunkRun(
+        chunks, chunks_now, wall, reduction.steps, reduction, list(manifest["sessions"])
+    )

@@ -339,7 +339,9 @@ class Ensemble:
         )
         return states, maxima, path, visit_cell, visit_value, counts, crossings
 
-    def _simulate(self, start: int, stop: int) -> tuple[dict, tuple[np.ndarray, ...]]:
+    def _simulate(
+        self, start: int, stop: int
+    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Rocks ``start .. stop - 1``: their per-rock arrays and their cell visits (one row per
         rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``)."""
         rocks = np.arange(start, stop, dtype=np.int64)

@@ -54,7 +54,7 @@ from tumble.rockfall.ensemble.kernels import (
     W_M2,
     W_MEAN,
 )
-from tumble.rockfall.ensemble.rasters import RASTERS, nearest_cells, rasters_from_cells
+from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
 from tumble.rockfall.model import S_R
 from tumble.rockfall.nets import N_XCOLS
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
@@ -258,6 +258,11 @@ class RunReduction:
         self._cells = CellMerger()
 
     @property
+    def steps(self) -> int:
+        """Rock-steps of the rocks added so far."""
+        return int(self._ints["steps"].sum())
+
+    @property
     def rocks_in(self) -> int:
         """Rocks added so far."""
         return int(self._seen.sum())
@@ -292,9 +297,7 @@ class RunReduction:
         ensemble = self.ensemble
         n = ensemble.n_rocks
         if not self._seen.all():
-            raise ValueError(
-                f"the chunks hold {self.rocks_in} of {n} rocks; the run is incomplete"
-            )
+            raise ValueError(f"the chunks hold {self.rocks_in} of {n} rocks; the run is incomplete")
         status = self._ints["status"]
         steps = self._ints["steps"]
         maxima = self._maxima
@@ -312,9 +315,7 @@ class RunReduction:
         # deposits: rocks at rest, and rocks a net holds
         held = stopped | caught
         deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
-        rasters = rasters_from_cells(
-            terrain.heights.shape, n, self._cells.result(), deposit_cells
-        )
+        rasters = rasters_from_cells(terrain.heights.shape, n, self._cells.result(), deposit_cells)
         total_steps = int(steps.sum())
         pgs_caps = int(self._ints["pgs_caps"].sum())
         summary: dict = {
