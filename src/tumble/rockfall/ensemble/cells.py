@@ -224,6 +224,32 @@ class CellMerger:
         return self._merged
 
 
+#: sorted integer fields that a chunk file stores as differences (small numbers deflate well)
+_DELTA_FIELDS = ("cell_index", "energy_bin_key", "jump_bin_key")
+
+
+def encode_cells(chunk: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A chunk for its file: the sorted keys of its cell reduction as differences (marked by
+    ``cells_encoded``); :func:`decode_cells` restores it exactly."""
+    if "cell_index" not in chunk or "cells_encoded" in chunk:
+        return chunk
+    out = dict(chunk)
+    for name in _DELTA_FIELDS:
+        out[name] = np.diff(chunk[name], prepend=np.int64(0))
+    out["cells_encoded"] = np.ones(1, dtype=np.int8)
+    return out
+
+
+def decode_cells(chunk: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The chunk of :func:`encode_cells` as it was."""
+    if "cells_encoded" not in chunk:
+        return chunk
+    out = {name: value for name, value in chunk.items() if name != "cells_encoded"}
+    for name in _DELTA_FIELDS:
+        out[name] = np.cumsum(chunk[name], dtype=np.int64)
+    return out
+
+
 def bin_percentile(cells: np.ndarray, keys: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
     """Percentile ``q`` (0-100, linear interpolation as numpy's default) of the values of each
     of the sorted ``cells`` from the histogram ``keys`` (``cell * N_BINS + bin``, sorted) and

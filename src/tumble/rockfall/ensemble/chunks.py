@@ -31,8 +31,9 @@ from tumble import _check
 from tumble._jit import is_cached, set_threads
 from tumble.io.config import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
+from tumble.rockfall.ensemble.cells import decode_cells, encode_cells
 from tumble.rockfall.ensemble.cluster import run_on_dask
-from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
+from tumble.rockfall.ensemble.driver import Ensemble, default_chunk_size
 from tumble.rockfall.ensemble.kernels import run_rocks
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import RunReduction
@@ -61,13 +62,14 @@ def chunk_path(directory: Path, index: int) -> Path:
 
 
 def write_chunk(directory: Path, index: int, chunk: dict) -> Path:
-    """Write a chunk atomically (temporary name, then rename)."""
-    return write_npz_atomic(chunk_path(directory, index), chunk)
+    """Write a chunk atomically (temporary name, then rename), deflated, its cell reduction
+    encoded (:func:`tumble.rockfall.ensemble.cells.encode_cells`)."""
+    return write_npz_atomic(chunk_path(directory, index), encode_cells(chunk), compress=True)
 
 
 def read_chunk(path: Path) -> dict:
     """The arrays of one chunk file."""
-    return read_npz(path)
+    return decode_cells(read_npz(path))
 
 
 class ChunkFiles(Sequence[dict]):
@@ -137,9 +139,10 @@ def run_chunks(
 
     ``resume``: reuse the chunks already there (same fingerprint) and compute the missing ones;
     without it a directory that holds chunks is refused. ``chunk_size`` defaults to
-    :data:`CHUNK_SIZE` (on resume, to the interrupted run's). ``dask``: a scheduler address or
-    ``local:N`` (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that
-    many chunks (the run is then incomplete: ``computed`` < missing; resume it later).
+    :func:`~tumble.rockfall.ensemble.driver.default_chunk_size` (on resume, to the interrupted
+    run's). ``dask``: a scheduler address or ``local:N``
+    (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that many
+    chunks (the run is then incomplete: ``computed`` < missing; resume it later).
     ``progress``: a bar on a terminal, plain lines elsewhere (None), or a mode of
     :func:`tumble.rockfall.ensemble.progress.progress_mode`; it also says when the kernels
     compile (the first run after installing or changing tumble). Every session's wall and CPU
@@ -183,7 +186,7 @@ def run_chunks(
                 f"{chunk_dir} holds chunk files but no manifest.json; remove them or choose "
                 "another --out"
             )
-        chunk_size = CHUNK_SIZE if chunk_size is None else chunk_size
+        chunk_size = default_chunk_size(ensemble.n_rocks) if chunk_size is None else chunk_size
         # written with the first chunk, so that a run failing before leaves nothing behind
         manifest = {
             "fingerprint": fingerprint,

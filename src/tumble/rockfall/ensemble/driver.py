@@ -70,12 +70,22 @@ from tumble.rockfall.soil import Soil
 ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)
 #: default path sampling, steps (0.01 s at dt = 0.002 s)
 SAMPLE_EVERY = 5
-#: default number of rocks per chunk
+#: default number of rocks per chunk (of a run of up to 20 000 rocks)
 CHUNK_SIZE = 100
+#: largest default chunk, rocks (its visit buffers take about 80 MB)
+MAX_DEFAULT_CHUNK = 1000
 #: initial capacity of the cell-visit buffer of a rock
 VISIT_CAPACITY = 2048
 #: initial capacity of the barrier-crossing buffer of a rock
 CROSSING_CAPACITY = 16
+
+
+def default_chunk_size(n_rocks: int) -> int:
+    """Rocks per chunk of a run when none is chosen: :data:`CHUNK_SIZE`, or for runs of more
+    than 20 000 rocks ``n_rocks / 200`` up to :data:`MAX_DEFAULT_CHUNK`, so that a large run has
+    a few hundred chunk files (a chunk file grows with the cells its rocks reached, which its
+    rocks share: fewer, larger chunks take less disk). The numbers do not depend on it."""
+    return int(min(max(CHUNK_SIZE, n_rocks // 200), MAX_DEFAULT_CHUNK))
 
 
 class Ensemble:
