@@ -187,12 +187,17 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
     except RasterioIOError as err:
         raise ValueError(f"cannot read {path} as {driver}: {err}") from None
     x0, y0, dx, dy = grid_from_transform(transform, masked.shape)
-    values = np.ma.filled(masked.astype(np.float64), np.nan)
+    # one float64 copy of the band as stored (float32, say), flipped and with NaN holes, made
+    # once: a large DEM does not pass through several float64 temporaries
+    stored = np.ma.getdata(masked)
+    holes = np.ma.getmaskarray(masked)
     if transform.e < 0:
-        values = values[::-1]
+        stored, holes = stored[::-1], holes[::-1]
     if transform.a < 0:
-        values = values[:, ::-1]
-    values = np.array(values, dtype=np.float64, order="C")
+        stored, holes = stored[:, ::-1], holes[:, ::-1]
+    values = np.array(stored, dtype=np.float64, order="C")
+    del stored, masked
+    values[holes] = np.nan
     values.flags.writeable = False
     return RasterGrid(
         values=values,
@@ -299,8 +304,6 @@ def write_raster(
             raise ValueError(
                 f"some valid cells equal the nodata value {nodata} and would read back as holes"
             )
-        if np.isfinite(nodata):
-            grid = np.where(holes, nodata, grid)
     if crs is not None and not isinstance(crs, CRS):
         crs = CRS.from_user_input(crs)
     profile: dict[str, Any] = {
@@ -328,8 +331,12 @@ def write_raster(
         prj = path.with_suffix(".prj")
         if crs is None and prj.exists():
             prj.unlink()
+    with np.errstate(invalid="ignore"):  # holes cast to integers, overwritten just below
+        stored = np.ascontiguousarray(grid[::-1].astype(dtype))  # the one copy, file's type
+    if nodata is not None and np.isfinite(nodata):
+        stored[holes[::-1]] = nodata
     with rasterio.open(path, "w", **profile) as dataset:
-        dataset.write(np.ascontiguousarray(grid[::-1].astype(dtype)), 1)
+        dataset.write(stored, 1)
         if driver == "GTiff":
             if description is not None:
                 dataset.set_band_description(1, description)
