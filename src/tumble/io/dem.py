@@ -228,8 +228,14 @@ def write_raster(
     description: str | None = None,
     unit: str | None = None,
     cog: bool = False,
+    shape: tuple[int, int] | None = None,
+    offset: tuple[int, int] = (0, 0),
 ) -> Path:
     """Write a grid ``values[j, i]`` (sample at ``x0 + i dx, y0 + j dy``) as a north-up raster.
+
+    ``shape`` (ny, nx), when given, is the size of the grid written and ``values`` the window
+    of it from row ``offset[0]`` and column ``offset[1]`` on; the rest is nodata (a cloud-
+    optimised GeoTIFF then leaves those blocks out instead of building the full grid).
 
     The format follows the suffix: ``.tif``/``.tiff`` GeoTIFF (deflate), ``.asc`` ESRI ASCII
     grid with a ``.prj`` sidecar when ``crs`` is given (a stale sidecar of the same name is
@@ -257,7 +263,10 @@ def write_raster(
     grid = np.asarray(values, dtype=np.float64)
     if grid.ndim != 2 or min(grid.shape) < 1:
         raise ValueError(f"a raster needs a 2-D array of values; got shape {grid.shape}")
-    ny, nx = grid.shape
+    ny, nx = grid.shape if shape is None else (int(shape[0]), int(shape[1]))
+    offset = (int(offset[0]), int(offset[1]))
+    if not (0 <= offset[0] <= ny - grid.shape[0] and 0 <= offset[1] <= nx - grid.shape[1]):
+        raise ValueError(f"a window {grid.shape} at {offset} does not fit a {ny} x {nx} grid")
     if not (np.isfinite(dx) and np.isfinite(dy) and dx > 0 and dy > 0):
         raise ValueError(f"raster spacing must be finite and positive; got dx = {dx}, dy = {dy}")
     if transform is None:
@@ -265,7 +274,7 @@ def write_raster(
     else:
         if not (transform.a > 0 and transform.e < 0):
             raise ValueError(f"transform {tuple(transform)[:6]} is not north-up")
-        gx0, gy0, gdx, gdy = grid_from_transform(transform, grid.shape)
+        gx0, gy0, gdx, gdy = grid_from_transform(transform, (ny, nx))
         if gdx != dx or gdy != dy or abs(gx0 - x0) > 1e-9 * dx or abs(gy0 - y0) > 1e-9 * dy:
             raise ValueError(
                 f"transform {tuple(transform)[:6]} does not describe the grid x0 = {x0}, "
@@ -278,7 +287,7 @@ def write_raster(
         dtype = "float64"
         if nodata is not None and np.isnan(nodata):
             nodata = None
-        if holes.any() and nodata is None:
+        if (holes.any() or grid.shape != (ny, nx)) and nodata is None:
             nodata = ASCII_NODATA
     elif nodata is None:
         if dtype == "uint32":
@@ -317,32 +326,107 @@ def write_raster(
         "nodata": nodata,
     }
     if driver == "GTiff" and cog:
-        profile.update(
-            driver="COG",
-            compress="deflate",
-            predictor="yes",
-            blocksize=COG_BLOCKSIZE,
-            overviews="auto",
-            overview_resampling="nearest" if integer else "average",
-        )
-    elif driver == "GTiff":
+        _write_cog(path, profile, grid, holes, offset, integer, description, unit)
+        return path
+    if driver == "GTiff":
         profile.update(compress="deflate", predictor=2 if integer else 3)
     else:
         prj = path.with_suffix(".prj")
         if crs is None and prj.exists():
             prj.unlink()
-    with np.errstate(invalid="ignore"):  # holes cast to integers, overwritten just below
-        stored = np.ascontiguousarray(grid[::-1].astype(dtype))  # the one copy, file's type
-    if nodata is not None and np.isfinite(nodata):
-        stored[holes[::-1]] = nodata
+    if (ny, nx) != grid.shape:  # a window: the full grid, nodata around it
+        full = np.full((ny, nx), np.nan)
+        full[offset[0] : offset[0] + grid.shape[0], offset[1] : offset[1] + grid.shape[1]] = grid
+        grid, holes = full, ~np.isfinite(full)
     with rasterio.open(path, "w", **profile) as dataset:
-        dataset.write(stored, 1)
+        _write_rows(dataset, grid, holes, (0, 0), ny, dtype, nodata)
         if driver == "GTiff":
             if description is not None:
                 dataset.set_band_description(1, description)
             if unit is not None:
                 dataset.set_band_unit(1, unit)
     return path
+
+
+#: rows of a grid converted to the file's type at a time
+STRIP_ROWS = 1024
+
+
+def _write_rows(
+    dataset: Any,
+    grid: np.ndarray,
+    holes: np.ndarray,
+    offset: tuple[int, int],
+    ny: int,
+    dtype: str,
+    nodata: float | None,
+) -> None:
+    """Write ``grid`` (rows growing with y) at ``offset`` (row, column) of a north-up file of
+    ``ny`` rows, :data:`STRIP_ROWS` rows at a time (no full copy in the file's type)."""
+    from rasterio.windows import Window
+
+    rows, cols = grid.shape
+    for a in range(0, rows, STRIP_ROWS):
+        b = min(rows, a + STRIP_ROWS)
+        with np.errstate(invalid="ignore"):  # holes cast to integers, overwritten just below
+            block = np.ascontiguousarray(grid[a:b][::-1].astype(dtype))
+        if nodata is not None and np.isfinite(nodata):
+            block[holes[a:b][::-1]] = nodata
+        top = ny - (offset[0] + b)
+        dataset.write(block, 1, window=Window(offset[1], top, cols, b - a))
+
+
+def _write_cog(
+    path: Path,
+    profile: dict[str, Any],
+    grid: np.ndarray,
+    holes: np.ndarray,
+    offset: tuple[int, int],
+    integer: bool,
+    description: str | None,
+    unit: str | None,
+) -> None:
+    """A cloud-optimised GeoTIFF through a tiled sparse GeoTIFF written by strips, copied by
+    GDAL block by block: memory takes one strip, not the grid again, and blocks with nodata
+    only are left out of both files."""
+    import rasterio
+    import rasterio.shutil
+
+    tiles = path.with_name(f".{path.name}.tiles.tif")
+    staging = dict(
+        profile,
+        driver="GTiff",
+        tiled=True,
+        blockxsize=COG_BLOCKSIZE,
+        blockysize=COG_BLOCKSIZE,
+        sparse_ok=True,
+        compress="deflate",
+        zlevel=1,
+        bigtiff="IF_SAFER",
+    )
+    try:
+        with rasterio.open(tiles, "w", **staging) as dataset:
+            _write_rows(
+                dataset, grid, holes, offset, profile["height"], profile["dtype"], profile["nodata"]
+            )
+            if description is not None:
+                dataset.set_band_description(1, description)
+            if unit is not None:
+                dataset.set_band_unit(1, unit)
+        rasterio.shutil.copy(
+            tiles,
+            path,
+            driver="COG",
+            compress="deflate",
+            predictor="yes",
+            blocksize=COG_BLOCKSIZE,
+            overviews="auto",
+            overview_resampling="nearest" if integer else "average",
+            sparse_ok=True,
+            bigtiff="IF_SAFER",
+        )
+    finally:
+        tiles.unlink(missing_ok=True)
 
 
 # --- coordinate reference systems and resampling ---------------------------------------------

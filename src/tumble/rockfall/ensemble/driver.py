@@ -279,7 +279,7 @@ class Ensemble:
         for array in arrays:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(a if a.size else b"")  # the bytes of a.tobytes(), not copied
+            digest.update(memoryview(a).cast("B") if a.size else b"")  # a.tobytes(), no copy
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)

@@ -62,7 +62,7 @@ def write_hazard_rasters(
     written = []
     for name in RASTERS:
         info = RASTER_INFO[name]
-        values = _reached_values(terrain, rasters, name)
+        values, where = _reached_values(terrain, rasters, name)
         written.append(
             terrain.write_raster(
                 directory / f"{name}.tif",
@@ -72,27 +72,26 @@ def write_hazard_rasters(
                 description=info.description,
                 unit=info.unit,
                 cog=True,
+                **where,
             )
         )
         if ascii:
-            written.append(terrain.write_raster(directory / f"{name}.asc", values))
+            written.append(terrain.write_raster(directory / f"{name}.asc", values, **where))
     return written
 
 
-def _reached_values(terrain: Terrain, rasters: Mapping[str, np.ndarray], name: str) -> np.ndarray:
-    """Raster ``name`` on the full grid, NaN where no rock came and in the DEM's holes."""
+def _reached_values(
+    terrain: Terrain, rasters: Mapping[str, np.ndarray], name: str
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Raster ``name``, NaN where no rock came and in the DEM's holes: over the window of a
+    :class:`Rasters` with its ``offset``, or on the full grid."""
     if isinstance(rasters, Rasters):
         w = rasters.window
-        inner = (w.j0, w.j1, w.i0, w.i1)
         window = {key: rasters.in_window(key) for key in ("passing_count", "deposit_count")}
         reached = reached_cells(window) & np.isfinite(terrain.heights[w.j0 : w.j1, w.i0 : w.i1])
-        values = np.full(rasters.shape, np.nan)
-        values[inner[0] : inner[1], inner[2] : inner[3]] = np.where(
-            reached, rasters.in_window(name), np.nan
-        )
-        return values
+        return np.where(reached, rasters.in_window(name), np.nan), {"offset": (w.j0, w.i0)}
     reached = reached_cells(rasters) & np.isfinite(terrain.heights)
-    return np.where(reached, rasters[name], np.nan)
+    return np.where(reached, rasters[name], np.nan), {}
 
 
 def write_deposits_gpkg(path: str | os.PathLike, rocks: Mapping[str, np.ndarray], crs: Any) -> Path:
