@@ -279,7 +279,7 @@ class Ensemble:
         for array in arrays:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(memoryview(a).cast("B") if a.size else b"")  # a.tobytes(), no copy
+            digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
