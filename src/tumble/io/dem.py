@@ -53,6 +53,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io.cog import COG_BLOCKSIZE as COG_BLOCKSIZE  # part of this module's interface
+from tumble.io.cog import write_cog, write_rows
+
 if TYPE_CHECKING:
     from rasterio.transform import Affine
 
@@ -65,8 +68,6 @@ ASCII_NODATA = -9999.0
 #: Data types of the GeoTIFFs :func:`write_raster` writes.
 RASTER_DTYPES = ("float64", "float32", "uint32")
 
-#: Tile size (pixels) of a cloud-optimised GeoTIFF.
-COG_BLOCKSIZE = 256
 
 # A rotation or shear term is ignored when it moves no sample by more than this fraction of a cell.
 _ROTATION_TOL = 1e-9
@@ -326,7 +327,7 @@ def write_raster(
         "nodata": nodata,
     }
     if driver == "GTiff" and cog:
-        _write_cog(path, profile, grid, holes, offset, integer, description, unit)
+        write_cog(path, profile, grid, holes, offset, integer, description, unit)
         return path
     if driver == "GTiff":
         profile.update(compress="deflate", predictor=2 if integer else 3)
@@ -339,7 +340,7 @@ def write_raster(
         full[offset[0] : offset[0] + grid.shape[0], offset[1] : offset[1] + grid.shape[1]] = grid
         grid, holes = full, ~np.isfinite(full)
     with rasterio.open(path, "w", **profile) as dataset:
-        _write_rows(dataset, grid, holes, (0, 0), ny, dtype, nodata)
+        write_rows(dataset, grid, holes, (0, 0), ny, dtype, nodata)
         if driver == "GTiff":
             if description is not None:
                 dataset.set_band_description(1, description)
@@ -347,89 +348,6 @@ def write_raster(
                 dataset.set_band_unit(1, unit)
     return path
 
-
-#: rows of a grid converted to the file's type at a time
-STRIP_ROWS = 1024
-
-
-def _write_rows(
-    dataset: Any,
-    grid: np.ndarray,
-    holes: np.ndarray,
-    offset: tuple[int, int],
-    ny: int,
-    dtype: str,
-    nodata: float | None,
-) -> None:
-    """Write ``grid`` (rows growing with y) at ``offset`` (row, column) of a north-up file of
-    ``ny`` rows, :data:`STRIP_ROWS` rows at a time (no full copy in the file's type)."""
-    from rasterio.windows import Window
-
-    rows, cols = grid.shape
-    for a in range(0, rows, STRIP_ROWS):
-        b = min(rows, a + STRIP_ROWS)
-        with np.errstate(invalid="ignore"):  # holes cast to integers, overwritten just below
-            block = np.ascontiguousarray(grid[a:b][::-1].astype(dtype))
-        if nodata is not None and np.isfinite(nodata):
-            block[holes[a:b][::-1]] = nodata
-        top = ny - (offset[0] + b)
-        dataset.write(block, 1, window=Window(offset[1], top, cols, b - a))
-
-
-def _write_cog(
-    path: Path,
-    profile: dict[str, Any],
-    grid: np.ndarray,
-    holes: np.ndarray,
-    offset: tuple[int, int],
-    integer: bool,
-    description: str | None,
-    unit: str | None,
-) -> None:
-    """A cloud-optimised GeoTIFF through a tiled sparse GeoTIFF written by strips, copied by
-    GDAL block by block: memory takes one strip, not the grid again, and blocks with nodata
-    only are left out of both files."""
-    import rasterio
-    import rasterio.shutil
-
-    tiles = path.with_name(f".{path.name}.tiles.tif")
-    staging = dict(
-        profile,
-        driver="GTiff",
-        tiled=True,
-        blockxsize=COG_BLOCKSIZE,
-        blockysize=COG_BLOCKSIZE,
-        sparse_ok=True,
-        compress="deflate",
-        zlevel=1,
-        bigtiff="IF_SAFER",
-    )
-    try:
-        with rasterio.open(tiles, "w", **staging) as dataset:
-            _write_rows(
-                dataset, grid, holes, offset, profile["height"], profile["dtype"], profile["nodata"]
-            )
-            if description is not None:
-                dataset.set_band_description(1, description)
-            if unit is not None:
-                dataset.set_band_unit(1, unit)
-        rasterio.shutil.copy(
-            tiles,
-            path,
-            driver="COG",
-            compress="deflate",
-            predictor="yes",
-            blocksize=COG_BLOCKSIZE,
-            overviews="auto",
-            overview_resampling="nearest" if integer else "average",
-            sparse_ok=True,
-            bigtiff="IF_SAFER",
-        )
-    finally:
-        tiles.unlink(missing_ok=True)
-
-
-# --- coordinate reference systems and resampling ---------------------------------------------
 
 #: band units that say a raster's values are metres
 METRE_UNITS = ("m", "metre", "metres", "meter", "meters")
