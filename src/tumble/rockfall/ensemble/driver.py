@@ -51,7 +51,7 @@ from tumble.rockfall.ensemble.kernels import (
     run_rocks,
 )
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
-from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks
+from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
 from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
@@ -424,14 +424,14 @@ class Ensemble:
         """Simulate every rock in memory; returns
         :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`. ``progress``: see
         :func:`tumble.rockfall.ensemble.progress.progress_mode` (default: none shown)."""
-        chunks = []
+        reduction = RunReduction(self)
         t0 = time.perf_counter()
         with Progress(self.n_rocks, 0, progress_mode(progress)) as bar:
             for start, stop in self.chunks(chunk_size):
                 chunk = self.run_chunk(start, stop, threads)
-                chunks.append(chunk)
+                reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(stop - start, int(chunk["steps"].sum()))
-        return reduce_chunks(self, chunks, wall_time=time.perf_counter() - t0)
+        return reduction.result(wall_time=time.perf_counter() - t0)
 
 
 def _merge_visits(
