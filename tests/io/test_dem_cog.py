@@ -130,3 +130,43 @@ def test_bad_options_are_refused(tmp_path):
         write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="uint32", nodata=3)
     with pytest.raises(ValueError, match="float32 range"):
         write_raster(tmp_path / "a.tif", values * 1e300, 0.0, 0.0, 1.0, 1.0, dtype="float32")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "nodata", "suffix"),
+    [("float32", None, ".tif"), ("uint32", 4294967295, ".tif"), ("float64", None, ".asc")],
+)
+def test_a_window_writes_the_grid_it_belongs_to(tmp_path, dtype, nodata, suffix):
+    """A 120 x 90 window at row 200, column 300 of a 400 x 600 grid reads back as the full grid
+    with the window's values there and nodata (NaN) everywhere else, the same cells as writing
+    the full grid; with description and unit for the COGs."""
+    window = np.floor(hazard((120, 90), seed=4))
+    window[5:9, 7:11] = np.nan
+    full = np.full((400, 600), np.nan)
+    full[200:320, 300:390] = window
+    options = {"crs": "EPSG:2056", "nodata": nodata}
+    if suffix == ".tif":
+        options.update(dtype=dtype, cog=True, description="counts", unit="rocks")
+    a = write_raster(
+        tmp_path / f"window{suffix}",
+        window,
+        X0,
+        Y0,
+        DX,
+        DY,
+        shape=(400, 600),
+        offset=(200, 300),
+        **options,
+    )
+    b = write_raster(tmp_path / f"full{suffix}", full, X0, Y0, DX, DY, **options)
+    ra, rb = read_raster(a), read_raster(b)
+    assert ra.values.shape == (400, 600)
+    assert np.array_equal(ra.values, rb.values, equal_nan=True)
+    assert np.array_equal(
+        ra.values, full.astype(dtype if dtype != "uint32" else "float64"), equal_nan=True
+    )
+    if suffix == ".tif":
+        with rasterio.open(a) as src:
+            assert src.descriptions == ("counts",) and src.units == ("rocks",)
+    with pytest.raises(ValueError, match="does not fit"):
+        write_raster(tmp_path / "bad.tif", window, X0, Y0, DX, DY, shape=(100, 100), offset=(0, 0))

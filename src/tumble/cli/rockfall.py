@@ -150,7 +150,12 @@ def add_parser(sub) -> None:
     run.add_argument(
         "--threads", type=positive_int, help="threads of the parallel loop (default: all cores)"
     )
-    run.add_argument("--chunk-size", type=positive_int, help="rocks per chunk file (default 100)")
+    run.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        help="rocks per chunk file (default 100; runs of more than 20000 rocks: rocks/200, "
+        "at most 1000)",
+    )
     run.add_argument(
         "--resume",
         action="store_true",
@@ -324,7 +329,7 @@ def _run_locked(args, config, setup, started: float) -> int:
     """:func:`run_command` once the configuration is valid and the lock of ``--out`` held."""
     from tumble.io.provenance import write_provenance
     from tumble.io.results import prepare_result_dir
-    from tumble.rockfall.ensemble import reduce_chunks, run_chunks, summary_line
+    from tumble.rockfall.ensemble import run_chunks, summary_line
     from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
     from tumble.rockfall.from_config import resolved_config
     from tumble.viz.run_report import write_run_report
@@ -347,7 +352,7 @@ def _run_locked(args, config, setup, started: float) -> int:
         inputs=config.physics(),
     )
     reduce_start = time.perf_counter()
-    result = reduce_chunks(ensemble, chunk_run.chunks, chunk_run.wall_time, design=setup.design)
+    result = chunk_run.reduction.result(chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
     zoning = setup.site.apply(result, chunk_run.chunks)

@@ -54,6 +54,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io.cog import COG_BLOCKSIZE as COG_BLOCKSIZE  # part of this module's interface
+from tumble.io.cog import write_cog, write_rows
+
 if TYPE_CHECKING:
     from rasterio.transform import Affine
 
@@ -68,8 +71,6 @@ RASTER_DTYPES = ("float64", "float32", "uint32", "uint8")
 #: the integer types of :data:`RASTER_DTYPES` (counts; uint8 for class maps such as hazard zones)
 INTEGER_DTYPES = ("uint32", "uint8")
 
-#: Tile size (pixels) of a cloud-optimised GeoTIFF.
-COG_BLOCKSIZE = 256
 
 # A rotation or shear term is ignored when it moves no sample by more than this fraction of a cell.
 _ROTATION_TOL = 1e-9
@@ -195,12 +196,17 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
     except RasterioIOError as err:
         raise ValueError(f"cannot read {path} as {driver}: {err}") from None
     x0, y0, dx, dy = grid_from_transform(transform, masked.shape)
-    values = np.ma.filled(masked.astype(np.float64), np.nan)
+    # one float64 copy of the band as stored (float32, say), flipped and with NaN holes, made
+    # once: a large DEM does not pass through several float64 temporaries
+    stored = np.ma.getdata(masked)
+    holes = np.ma.getmaskarray(masked)
     if transform.e < 0:
-        values = values[::-1]
+        stored, holes = stored[::-1], holes[::-1]
     if transform.a < 0:
-        values = values[:, ::-1]
-    values = np.array(values, dtype=np.float64, order="C")
+        stored, holes = stored[:, ::-1], holes[:, ::-1]
+    values = np.array(stored, dtype=np.float64, order="C")
+    del stored, masked
+    values[holes] = np.nan
     values.flags.writeable = False
     return RasterGrid(
         values=values,
@@ -232,8 +238,14 @@ def write_raster(
     description: str | None = None,
     unit: str | None = None,
     cog: bool = False,
+    shape: tuple[int, int] | None = None,
+    offset: tuple[int, int] = (0, 0),
 ) -> Path:
     """Write a grid ``values[j, i]`` (sample at ``x0 + i dx, y0 + j dy``) as a north-up raster.
+
+    ``shape`` (ny, nx), when given, is the size of the grid written and ``values`` the window
+    of it from row ``offset[0]`` and column ``offset[1]`` on; the rest is nodata (a cloud-
+    optimised GeoTIFF then leaves those blocks out instead of building the full grid).
 
     The format follows the suffix: ``.tif``/``.tiff`` GeoTIFF (deflate), ``.asc`` ESRI ASCII
     grid with a ``.prj`` sidecar when ``crs`` is given (a stale sidecar of the same name is
@@ -261,7 +273,10 @@ def write_raster(
     grid = np.asarray(values, dtype=np.float64)
     if grid.ndim != 2 or min(grid.shape) < 1:
         raise ValueError(f"a raster needs a 2-D array of values; got shape {grid.shape}")
-    ny, nx = grid.shape
+    ny, nx = grid.shape if shape is None else (int(shape[0]), int(shape[1]))
+    offset = (int(offset[0]), int(offset[1]))
+    if not (0 <= offset[0] <= ny - grid.shape[0] and 0 <= offset[1] <= nx - grid.shape[1]):
+        raise ValueError(f"a window {grid.shape} at {offset} does not fit a {ny} x {nx} grid")
     if not (np.isfinite(dx) and np.isfinite(dy) and dx > 0 and dy > 0):
         raise ValueError(f"raster spacing must be finite and positive; got dx = {dx}, dy = {dy}")
     if transform is None:
@@ -269,7 +284,7 @@ def write_raster(
     else:
         if not (transform.a > 0 and transform.e < 0):
             raise ValueError(f"transform {tuple(transform)[:6]} is not north-up")
-        gx0, gy0, gdx, gdy = grid_from_transform(transform, grid.shape)
+        gx0, gy0, gdx, gdy = grid_from_transform(transform, (ny, nx))
         if gdx != dx or gdy != dy or abs(gx0 - x0) > 1e-9 * dx or abs(gy0 - y0) > 1e-9 * dy:
             raise ValueError(
                 f"transform {tuple(transform)[:6]} does not describe the grid x0 = {x0}, "
@@ -282,7 +297,7 @@ def write_raster(
         dtype = "float64"
         if nodata is not None and np.isnan(nodata):
             nodata = None
-        if holes.any() and nodata is None:
+        if (holes.any() or grid.shape != (ny, nx)) and nodata is None:
             nodata = ASCII_NODATA
     elif nodata is None:
         if dtype in INTEGER_DTYPES:
@@ -310,8 +325,6 @@ def write_raster(
             raise ValueError(
                 f"some valid cells equal the nodata value {nodata} and would read back as holes"
             )
-        if np.isfinite(nodata):
-            grid = np.where(holes, nodata, grid)
     if crs is not None and not isinstance(crs, CRS):
         crs = CRS.from_user_input(crs)
     profile: dict[str, Any] = {
@@ -325,22 +338,20 @@ def write_raster(
         "nodata": nodata,
     }
     if driver == "GTiff" and cog:
-        profile.update(
-            driver="COG",
-            compress="deflate",
-            predictor="yes",
-            blocksize=COG_BLOCKSIZE,
-            overviews="auto",
-            overview_resampling="nearest" if integer else "average",
-        )
-    elif driver == "GTiff":
+        write_cog(path, profile, grid, holes, offset, integer, description, unit)
+        return path
+    if driver == "GTiff":
         profile.update(compress="deflate", predictor=2 if integer else 3)
     else:
         prj = path.with_suffix(".prj")
         if crs is None and prj.exists():
             prj.unlink()
+    if (ny, nx) != grid.shape:  # a window: the full grid, nodata around it
+        full = np.full((ny, nx), np.nan)
+        full[offset[0] : offset[0] + grid.shape[0], offset[1] : offset[1] + grid.shape[1]] = grid
+        grid, holes = full, ~np.isfinite(full)
     with rasterio.open(path, "w", **profile) as dataset:
-        dataset.write(np.ascontiguousarray(grid[::-1].astype(dtype)), 1)
+        write_rows(dataset, grid, holes, (0, 0), ny, dtype, nodata)
         if driver == "GTiff":
             if description is not None:
                 dataset.set_band_description(1, description)
@@ -348,8 +359,6 @@ def write_raster(
                 dataset.set_band_unit(1, unit)
     return path
 
-
-# --- coordinate reference systems and resampling ---------------------------------------------
 
 #: band units that say a raster's values are metres
 METRE_UNITS = ("m", "metre", "metres", "meter", "meters")

@@ -107,14 +107,15 @@ def write_json_atomic(path: Path, content: dict) -> None:
     write_atomic(Path(path), lambda tmp: tmp.write_text(text))
 
 
-def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> Path:
-    """Arrays as one ``.npz`` file, written atomically."""
+def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray], compress: bool = False) -> Path:
+    """Arrays as one ``.npz`` file (deflated with ``compress``), written atomically."""
+    save = np.savez_compressed if compress else np.savez
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:
             # numpy's stub lets **arrays reach savez's keyword allow_pickle: bool, which no array
             # name here is; stubs of older numpy lack that keyword, hence unused-ignore
-            np.savez(handle, **arrays)  # type: ignore[arg-type, unused-ignore]
+            save(handle, **arrays)  # type: ignore[arg-type, unused-ignore]
 
     write_atomic(Path(path), write)
     return Path(path)

@@ -331,6 +331,8 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     inputs.update(_landcover_inputs(config, base))
     inputs.update(_site_inputs(config, base))
     site = _site(ensemble, areas, classes)
+    if site.zoning:
+        ensemble.zone_by(site.source_of, len(site.source_names))
     return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
 
 

@@ -35,9 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from tumble.rockfall.ensemble.kernels import Q_ENERGY
 from tumble.rockfall.ensemble.reduce import EnsembleResult, quantile_ci
-from tumble.rockfall.zoning import zoning_rasters
+from tumble.rockfall.zoning import merge_counts, zoning_rasters_from_counts
 
 #: per-rock columns summarised per group: column -> percentiles (with the maximum)
 GROUP_STATISTICS = {
@@ -160,18 +159,19 @@ class Site:
                 f"release area(s) {', '.join(map(repr, empty))} got no rocks: their frequency is "
                 "missing from the hazard zoning; raise the number of rocks"
             )
-        visit_rock = np.concatenate([np.asarray(c["visit_rock"]) for c in chunks])
-        visit_cell = np.concatenate([np.asarray(c["visit_cell"]) for c in chunks])
-        visit_max = np.concatenate([np.asarray(c["visit_max"]) for c in chunks])
+        missing = [i for i, c in enumerate(chunks) if "exceed_key" not in c]
+        if missing:
+            raise ValueError(
+                f"chunk {missing[0]} holds no zoning counts: it was computed without release "
+                "frequencies; run again with --force"
+            )
+        counts = merge_counts(
+            [{k: np.asarray(c[k]) for k in ("exceed_key", "exceed_count")} for c in chunks]
+        )
         shape = tuple(next(iter(result.rasters.values())).shape)
         frequency = [float(f) for f in self.source_frequency if f is not None]
-        return zoning_rasters(
-            (int(shape[0]), int(shape[1])),
-            visit_rock,
-            visit_cell,
-            visit_max[:, Q_ENERGY] * 1e-3,
-            self.source_of,
-            frequency,
+        return zoning_rasters_from_counts(
+            (int(shape[0]), int(shape[1])), counts, self.source_of, frequency
         )
 
     def write_rasters(

@@ -584,9 +584,12 @@ class Terrain:
         """Write another (ny, nx) raster on this terrain's grid (NaN cells become nodata).
 
         ``options`` go to :func:`tumble.io.dem.write_raster`: ``dtype``, ``description``,
-        ``unit``, ``cog``."""
+        ``unit``, ``cog``, and ``offset`` (row, column): ``values`` is then a window of the
+        grid from there on, and the rest of the grid is nodata."""
         grid = np.asarray(values, dtype=np.float64)
-        if grid.shape != self.shape:
+        if "offset" in options:
+            options["shape"] = self.shape
+        elif grid.shape != self.shape:
             raise ValueError(f"raster shape {grid.shape} differs from the terrain's {self.shape}")
         return write_raster(
             path,

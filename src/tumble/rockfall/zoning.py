@@ -13,8 +13,10 @@ hazard rasters). The simulated probability that a block from s reaches c above E
     F_E(c) = sum_s  f_s * n_s(c, E) / N_s          (1/year)
 
 ``F_0`` (E = 0, every rock that reached the cell) is the reach frequency. A source with no rocks
-adds nothing. The sums run over the visits in rock order, so the rasters are the same for any
-threads or chunking. The return period of exceeding E is ``1 / F_E``.
+adds nothing. The counts ``n_s(c, E)`` are integers kept by every chunk of a run
+(:func:`exceedance_counts`, summed by :func:`merge_counts`), and the frequencies add the sources
+in their order (:func:`frequencies_from_counts`), so the rasters are the same for any threads or
+chunking, and no chunk keeps its visits. The return period of exceeding E is ``1 / F_E``.
 
 **Intensity and probability classes** (Raetzo, Lateltin, Bollinger & Tripet 2002, "Hazard
 assessment in Switzerland - Codes of Practice for mass movements", Bull. Eng. Geol. Env. 61:
@@ -40,7 +42,7 @@ with ``F_300``, medium with ``F_30``, weak with ``F_0``; its zone is the highest
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,6 +90,78 @@ ZONING_RASTERS: dict[str, ZoningRaster] = {
 }
 
 
+#: the energy levels of the zoning counts, kJ: every visit (reach), above 30 kJ, above 300 kJ
+ENERGY_LEVELS_KJ: tuple[float | None, ...] = (None, *ENERGY_THRESHOLDS_KJ)
+
+
+def exceedance_counts(
+    visit_rock: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_energy_kJ: np.ndarray,
+    rock_source: np.ndarray,
+    n_sources: int,
+    size: int,
+    levels: Sequence[float | None] = ENERGY_LEVELS_KJ,
+) -> dict[str, np.ndarray]:
+    """The counts ``n_s(c, E)`` of the module docstring, sparse: ``exceed_key`` (sorted,
+    ``(level * n_sources + s) * size + c``) and ``exceed_count`` (rocks of source s whose
+    maximum energy in cell c exceeds ``levels[level]``, kJ; None counts every visit).
+
+    One row per (rock, cell) with the rock's maximum energy there (kJ, NaN for none);
+    ``rock_source[k]`` the source of rock ``visit_rock``'s k. Integer counts: the counts of
+    several chunks add up (:func:`merge_counts`) to the same numbers in any grouping."""
+    rock_source = np.asarray(rock_source, dtype=np.int64)
+    source = rock_source[np.asarray(visit_rock, dtype=np.int64)]
+    cell = np.asarray(visit_cell, dtype=np.int64)
+    energy = np.nan_to_num(np.asarray(visit_energy_kJ, dtype=np.float64), nan=-np.inf)
+    keys = []
+    for level, threshold in enumerate(levels):
+        keep = np.ones(source.size, dtype=bool) if threshold is None else energy > threshold
+        keys.append((level * n_sources + source[keep]) * size + cell[keep])
+    unique, counts = np.unique(np.concatenate(keys), return_counts=True)
+    return {"exceed_key": unique.astype(np.int64), "exceed_count": counts.astype(np.int64)}
+
+
+def merge_counts(parts: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The sum of several :func:`exceedance_counts` (exact: integers)."""
+    empty = np.zeros(0, dtype=np.int64)
+    keys = np.concatenate([empty, *(np.asarray(p["exceed_key"], dtype=np.int64) for p in parts)])
+    counts = np.concatenate(
+        [empty, *(np.asarray(p["exceed_count"], dtype=np.int64) for p in parts)]
+    )
+    unique, inverse = np.unique(keys, return_inverse=True)
+    total = np.zeros(unique.size, dtype=np.int64)
+    np.add.at(total, inverse, counts.astype(np.int64))
+    return {"exceed_key": unique, "exceed_count": total}
+
+
+def frequencies_from_counts(
+    counts: Mapping[str, np.ndarray],
+    rock_source: np.ndarray,
+    frequency: Sequence[float],
+    size: int,
+    n_levels: int = len(ENERGY_LEVELS_KJ),
+) -> np.ndarray:
+    """``F_E`` (n_levels, size) of the module docstring from the counts of
+    :func:`exceedance_counts`: ``sum_s f_s n_s(c, E) / N_s``, the sources added in their order
+    (so the same counts give the same numbers), 1/year."""
+    f = np.asarray(frequency, dtype=np.float64)
+    n_sources = f.size
+    released = np.bincount(np.asarray(rock_source, dtype=np.int64), minlength=n_sources)
+    keys = np.asarray(counts["exceed_key"], dtype=np.int64)
+    n = np.asarray(counts["exceed_count"], dtype=np.int64)
+    level_source, cell = np.divmod(keys, size)
+    level, source = np.divmod(level_source, n_sources)
+    out = np.zeros((n_levels, size))
+    for s in range(n_sources):
+        if released[s] == 0:
+            continue
+        mine = source == s
+        # one key per (level, cell) and source: no sum depends on an order
+        out[level[mine], cell[mine]] += f[s] * n[mine] / float(released[s])
+    return out
+
+
 def exceedance_frequency(
     visit_rock: np.ndarray,
     visit_cell: np.ndarray,
@@ -97,23 +171,15 @@ def exceedance_frequency(
     size: int,
     threshold_kJ: float | None,
 ) -> np.ndarray:
-    """``F_E`` of the module docstring on ``size`` cells (flat), 1/year.
-
-    One row per (rock, cell) with the rock's maximum energy there (kJ); ``rock_source[k]`` the
-    source of rock k; ``frequency[s]`` the onset frequency of source s. ``threshold_kJ`` None
-    counts every visit (the reach frequency ``F_0``)."""
-    rock_source = np.asarray(rock_source, dtype=np.int64)
-    f = np.asarray(frequency, dtype=np.float64)
-    released = np.bincount(rock_source, minlength=f.size).astype(np.float64)
-    per_rock = np.divide(f, released, out=np.zeros_like(f), where=released > 0)[rock_source]
-    keep = np.ones(visit_rock.size, dtype=bool)
-    if threshold_kJ is not None:
-        keep = np.nan_to_num(np.asarray(visit_energy_kJ), nan=-np.inf) > threshold_kJ
-    return np.bincount(
-        np.asarray(visit_cell)[keep],
-        weights=per_rock[np.asarray(visit_rock)[keep]],
-        minlength=size,
-    ).astype(np.float64)
+    """``F_E`` of the module docstring on ``size`` cells (flat), 1/year, for one threshold
+    (``threshold_kJ`` None counts every visit: the reach frequency ``F_0``), from one row per
+    (rock, cell) with the rock's maximum energy there (kJ); ``rock_source[k]`` the source of
+    rock k; ``frequency[s]`` the onset frequency of source s."""
+    n_sources = len(frequency)
+    counts = exceedance_counts(
+        visit_rock, visit_cell, visit_energy_kJ, rock_source, n_sources, size, (threshold_kJ,)
+    )
+    return frequencies_from_counts(counts, rock_source, frequency, size, n_levels=1)[0]
 
 
 def probability_class(frequency: np.ndarray) -> np.ndarray:
@@ -144,12 +210,25 @@ def zoning_rasters(
     rock_source: np.ndarray,
     frequency: Sequence[float],
 ) -> dict[str, np.ndarray]:
-    """Every raster of :data:`ZONING_RASTERS` on a grid of ``shape`` (module docstring)."""
+    """Every raster of :data:`ZONING_RASTERS` on a grid of ``shape`` (module docstring), from
+    the (rock, cell) visits."""
     size = shape[0] * shape[1]
-    args = (visit_rock, visit_cell, visit_energy_kJ, rock_source, frequency, size)
-    reach = exceedance_frequency(*args, None)
-    medium = exceedance_frequency(*args, ENERGY_THRESHOLDS_KJ[0])
-    strong = exceedance_frequency(*args, ENERGY_THRESHOLDS_KJ[1])
+    counts = exceedance_counts(
+        visit_rock, visit_cell, visit_energy_kJ, rock_source, len(frequency), size
+    )
+    return zoning_rasters_from_counts(shape, counts, rock_source, frequency)
+
+
+def zoning_rasters_from_counts(
+    shape: tuple[int, int],
+    counts: Mapping[str, np.ndarray],
+    rock_source: np.ndarray,
+    frequency: Sequence[float],
+) -> dict[str, np.ndarray]:
+    """Every raster of :data:`ZONING_RASTERS` on a grid of ``shape`` from the counts of
+    :func:`exceedance_counts` (levels :data:`ENERGY_LEVELS_KJ`) of all rocks."""
+    size = shape[0] * shape[1]
+    reach, medium, strong = frequencies_from_counts(counts, rock_source, frequency, size)
     rasters = {
         "hazard_zone": hazard_zone(reach, medium, strong),
         "reach_frequency": reach,

@@ -15,7 +15,8 @@ from matplotlib.patheffects import withStroke
 from matplotlib.ticker import MaxNLocator, NullFormatter, ScalarFormatter
 from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ignore[import-untyped]
 
-from tumble.rockfall.ensemble.rasters import RASTER_INFO
+from tumble.rockfall.ensemble.rasters import RASTER_INFO, Rasters
+from tumble.viz.grids import block_max, decimation
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -119,16 +120,25 @@ def map_window(
     points) plus ``margin`` times its larger side (at least 3 cells), its shorter side widened
     to at least half the longer, within the DEM; the whole DEM if nothing was reached."""
     ny, nx = terrain.heights.shape
-    reached = np.zeros((ny, nx), dtype=bool)
-    for name, values in rasters.items():
+    if isinstance(rasters, Rasters):  # only its window holds values
+        w = rasters.window
+        j0, i0 = w.j0, w.i0
+        items = [(name, rasters.in_window(name)) for name in rasters]
+        reached = np.zeros((w.j1 - w.j0, w.i1 - w.i0), dtype=bool)
+    else:
+        j0 = i0 = 0
+        items = list(rasters.items())
+        reached = np.zeros((ny, nx), dtype=bool)
+    for name, values in items:
         grid = np.asarray(values, dtype=np.float64)
-        if grid.shape != (ny, nx):
+        if grid.shape != reached.shape:
             continue
         defined = np.isfinite(grid)
         if name in ZERO_IS_EMPTY:
             defined &= grid > 0
         reached |= defined
     rows, cols = np.nonzero(reached)
+    rows, cols = rows + j0, cols + i0
     i = [cols.astype(np.float64)]
     j = [rows.astype(np.float64)]
     for x_key, y_key in (("release_x", "release_y"), ("x", "y")):
@@ -169,18 +179,25 @@ def _window_extent(terrain: Terrain, window: Window) -> tuple[float, float, floa
     )
 
 
+def _step(window: Window) -> int:
+    """Block side of the decimated grids of a map of ``window`` (:mod:`tumble.viz.grids`)."""
+    return decimation(window.j1 - window.j0, window.i1 - window.i0)
+
+
 def _sub_terrain(terrain: Terrain, window: Window) -> Terrain:
+    """The DEM over ``window``, every ``step``-th sample of a window too large to draw."""
     from tumble.rockfall.terrain import Terrain
 
-    heights = terrain.heights[window.j0 : window.j1, window.i0 : window.i1]
+    step = _step(window)
+    heights = terrain.heights[window.j0 : window.j1 : step, window.i0 : window.i1 : step]
     if min(heights.shape) < 2:  # a one-cell window: shade the whole DEM's grid there
         return terrain
     return Terrain.from_array(
         heights,
         x0=terrain.x0 + window.i0 * terrain.dx,
         y0=terrain.y0 + window.j0 * terrain.dy,
-        dx=terrain.dx,
-        dy=terrain.dy,
+        dx=terrain.dx * step,
+        dy=terrain.dy * step,
     )
 
 
@@ -355,13 +372,17 @@ def map_figure(
     n_rocks: int | None = None,
     shaded: Relief | None = None,
 ) -> MapFigure:
-    """A map of raster ``name`` (values (ny, nx) on the DEM grid) over the multidirectional
-    hillshade of ``window`` (``shaded``, from :func:`relief` if not given), with colour bar,
-    scale bar, north arrow and the release points of ``rocks`` (``release_x``,
-    ``release_y``), as the module docstring describes."""
+    """A map of raster ``name`` (values (ny, nx) on the DEM grid, or over ``window`` only) over
+    the multidirectional hillshade of ``window`` (``shaded``, from :func:`relief` if not
+    given), with colour bar, scale bar, north arrow and the release points of ``rocks``
+    (``release_x``, ``release_y``), as the module docstring describes. A window larger than
+    :data:`tumble.viz.grids.MAX_MAP_CELLS` a side is drawn from block maxima."""
     unit = crs_unit(terrain.crs)
     shaded = relief(terrain, window) if shaded is None else shaded
-    grid = np.asarray(values, dtype=np.float64)[window.j0 : window.j1, window.i0 : window.i1]
+    grid = np.asarray(values, dtype=np.float64)
+    if grid.shape != (window.j1 - window.j0, window.i1 - window.i0):
+        grid = grid[window.j0 : window.j1, window.i0 : window.i1]
+    grid = block_max(grid, _step(window))
     empty = ~np.isfinite(grid)
     if name in ZERO_IS_EMPTY:
         empty |= grid <= 0

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,18 +97,75 @@ def _crop(ax, terrain, passing_list, margin: float = 10.0) -> None:
     ax.set_ylim(max(y0, y.min() - margin), min(y1, y.max() + margin))
 
 
+def _energy_view(terrain, rasters, margin: float = 10.0):
+    """The DEM and the two rasters of :func:`plot_energy_map` over the cells rocks passed plus
+    ``margin`` metres, decimated to at most :data:`tumble.viz.grids.MAX_MAP_CELLS` a side
+    (block maxima, every step-th height): ``(terrain, energy, passing)``."""
+    from tumble.rockfall.terrain import Terrain
+    from tumble.viz.grids import block_max, decimation, window_values
+
+    ny, nx = terrain.heights.shape
+    window = getattr(rasters, "window", None)
+    if window is not None:
+        passing = rasters.in_window("passing_count")
+        j0, i0 = window.j0, window.i0
+    else:
+        passing = np.nan_to_num(np.asarray(rasters["passing_count"], dtype=np.float64))
+        j0 = i0 = 0
+    j, i = np.nonzero(passing > 0)
+    if j.size == 0:
+        bounds = (0, ny, 0, nx)
+    else:
+        mj, mi = math.ceil(margin / terrain.dy), math.ceil(margin / terrain.dx)
+        bounds = (
+            max(0, j0 + int(j.min()) - mj),
+            min(ny, j0 + int(j.max()) + mj + 1),
+            max(0, i0 + int(i.min()) - mi),
+            min(nx, i0 + int(i.max()) + mi + 1),
+        )
+    a, b, c, d = bounds
+    step = decimation(b - a, d - c)
+    heights = terrain.heights[a:b:step, c:d:step]
+    if min(heights.shape) < 2:
+        return terrain, *(window_values(rasters, k, 0, ny, 0, nx) for k in KEYS)
+    sub = Terrain.from_array(
+        heights,
+        x0=terrain.x0 + c * terrain.dx,
+        y0=terrain.y0 + a * terrain.dy,
+        dx=terrain.dx * step,
+        dy=terrain.dy * step,
+    )
+    shape = heights.shape
+    grids = [
+        block_max(window_values(rasters, k, a, b, c, d), step)[: shape[0], : shape[1]] for k in KEYS
+    ]
+    return sub, *grids
+
+
+#: the rasters of the energy map
+KEYS = ("kinetic_energy_max", "passing_count")
+
+
 def plot_energy_map(
     terrain,
-    rasters: dict,
+    rasters,
     path,
     title: str = "",
     other_passing=None,
     other_label: str = "",
 ) -> None:
-    """Maximum kinetic energy (kJ) over the hillshade with the spread envelope (Fig. 5a/b)."""
+    """Maximum kinetic energy (kJ) over the hillshade with the spread envelope (Fig. 5a/b).
+
+    Drawn over the cells rocks passed (plus 10 m), from decimated grids on a large DEM
+    (:mod:`tumble.viz.grids`); ``other_passing`` (the passing counts of another run on the same
+    DEM) is drawn on the whole DEM as before."""
     fig, ax = plt.subplots(figsize=(10, 5))
+    if other_passing is None:
+        terrain, energy_grid, passing_grid = _energy_view(terrain, rasters)
+    else:
+        energy_grid, passing_grid = rasters["kinetic_energy_max"], rasters["passing_count"]
     _hillshade(ax, terrain)
-    energy = np.ma.masked_invalid(rasters["kinetic_energy_max"])
+    energy = np.ma.masked_invalid(energy_grid)
     image = ax.imshow(
         energy,
         origin="lower",
@@ -117,8 +175,8 @@ def plot_energy_map(
         interpolation="nearest",
     )
     fig.colorbar(image, ax=ax, label="maximum kinetic energy (kJ)", shrink=0.8)
-    _envelope(ax, terrain, rasters["passing_count"], "black", "spread envelope")
-    passing = [rasters["passing_count"]]
+    _envelope(ax, terrain, passing_grid, "black", "spread envelope")
+    passing = [passing_grid]
     if other_passing is not None:
         _envelope(ax, terrain, other_passing, "red", other_label or "other run")
         passing.append(other_passing)

@@ -61,6 +61,7 @@ from tumble.io.config import flatten_keys
 from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
 from tumble.rockfall.zoning import ZONING_RASTERS
+from tumble.viz.grids import window_values
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -156,7 +157,7 @@ def write_run_report(
         drawn = map_figure(
             terrain,
             name,
-            rasters[name],
+            window_values(rasters, name, *window),
             window,
             rocks=rocks,
             n_rocks=n_rocks if isinstance(n_rocks, int) else None,

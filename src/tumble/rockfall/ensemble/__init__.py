@@ -7,12 +7,15 @@ One job per module:
   initial states, one chunk at a time;
 * :mod:`~tumble.rockfall.ensemble.chunks`: chunk files, resume, local or Dask execution;
 * :mod:`~tumble.rockfall.ensemble.cluster`: Dask (``tumble[cluster]``);
-* :mod:`~tumble.rockfall.ensemble.reduce`: statistics and the per-rock table;
+* :mod:`~tumble.rockfall.ensemble.cells`: a chunk's per-cell reduction and its merge;
+* :mod:`~tumble.rockfall.ensemble.reduce`: chunks merged as they finish, statistics and the
+  per-rock table;
 * :mod:`~tumble.rockfall.ensemble.rasters`: hazard rasters on the DEM grid.
 
 Random numbers are drawn before the kernel, one stream per rock (:mod:`tumble.rockfall.release`),
-nothing is accumulated across rocks inside the parallel loop, and every reduction runs in rock
-order: the results are bit-identical for any number of threads, any chunk size, and on Dask.
+nothing is accumulated across rocks inside the parallel loop, sums over rocks run in rock order
+and the per-cell accumulators merge with integer sums and maxima only: the results are
+bit-identical for any number of threads, any chunk size, and on Dask.
 
 >>> from tumble.rockfall import Rock, Soil, Terrain
 >>> from tumble.rockfall.ensemble import Ensemble
@@ -29,8 +32,13 @@ from tumble.rockfall.ensemble.driver import (
     SAMPLE_EVERY,
     Ensemble,
 )
-from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, RasterInfo
-from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks, summary_line
+from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, RasterInfo, Rasters
+from tumble.rockfall.ensemble.reduce import (
+    EnsembleResult,
+    RunReduction,
+    reduce_chunks,
+    summary_line,
+)
 
 __all__ = [
     "CHUNK_SIZE",
@@ -42,6 +50,8 @@ __all__ = [
     "Ensemble",
     "EnsembleResult",
     "RasterInfo",
+    "Rasters",
+    "RunReduction",
     "chunk_path",
     "read_chunk",
     "reduce_chunks",

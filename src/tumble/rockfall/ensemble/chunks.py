@@ -8,6 +8,13 @@ with ``resume=True`` only the missing chunks are computed (an interrupted run gi
 numbers of an uninterrupted one), a finished run is not recomputed, and chunks of another model
 are refused. With a Dask address the chunks run on a cluster
 (:mod:`tumble.rockfall.ensemble.cluster`); the files are written here as results arrive.
+
+A chunk file holds its rocks' results and the chunk's cell reduction
+(:mod:`tumble.rockfall.ensemble.cells`), not the rocks' path samples or cell visits. Each chunk
+is merged into the run's :class:`~tumble.rockfall.ensemble.reduce.RunReduction` as it finishes
+(chunks already on disk when a run resumes are read once, one at a time), and
+:attr:`ChunkRun.chunks` reads the files only when asked: the memory of a run does not grow with
+its chunks.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import json
 import os
 import time
 import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,10 +32,12 @@ from tumble import _check
 from tumble._jit import is_cached, set_threads
 from tumble.io.config import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
+from tumble.rockfall.ensemble.cells import decode_cells, encode_cells
 from tumble.rockfall.ensemble.cluster import run_on_dask
-from tumble.rockfall.ensemble.driver import CHUNK_SIZE, Ensemble
+from tumble.rockfall.ensemble.driver import Ensemble, default_chunk_size
 from tumble.rockfall.ensemble.kernels import run_rocks
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
+from tumble.rockfall.ensemble.reduce import RunReduction
 
 #: said before the kernels compile (once after installing or changing tumble)
 COMPILING = "compiling kernels (first run only, ~30 s)"
@@ -53,13 +63,34 @@ def chunk_path(directory: Path, index: int) -> Path:
 
 
 def write_chunk(directory: Path, index: int, chunk: dict) -> Path:
-    """Write a chunk atomically (temporary name, then rename)."""
-    return write_npz_atomic(chunk_path(directory, index), chunk)
+    """Write a chunk atomically (temporary name, then rename), deflated, its cell reduction
+    encoded (:func:`tumble.rockfall.ensemble.cells.encode_cells`)."""
+    return write_npz_atomic(chunk_path(directory, index), encode_cells(chunk), compress=True)
 
 
 def read_chunk(path: Path) -> dict:
     """The arrays of one chunk file."""
-    return read_npz(path)
+    return decode_cells(read_npz(path))
+
+
+class ChunkFiles(Sequence[dict]):
+    """The chunk files of a run in rock order, each read from disk when it is indexed or
+    iterated (never all held at once)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [read_chunk(path) for path in self.paths[index]]
+        return read_chunk(self.paths[index])
+
+    def __iter__(self) -> Iterator[dict]:
+        for path in self.paths:
+            yield read_chunk(path)
 
 
 #: arrays every chunk file holds, one row per rock
@@ -86,17 +117,36 @@ def check_chunk(path: Path, start: int, stop: int) -> tuple[dict | None, str]:
 
 @dataclass
 class ChunkRun:
-    """What :func:`run_chunks` did: all chunks (in rock order), how many it computed now, the
-    wall time of simulation over every session that contributed chunks (compilation excluded),
-    and those sessions (chunks, steps, wall, CPU and compile time of each)."""
+    """What :func:`run_chunks` did: all chunks (in rock order, read from their files on
+    access), how many it computed now, the wall time of simulation over every session that
+    contributed chunks (compilation excluded), the rock-steps of all chunks, ``reduction``, every
+    chunk merged (:meth:`RunReduction.result` gives the run's results once all rocks are in),
+    and the sessions (chunks, steps, wall, CPU and compile time of each)."""
 
-    chunks: list[dict]
+    chunks: ChunkFiles
     computed: int
     wall_time: float
     steps: int
+    reduction: RunReduction
     sessions: list[dict] = field(default_factory=list)
     #: chunk files found damaged on resume (which chunk, what was wrong), computed again
     damaged: list[str] = field(default_factory=list)
+
+
+def _reduce_remaining(
+    reduction: RunReduction, directory: Path, count: int, added: set[int]
+) -> ChunkFiles:
+    """Add the chunk files of ``directory`` not yet in ``added`` to ``reduction`` (one file
+    at a time); the files of every chunk present, in rock order."""
+    paths = []
+    for i in range(count):
+        path = chunk_path(directory, i)
+        if path.exists():
+            paths.append(path)
+            if i not in added:
+                reduction.add(read_chunk(path))
+                added.add(i)
+    return ChunkFiles(paths)
 
 
 def run_chunks(
@@ -114,9 +164,10 @@ def run_chunks(
 
     ``resume``: reuse the chunks already there (same fingerprint) and compute the missing ones;
     without it a directory that holds chunks is refused. ``chunk_size`` defaults to
-    :data:`CHUNK_SIZE` (on resume, to the interrupted run's). ``dask``: a scheduler address or
-    ``local:N`` (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that
-    many chunks (the run is then incomplete: ``computed`` < missing; resume it later).
+    :func:`~tumble.rockfall.ensemble.driver.default_chunk_size` (on resume, to the interrupted
+    run's). ``dask``: a scheduler address or ``local:N``
+    (:mod:`tumble.rockfall.ensemble.cluster`). ``max_chunks`` stops after computing that many
+    chunks (the run is then incomplete: ``computed`` < missing; resume it later).
     ``progress``: a bar on a terminal, plain lines elsewhere (None), or a mode of
     :func:`tumble.rockfall.ensemble.progress.progress_mode`; it also says when the kernels
     compile (the first run after installing or changing tumble). Every session's wall and CPU
@@ -160,7 +211,7 @@ def run_chunks(
                 f"{chunk_dir} holds chunk files but no manifest.json; remove them or choose "
                 "another --out"
             )
-        chunk_size = CHUNK_SIZE if chunk_size is None else chunk_size
+        chunk_size = default_chunk_size(ensemble.n_rocks) if chunk_size is None else chunk_size
         # written with the first chunk, so that a run failing before leaves nothing behind
         manifest = {
             "fingerprint": fingerprint,
@@ -170,9 +221,11 @@ def run_chunks(
             "sessions": [],
         }
     spans = ensemble.chunks(chunk_size)
-    # chunk files of an earlier session are read once here: a truncated or corrupted one (a
-    # disk that filled up, a copy cut short) is named, removed and computed again
-    loaded: dict[int, dict] = {}
+    # chunk files of an earlier session are read once here, one at a time, and merged: a
+    # truncated or corrupted one (a disk that filled up, a copy cut short) is named, removed and
+    # computed again
+    reduction = RunReduction(ensemble)
+    added: set[int] = set()
     damaged = []
     for i, (a, b) in enumerate(spans):
         path = chunk_path(directory, i)
@@ -182,8 +235,9 @@ def run_chunks(
                 damaged.append(f"chunk {i} ({path}) {problem}; it is computed again")
                 path.unlink()
             else:
-                loaded[i] = chunk
-    missing = [i for i in range(len(spans)) if i not in loaded]
+                reduction.add(chunk)
+                added.add(i)
+    missing = [i for i in range(len(spans)) if i not in added]
     if max_chunks is not None:
         missing = missing[: _check.positive_int(max_chunks, "max_chunks")]
     done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
@@ -199,6 +253,8 @@ def run_chunks(
             if not manifest_path.exists():
                 write_json_atomic(manifest_path, manifest)
             write_chunk(directory, index, chunk)
+            reduction.add(chunk)
+            added.add(index)
             steps = int(chunk["steps"].sum())
             steps_now += steps
             chunks_now += 1
@@ -235,13 +291,8 @@ def run_chunks(
                     }
                 )
                 write_json_atomic(manifest_path, manifest)
-    chunks = []
-    for i in range(len(spans)):
-        path = chunk_path(directory, i)
-        if i in loaded:
-            chunks.append(loaded[i])
-        elif path.exists():
-            chunks.append(read_chunk(path))
+    chunks = _reduce_remaining(reduction, directory, len(spans), added)
     wall = float(sum(s["wall_time_s"] for s in manifest["sessions"]))
-    steps = int(sum(int(c["steps"].sum()) for c in chunks))
-    return ChunkRun(chunks, chunks_now, wall, steps, list(manifest["sessions"]), damaged)
+    return ChunkRun(
+        chunks, chunks_now, wall, reduction.steps, reduction, list(manifest["sessions"]), damaged
+    )

@@ -13,8 +13,10 @@ terrain are used as in :func:`tumble.rockfall.simulate`.
 :meth:`Ensemble.run_chunk` runs rocks ``start .. stop - 1`` through the compiled loop of
 :mod:`tumble.rockfall.ensemble.kernels` and returns the chunk's arrays: per rock ``rock``,
 ``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE),
-``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), and the merged cell visits
-``visit_rock``, ``visit_cell``, ``visit_max`` (one row per rock and cell, sorted). Random numbers
+``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), the barrier crossings, and the
+chunk's cell reduction (:data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`: one row per DEM cell
+its rocks reached and histogram rows, :func:`tumble.rockfall.ensemble.cells.chunk_cells`), not
+the visits themselves, so that a chunk's size grows with the cells it touched. Random numbers
 are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chunk's numbers do
 not depend on threads, chunk size or the machine it ran on.
 
@@ -36,9 +38,11 @@ import numpy as np
 from tumble import _check
 from tumble._jit import set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.ensemble.cells import chunk_cells
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
+    Q_ENERGY,
     R_CONTACT_STEPS,
     R_CROSSINGS,
     R_PGS_CAPS,
@@ -48,7 +52,7 @@ from tumble.rockfall.ensemble.kernels import (
     run_rocks,
 )
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
-from tumble.rockfall.ensemble.reduce import EnsembleResult, reduce_chunks
+from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
 from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
@@ -69,8 +73,10 @@ from tumble.rockfall.soil import Soil
 ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)
 #: default path sampling, steps (0.01 s at dt = 0.002 s)
 SAMPLE_EVERY = 5
-#: default number of rocks per chunk
+#: default number of rocks per chunk (of a run of up to 20 000 rocks)
 CHUNK_SIZE = 100
+#: largest default chunk, rocks (its visit buffers take about 80 MB)
+MAX_DEFAULT_CHUNK = 1000
 #: initial capacity of the cell-visit buffer of a rock
 VISIT_CAPACITY = 2048
 #: initial capacity of the barrier-crossing buffer of a rock
@@ -118,6 +124,14 @@ def check_size(n_rocks: int, options: Options, chunk_size: int | None = None) ->
             )
 
 
+def default_chunk_size(n_rocks: int) -> int:
+    """Rocks per chunk of a run when none is chosen: :data:`CHUNK_SIZE`, or for runs of more
+    than 20 000 rocks ``n_rocks / 200`` up to :data:`MAX_DEFAULT_CHUNK`, so that a large run has
+    a few hundred chunk files (a chunk file grows with the cells its rocks reached, which its
+    rocks share: fewer, larger chunks take less disk). The numbers do not depend on it."""
+    return int(min(max(CHUNK_SIZE, n_rocks // 200), MAX_DEFAULT_CHUNK))
+
+
 class Ensemble:
     """Rocks released on one terrain (module docstring); validated on construction.
 
@@ -161,6 +175,10 @@ class Ensemble:
             raise ValueError("states must be ReleaseStates (see Release.draw)")
         self.states = states
         n = len(states)
+        #: the release area of every rock when the run is zoned (see :meth:`zone_by`): its chunks
+        #: then also count, per area and cell, the rocks above the zoning's energy levels
+        self.zoning_sources: np.ndarray | None = None
+        self.n_zoning_sources = 0
         if shape_id is None:
             shape_id = np.zeros(n, dtype=np.int64)
         else:
@@ -322,7 +340,7 @@ class Ensemble:
         for array in arrays:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(a.tobytes())
+            digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
@@ -392,7 +410,11 @@ class Ensemble:
         )
         return states, maxima, path, visit_cell, visit_value, counts, crossings
 
-    def _run_chunk(self, start: int, stop: int) -> dict:
+    def _simulate(
+        self, start: int, stop: int
+    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Rocks ``start .. stop - 1``: their per-rock arrays and their cell visits (one row per
+        rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``)."""
         rocks = np.arange(start, stop, dtype=np.int64)
         states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
             rocks, VISIT_CAPACITY
@@ -419,10 +441,10 @@ class Ensemble:
         visit_rock = np.repeat(rocks, lengths)
         visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
         visit_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
-        visit_rock, visit_cell, visit_value = _merge_visits(visit_rock, visit_cell, visit_value)
+        visits = _merge_visits(visit_rock, visit_cell, visit_value)
         maxima[np.isneginf(maxima)] = np.nan
-        visit_value[np.isneginf(visit_value)] = np.nan
-        return {
+        visits[2][np.isneginf(visits[2])] = np.nan
+        chunk = {
             "rock": rocks,
             "status": counts[:, R_STATUS].copy(),
             "steps": counts[:, R_STEPS].copy(),
@@ -431,12 +453,51 @@ class Ensemble:
             "final_state": states,
             "maxima": maxima,
             "path": path,
-            "visit_rock": visit_rock,
-            "visit_cell": visit_cell,
-            "visit_max": visit_value,
             "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
             "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
         }
+        return chunk, visits
+
+    def zone_by(self, source_of: np.ndarray, n_sources: int) -> None:
+        """Count in every chunk, per release area (``source_of[k]`` the area of rock k) and
+        cell, the rocks reaching the cell and those above 30 and 300 kJ there
+        (:func:`tumble.rockfall.zoning.exceedance_counts`): what hazard zoning needs, as integers
+        that add up to the same numbers in any chunking."""
+        source_of = np.ascontiguousarray(source_of, dtype=np.int64)
+        if source_of.shape != (self.n_rocks,):
+            raise ValueError(f"source_of must have one area per rock ({self.n_rocks})")
+        if source_of.size and (source_of.min() < 0 or source_of.max() >= n_sources):
+            raise ValueError(f"source_of must index the {n_sources} release areas")
+        self.zoning_sources = source_of
+        self.n_zoning_sources = int(n_sources)
+
+    def _run_chunk(self, start: int, stop: int) -> dict:
+        chunk, (visit_rock, visit_cell, visit_max) = self._simulate(start, stop)
+        out = {**chunk, **chunk_cells(visit_cell, visit_max)}
+        if self.zoning_sources is not None:
+            from tumble.rockfall.zoning import exceedance_counts
+
+            size = self.terrain.heights.size
+            out.update(
+                exceedance_counts(
+                    visit_rock,
+                    visit_cell,
+                    visit_max[:, Q_ENERGY] * 1e-3,
+                    self.zoning_sources,
+                    self.n_zoning_sources,
+                    size,
+                )
+            )
+        return out
+
+    def visits(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cell visits of rocks ``start .. stop - 1`` (simulated again): one row per rock
+        and DEM cell its centre passed, sorted by rock and cell, ``(rock, cell, maxima)`` with
+        the rock's maxima in the cell (kinetic energy J, speed m/s, rotation rot/s, jump height
+        m or NaN without flight). Memory grows with the rocks: for tests and small runs."""
+        if not 0 <= start < stop <= self.n_rocks:
+            raise ValueError(f"rocks [{start}, {stop}) are not within the {self.n_rocks} rocks")
+        return self._simulate(start, stop)[1]
 
     def chunks(self, chunk_size: int = CHUNK_SIZE) -> list[tuple[int, int]]:
         """``(start, stop)`` of every chunk."""
@@ -452,14 +513,14 @@ class Ensemble:
         """Simulate every rock in memory; returns
         :class:`tumble.rockfall.ensemble.reduce.EnsembleResult`. ``progress``: see
         :func:`tumble.rockfall.ensemble.progress.progress_mode` (default: none shown)."""
-        chunks = []
+        reduction = RunReduction(self)
         t0 = time.perf_counter()
         with Progress(self.n_rocks, 0, progress_mode(progress)) as bar:
             for start, stop in self.chunks(chunk_size):
                 chunk = self.run_chunk(start, stop, threads)
-                chunks.append(chunk)
+                reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(stop - start, int(chunk["steps"].sum()))
-        return reduce_chunks(self, chunks, wall_time=time.perf_counter() - t0)
+        return reduction.result(wall_time=time.perf_counter() - t0)
 
 
 def _merge_visits(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.io.vectors import write_lines, write_points
-from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS
+from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, Rasters
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -56,15 +56,14 @@ def write_hazard_rasters(
 ) -> list[Path]:
     """Every raster of ``RASTERS`` as a labelled cloud-optimised GeoTIFF (and ESRI ASCII grid
     with ``ascii``) on the terrain's grid, nodata where no rock came (module docstring).
-    Returns the paths written, in the order of ``RASTERS``."""
+    Returns the paths written, in the order of ``RASTERS``. A :class:`Rasters` is filled in
+    over its window only, one raster at a time."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    # the DEM's nodata holes stay nodata in every raster
-    reached = reached_cells(rasters) & np.isfinite(terrain.heights)
     written = []
     for name in RASTERS:
         info = RASTER_INFO[name]
-        values = np.where(reached, rasters[name], np.nan)
+        values, where = _reached_values(terrain, rasters, name)
         written.append(
             terrain.write_raster(
                 directory / f"{name}.tif",
@@ -74,11 +73,26 @@ def write_hazard_rasters(
                 description=info.description,
                 unit=info.unit,
                 cog=True,
+                **where,
             )
         )
         if ascii:
-            written.append(terrain.write_raster(directory / f"{name}.asc", values))
+            written.append(terrain.write_raster(directory / f"{name}.asc", values, **where))
     return written
+
+
+def _reached_values(
+    terrain: Terrain, rasters: Mapping[str, np.ndarray], name: str
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Raster ``name``, NaN where no rock came and in the DEM's holes: over the window of a
+    :class:`Rasters` with its ``offset``, or on the full grid."""
+    if isinstance(rasters, Rasters):
+        w = rasters.window
+        window = {key: rasters.in_window(key) for key in ("passing_count", "deposit_count")}
+        reached = reached_cells(window) & np.isfinite(terrain.heights[w.j0 : w.j1, w.i0 : w.i1])
+        return np.where(reached, rasters.in_window(name), np.nan), {"offset": (w.j0, w.i0)}
+    reached = reached_cells(rasters) & np.isfinite(terrain.heights)
+    return np.where(reached, rasters[name], np.nan), {}
 
 
 def write_deposits_gpkg(path: str | os.PathLike, rocks: Mapping[str, np.ndarray], crs: Any) -> Path:

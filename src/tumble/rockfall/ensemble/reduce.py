@@ -1,8 +1,12 @@
-"""Ensemble statistics and the per-rock table, reduced from the chunks of a finished run.
+"""Ensemble statistics and the per-rock table, reduced from the chunks of a run as they arrive.
 
-The reduction runs after the parallel simulation, on the chunks concatenated in rock order, and
-orders every sum canonically (by rock, or by cell and then rock), so that its results do not
-depend on threads, chunking or Dask. Rasters: :mod:`tumble.rockfall.ensemble.rasters`.
+:class:`RunReduction` takes the chunks in any order (as they finish, locally or on Dask): it
+keeps the per-rock results in rock order (a few hundred bytes per rock) and merges the chunks'
+cell reductions (:class:`tumble.rockfall.ensemble.cells.CellMerger`: integer sums, maxima and
+fixed histograms, whose merge does not depend on grouping), so that memory grows with the cells
+rocks reach, not with their path samples. Sums over rocks run in rock order on the per-rock
+arrays: the results do not depend on threads, chunking or Dask. Rasters:
+:mod:`tumble.rockfall.ensemble.rasters`.
 
 Statistics (``summary.json``), for ``kinetic_energy_kJ``, ``velocity_ms``,
 ``rotational_velocity_rps`` and ``jump_height_m``:
@@ -11,7 +15,8 @@ Statistics (``summary.json``), for ``kinetic_energy_kJ``, ``velocity_ms``,
   ``sample_every`` steps while a rock moves; the jump height over the samples in flight), the
   statistics comparable with Leine et al. 2021, Tables 2 and 3; combined exactly from the
   per-rock means and sums of squared deviations (Chan et al.);
-* ``rock_max``: mean, std, p50, p95 and max over the rocks of each rock's maximum.
+* ``rock_max``: mean, std, p50, p95 and max over the rocks of each rock's maximum (exact: the
+  per-rock maxima are kept).
 
 ``runout_m``: horizontal distance from the release point to the final point (mean, std, p50, p95,
 max) over the rocks that ended regularly (stopped, left the DEM, or reached t_max; the final point
@@ -30,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.rockfall.design import DesignFactors, barrier_statistics
+from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.kernels import (
     Q_ENERGY,
@@ -47,8 +54,9 @@ from tumble.rockfall.ensemble.kernels import (
     W_M2,
     W_MEAN,
 )
-from tumble.rockfall.ensemble.rasters import RASTERS, nearest_cells, rasters_from_visits
+from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
 from tumble.rockfall.model import S_R
+from tumble.rockfall.nets import N_XCOLS
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
 
 if TYPE_CHECKING:
@@ -67,11 +75,12 @@ STATISTICS = {
 @dataclass(eq=False)
 class EnsembleResult:
     """Reduced results of an ensemble: ``summary`` (JSON-ready dict), ``rasters`` (name ->
-    (ny, nx) on the DEM grid), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
+    (ny, nx) on the DEM grid: a :class:`~tumble.rockfall.ensemble.rasters.Rasters`, held over
+    the window rocks reached), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
     with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`)."""
 
     summary: dict
-    rasters: dict[str, np.ndarray]
+    rasters: Mapping[str, np.ndarray]
     rocks: dict[str, np.ndarray]
     crossings: dict[str, np.ndarray] | None = None
 
@@ -90,8 +99,7 @@ class EnsembleResult:
         ``self.rasters`` is not changed."""
         from tumble.rockfall.ensemble.outputs import write_hazard_rasters
 
-        rasters = {name: self.rasters[name] for name in RASTERS}
-        return write_hazard_rasters(terrain, rasters, directory, ascii=ascii)
+        return write_hazard_rasters(terrain, self.rasters, directory, ascii=ascii)
 
     def write_deposits(self, path: str | os.PathLike) -> Path:
         from tumble.io.results import write_csv
@@ -231,134 +239,189 @@ def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarr
     return runout, lateral
 
 
+class RunReduction:
+    """The results of ``ensemble`` reduced from its chunks as they arrive, in any order
+    (module docstring); :meth:`result` once every rock is in."""
+
+    def __init__(self, ensemble: Ensemble) -> None:
+        n = ensemble.n_rocks
+        self.ensemble = ensemble
+        self._seen = np.zeros(n, dtype=bool)
+        self._ints = {
+            name: np.zeros(n, dtype=np.int64)
+            for name in ("status", "steps", "contact_steps", "pgs_caps")
+        }
+        self._position = np.full((n, 3), np.nan)
+        self._maxima = np.full((n, 4), np.nan)
+        self._path = np.zeros((n, 4, 3))
+        self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._cells = CellMerger()
+
+    @property
+    def steps(self) -> int:
+        """Rock-steps of the rocks added so far."""
+        return int(self._ints["steps"].sum())
+
+    @property
+    def rocks_in(self) -> int:
+        """Rocks added so far."""
+        return int(self._seen.sum())
+
+    def add(self, chunk: Mapping[str, np.ndarray]) -> None:
+        """Add one chunk (:meth:`Ensemble.run_chunk`, or a chunk file); chunk files of an
+        earlier version, with the visits themselves, are reduced here."""
+        rock = np.asarray(chunk["rock"], dtype=np.int64)
+        if rock.size == 0:
+            return
+        if rock.min() < 0 or rock.max() >= self._seen.size or self._seen[rock].any():
+            raise ValueError(
+                f"chunk of rocks {rock.min()}..{rock.max()} is outside the "
+                f"{self._seen.size} rocks or repeats rocks already reduced"
+            )
+        self._seen[rock] = True
+        for name, column in self._ints.items():
+            column[rock] = chunk[name]
+        self._position[rock] = np.asarray(chunk["final_state"])[:, S_R : S_R + 3]
+        self._maxima[rock] = chunk["maxima"]
+        self._path[rock] = chunk["path"]
+        crossing_rock = np.asarray(chunk["crossing_rock"], dtype=np.int64)
+        if crossing_rock.size:
+            self._crossings.append((int(rock[0]), crossing_rock, np.asarray(chunk["crossing"])))
+        if "cell_index" in chunk:
+            self._cells.add({name: chunk[name] for name in CELL_FIELDS})
+        else:
+            self._cells.add(chunk_cells(chunk["visit_cell"], chunk["visit_max"]))
+
+    def result(self, wall_time: float, design: DesignFactors | None = None) -> EnsembleResult:
+        """Rasters, statistics and the per-rock table (see :func:`reduce_chunks`)."""
+        ensemble = self.ensemble
+        n = ensemble.n_rocks
+        if not self._seen.all():
+            raise ValueError(f"the chunks hold {self.rocks_in} of {n} rocks; the run is incomplete")
+        status = self._ints["status"]
+        steps = self._ints["steps"]
+        maxima = self._maxima
+        path = self._path
+        position = self._position
+        release = ensemble.states.position
+        regular = np.isin(status, [int(s) for s in REGULAR])
+        runout, lateral = runout_and_lateral(release[regular], position[regular])
+        runout_all = np.full(n, np.nan)
+        lateral_all = np.full(n, np.nan)
+        runout_all[regular], lateral_all[regular] = runout, lateral
+        stopped = status == int(RockStatus.STOPPED)
+        caught = status == int(RockStatus.CAUGHT)
+        terrain = ensemble.terrain
+        # deposits: rocks at rest, and rocks a net holds
+        held = stopped | caught
+        deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
+        rasters = rasters_from_cells(terrain.heights.shape, n, self._cells.result(), deposit_cells)
+        total_steps = int(steps.sum())
+        pgs_caps = int(self._ints["pgs_caps"].sum())
+        summary: dict = {
+            "n_rocks": n,
+            "scheme": ensemble.scheme,
+            "dt": ensemble.dt,
+            "seed": ensemble.seed,
+            "t_max": ensemble.t_max,
+            "sample_every": ensemble.sample_every,
+            "pgs_tol": ensemble.pgs_tol,
+        }
+        for name, (q, factor) in STATISTICS.items():
+            mean, std, count = combine_path(path[:, q, :])
+            summary[name] = {
+                "path": {
+                    "mean": None if count == 0 else mean * factor,
+                    "std": None if count == 0 else std * factor,
+                    "samples": count,
+                },
+                "rock_max": _stats(maxima[:, q] * factor, (50, 95)),
+            }
+        summary["runout_m"] = _stats(runout, (50, 95))
+        offsets = np.abs(lateral)
+        summary["lateral_spread_m"] = {
+            "std": float(lateral.std()) if lateral.size else None,
+            "p95": float(np.percentile(offsets, 95)) if offsets.size else None,
+        }
+        summary["fractions"] = {
+            "stopped": float(np.mean(stopped)),
+            "left_domain": float(np.mean(status == int(RockStatus.LEFT_DOMAIN))),
+            "timed_out": float(np.mean(status == int(RockStatus.TIMED_OUT))),
+            "failed": float(np.mean(~regular)),
+        }
+        if ensemble.barriers:
+            summary["fractions"]["caught"] = float(np.mean(caught))
+        failures = sorted({NAMES[RockStatus(int(s))] for s in status[~regular]})
+        if failures:
+            summary["failures"] = failures
+        summary["ci_level"] = CI_LEVEL
+        summary["warnings"] = censoring_warnings({**summary, "pgs_cap_hits": pgs_caps})
+        summary["rock_steps"] = total_steps
+        contact = int(self._ints["contact_steps"].sum())
+        summary["contact_step_fraction"] = float(contact / max(total_steps, 1))
+        summary["pgs_cap_hits"] = pgs_caps
+        summary["wall_time_s"] = float(wall_time)
+        summary["rock_steps_per_s"] = float(total_steps / wall_time) if wall_time > 0 else None
+        codes, which = np.unique(status, return_inverse=True)
+        names = np.array([NAMES[RockStatus(int(s))] for s in codes])
+        rocks = {
+            "rock": np.arange(n, dtype=np.int64),
+            "x": position[:, 0],
+            "y": position[:, 1],
+            "z": position[:, 2],
+            "status": names[which],
+            "t_s": steps * ensemble.dt,
+            "steps": steps,
+            "release_x": release[:, 0],
+            "release_y": release[:, 1],
+            "release_z": release[:, 2],
+            "runout_m": runout_all,
+            "lateral_m": lateral_all,
+            "shape_id": ensemble.shape_id,
+            "mass_kg": ensemble.mass,
+            "kinetic_energy_max_kJ": maxima[:, Q_ENERGY] * 1e-3,
+            "velocity_max_ms": maxima[:, Q_SPEED],
+            "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
+            "jump_height_max_m": maxima[:, Q_JUMP],
+        }
+        crossings = None
+        if ensemble.barriers:
+            parts = sorted(self._crossings, key=lambda part: part[0])
+            crossing_rock = np.concatenate([p[1] for p in parts] or [np.zeros(0, np.int64)])
+            crossing = np.concatenate([p[2] for p in parts] or [np.zeros((0, N_XCOLS))])
+            bodies = ensemble.bodies
+            crossings = crossings_table(
+                crossing_rock, crossing, ensemble.barriers, bodies[:, 0], bodies[:, 1:]
+            )
+            summary["barriers"] = barrier_statistics(
+                crossings,
+                ensemble.barriers,
+                n,
+                design or DesignFactors(),
+                seed=0 if ensemble.seed is None else int(ensemble.seed),
+            )
+        return EnsembleResult(summary, rasters, rocks, crossings)
+
+
 def reduce_chunks(
     ensemble: Ensemble,
-    chunks: list[dict],
+    chunks: Iterable[Mapping[str, np.ndarray]],
     wall_time: float,
     design: DesignFactors | None = None,
 ) -> EnsembleResult:
-    """Rasters, statistics and the per-rock table of a finished ensemble from its chunks; with
-    barriers also the crossings table and ``summary["barriers"]`` (statistics and design values
-    of :func:`tumble.rockfall.design.barrier_statistics` with ``design``, default
+    """Rasters, statistics and the per-rock table of a finished ensemble from its chunks (any
+    order, read one at a time: an iterable such as :attr:`ChunkRun.chunks` is not held in
+    memory); with barriers also the crossings table and ``summary["barriers"]`` (statistics and
+    design values of :func:`tumble.rockfall.design.barrier_statistics` with ``design``, default
     ``DesignFactors()``)."""
-    if not chunks:
+    reduction = RunReduction(ensemble)
+    empty = True
+    for chunk in chunks:
+        reduction.add(chunk)
+        empty = False
+    if empty:
         raise ValueError("no chunks to reduce")
-
-    def cat(name: str) -> np.ndarray:
-        return np.concatenate([c[name] for c in chunks])
-
-    rock = cat("rock")
-    if rock.size != ensemble.n_rocks or not np.array_equal(rock, np.arange(ensemble.n_rocks)):
-        raise ValueError(
-            f"the chunks hold {rock.size} of {ensemble.n_rocks} rocks; the run is incomplete"
-        )
-    status = cat("status")
-    steps = cat("steps")
-    final = cat("final_state")
-    maxima = cat("maxima")
-    path = cat("path")
-    release = ensemble.states.position
-    position = final[:, S_R : S_R + 3]
-    regular = np.isin(status, [int(s) for s in REGULAR])
-    runout, lateral = runout_and_lateral(release[regular], position[regular])
-    runout_all = np.full(rock.size, np.nan)
-    lateral_all = np.full(rock.size, np.nan)
-    runout_all[regular], lateral_all[regular] = runout, lateral
-    stopped = status == int(RockStatus.STOPPED)
-    caught = status == int(RockStatus.CAUGHT)
-    terrain = ensemble.terrain
-    # deposits: rocks at rest, and rocks a net holds
-    held = stopped | caught
-    deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
-    rasters = rasters_from_visits(
-        terrain.heights.shape,
-        ensemble.n_rocks,
-        cat("visit_rock"),
-        cat("visit_cell"),
-        cat("visit_max"),
-        deposit_cells,
-    )
-    n = ensemble.n_rocks
-    total_steps = int(steps.sum())
-    summary: dict = {
-        "n_rocks": n,
-        "scheme": ensemble.scheme,
-        "dt": ensemble.dt,
-        "seed": ensemble.seed,
-        "t_max": ensemble.t_max,
-        "sample_every": ensemble.sample_every,
-        "pgs_tol": ensemble.pgs_tol,
-    }
-    for name, (q, factor) in STATISTICS.items():
-        mean, std, count = combine_path(path[:, q, :])
-        summary[name] = {
-            "path": {
-                "mean": None if count == 0 else mean * factor,
-                "std": None if count == 0 else std * factor,
-                "samples": count,
-            },
-            "rock_max": _stats(maxima[:, q] * factor, (50, 95)),
-        }
-    summary["runout_m"] = _stats(runout, (50, 95))
-    offsets = np.abs(lateral)
-    summary["lateral_spread_m"] = {
-        "std": float(lateral.std()) if lateral.size else None,
-        "p95": float(np.percentile(offsets, 95)) if offsets.size else None,
-    }
-    summary["fractions"] = {
-        "stopped": float(np.mean(stopped)),
-        "left_domain": float(np.mean(status == int(RockStatus.LEFT_DOMAIN))),
-        "timed_out": float(np.mean(status == int(RockStatus.TIMED_OUT))),
-        "failed": float(np.mean(~regular)),
-    }
-    if ensemble.barriers:
-        summary["fractions"]["caught"] = float(np.mean(caught))
-    failures = sorted({NAMES[RockStatus(int(s))] for s in status[~regular]})
-    if failures:
-        summary["failures"] = failures
-    summary["ci_level"] = CI_LEVEL
-    summary["warnings"] = censoring_warnings(
-        {**summary, "pgs_cap_hits": int(cat("pgs_caps").sum())}
-    )
-    summary["rock_steps"] = total_steps
-    summary["contact_step_fraction"] = float(cat("contact_steps").sum() / max(total_steps, 1))
-    summary["pgs_cap_hits"] = int(cat("pgs_caps").sum())
-    summary["wall_time_s"] = float(wall_time)
-    summary["rock_steps_per_s"] = float(total_steps / wall_time) if wall_time > 0 else None
-    rocks = {
-        "rock": rock,
-        "x": position[:, 0],
-        "y": position[:, 1],
-        "z": position[:, 2],
-        "status": np.array([NAMES[RockStatus(int(s))] for s in status]),
-        "t_s": steps * ensemble.dt,
-        "steps": steps,
-        "release_x": release[:, 0],
-        "release_y": release[:, 1],
-        "release_z": release[:, 2],
-        "runout_m": runout_all,
-        "lateral_m": lateral_all,
-        "shape_id": ensemble.shape_id,
-        "mass_kg": ensemble.mass,
-        "kinetic_energy_max_kJ": maxima[:, Q_ENERGY] * 1e-3,
-        "velocity_max_ms": maxima[:, Q_SPEED],
-        "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
-        "jump_height_max_m": maxima[:, Q_JUMP],
-    }
-    crossings = None
-    if ensemble.barriers:
-        bodies = ensemble.bodies
-        crossings = crossings_table(
-            cat("crossing_rock"), cat("crossing"), ensemble.barriers, bodies[:, 0], bodies[:, 1:]
-        )
-        summary["barriers"] = barrier_statistics(
-            crossings,
-            ensemble.barriers,
-            n,
-            design or DesignFactors(),
-            seed=0 if ensemble.seed is None else int(ensemble.seed),
-        )
-    return EnsembleResult(summary, rasters, rocks, crossings)
+    return reduction.result(wall_time, design)
 
 
 def summary_line(summary: dict) -> str:
