@@ -90,7 +90,8 @@ def test_a_full_disk_while_writing_a_chunk_says_so_and_resume_finishes(
 
     import tumble.io.results as results
 
-    monkeypatch.setattr(results.np, "savez", _savez_failing_at(2))
+    # chunk files are written deflated (np.savez_compressed)
+    monkeypatch.setattr(results.np, "savez_compressed", _savez_failing_at(2))
     code, text = tumble(*RUN, "--out", str(out))
     monkeypatch.undo()
     assert code == 2, text
@@ -105,8 +106,9 @@ def test_a_full_disk_while_writing_a_chunk_says_so_and_resume_finishes(
 
 
 def _savez_failing_at(k: int):
-    """``np.savez`` that fills the disk on its ``k``-th call (after writing a few bytes)."""
-    real = np.savez
+    """``np.savez_compressed`` that fills the disk on its ``k``-th call (after writing a few
+    bytes)."""
+    real = np.savez_compressed
     calls = []
 
     def savez(handle, **arrays):
