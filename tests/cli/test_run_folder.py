@@ -160,7 +160,15 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(dem, tmp_p
     argv += ["--release", "2600003,1200015", "--rocks", "3000", "--chunk-size", "10"]
     argv += ["--threads", "1"]
     argv += ["--no-figures", "--quiet", "--out", str(out)]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # a test runner started in the background inherits SIGINT ignored; the run under test must
+    # see Ctrl-C as a user's terminal delivers it
+    process = subprocess.Popen(
+        argv,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     manifest = out / "chunks" / "manifest.json"
     deadline = time.monotonic() + 300
     while not manifest.exists() and process.poll() is None and time.monotonic() < deadline:
