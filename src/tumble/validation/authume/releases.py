@@ -286,14 +286,18 @@ def authume_scenario(
     mass: str = "bootstrap",
     shape: str = "aspect",
     density: float = DENSITY,
+    drop_offset: float | None = None,
 ) -> AuthumeScenario:
     """The scenario ``authume-p1`` or ``authume-p2``: the quarry DEM at ``spacing`` with its
     zones, ``n`` releases from the profile's four drop points (256 = every drop point with every
-    given orientation), the block shapes and the measured stop points."""
+    given orientation; moved to ``drop_offset`` beyond the crest unless it is None, see
+    :func:`authume_releases`), the block shapes and the measured stop points."""
     if name not in SCENARIO_NAMES:
         raise ValueError(f"unknown Authume scenario {name!r}; known: {', '.join(SCENARIO_NAMES)}")
     key = _profile(name)
-    releases = authume_releases(key, n, seed, data_dir, mass=mass, shape=shape, density=density)
+    releases = authume_releases(
+        key, n, seed, data_dir, mass=mass, shape=shape, density=density, drop_offset=drop_offset
+    )
     settings = {
         "n": int(n),
         "seed": int(seed),
@@ -301,6 +305,7 @@ def authume_scenario(
         "mass": mass,
         "shape": shape,
         "density": float(density),
+        "drop_offset": None if drop_offset is None else float(drop_offset),
     }
     return AuthumeScenario(
         name,
