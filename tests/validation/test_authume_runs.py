@@ -1,13 +1,16 @@
 """Validation against the Authume field tests: metrics, per-zone soils, runs, CLI, calibration."""
 
+import csv
 import inspect
 import json
 import math
 
 import numpy as np
 import pytest
+from scipy.stats import ks_2samp, wasserstein_distance
 
 from tumble.cli.main import main
+from tumble.rockfall.simulate import PGS_TOL, simulate
 from tumble.rockfall.soil import FIELDS
 from tumble.validation import authume as A
 from tumble.validation.authume import data as field_data
@@ -18,6 +21,8 @@ METRIC_KEYS = (
     "runout_wasserstein_m",
     "lateral_wasserstein_m",
     "fraction_measured_inside_envelope",
+    "ks_statistic",
+    "ks_pvalue",
     "soil_parameters",
     "soil",
 )
@@ -38,6 +43,29 @@ def test_wasserstein_of_a_shifted_sample_is_the_shift():
         A.wasserstein([], [1.0])
     with pytest.raises(ValueError, match="NaN"):
         A.wasserstein([np.nan], [1.0])
+
+
+def test_kolmogorov_smirnov_of_known_samples():
+    # identical samples: no gap between the CDFs, p = 1
+    same = np.arange(10.0)
+    assert A.kolmogorov_smirnov(same, same) == (0.0, 1.0)
+    # disjoint samples of 5 and 6: D = 1, exact p = 2 / C(11, 5) = 2 / 462
+    d, p = A.kolmogorov_smirnov(np.arange(5.0), 100.0 + np.arange(6.0))
+    assert d == 1.0
+    assert p == pytest.approx(2.0 / math.comb(11, 5), rel=1e-12)
+    # a shifted sample of 256 against 41 measured: D is the largest gap of the two ECDFs
+    rng = np.random.default_rng(4)
+    measured, simulated = rng.normal(40, 8, 41), rng.normal(46, 8, 256)
+    d, p = A.kolmogorov_smirnov(measured, simulated)
+    grid = np.concatenate([measured, simulated])
+    gap = np.abs(
+        np.searchsorted(np.sort(measured), grid, side="right") / 41
+        - np.searchsorted(np.sort(simulated), grid, side="right") / 256
+    )
+    assert d == pytest.approx(gap.max(), abs=1e-15)
+    assert p < 0.05
+    with pytest.raises(ValueError, match="measured"):
+        A.kolmogorov_smirnov([], simulated)
 
 
 def test_envelope_of_a_gaussian_is_its_95_percent_disc():
@@ -97,8 +125,21 @@ def test_soil_table_scales_and_adds_the_vegetation_layer():
         assert table[zone]["drag"] == 0.0
     assert table["blue"]["mu_min"] == base["mu_min"]
     assert table["blue"]["drag"] == 120.0
-    assert table["blue"]["drag_torque"] == pytest.approx(120.0 * 0.25, rel=1e-15)
+    # the vegetation layer resists translation only (docs/validation_authume.md)
+    assert A.VEGETATION_LEVER == 0.0
+    assert table["blue"]["drag_torque"] == 0.0
     assert table["blue"]["drag_height"] == A.VEGETATION_HEIGHT
+    # the drag grows with the projected area: 8 times the volume, 4 times the drag
+    big = A.SoilParameters(vegetation_drag=120.0).table(volume=8.0 * A.VEGETATION_REFERENCE_VOLUME)
+    assert big["blue"]["drag"] == pytest.approx(4.0 * 120.0, rel=1e-14)
+    assert big["gray"] == A.SoilParameters(120.0).table()["gray"]
+    np.testing.assert_allclose(A.vegetation_scale([0.125, 1.0, 27.0]), [0.25, 1.0, 9.0], rtol=1e-14)
+    with pytest.raises(ValueError, match="volumes"):
+        A.vegetation_scale([0.0])
+    assert A.SoilParameters().drop_offset is None
+    assert A.SoilParameters(drop_offset=2).drop_offset == 2.0
+    with pytest.raises(ValueError, match="drop_offset"):
+        A.SoilParameters(drop_offset=-1.0)
     with pytest.raises(ValueError, match="vegetation_drag"):
         A.SoilParameters(vegetation_drag=-1.0)
     with pytest.raises(ValueError, match="hard_friction"):
@@ -119,6 +160,75 @@ def test_zone_soil_maps_each_node_to_its_row_and_outside_to_gray():
         A.zone_soil(np.array([[1.0, 7.0], [1.0, 1.0]]), table)
     with pytest.raises(ValueError, match="no row"):
         A.zone_soil(zone, {"blue": table["blue"]})
+
+
+# --- releases at the crest -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["p1", "p2"])
+def test_crest_offsets_follow_the_drop_square_and_move_the_releases(profile):
+    offsets = A.crest_offsets(profile)
+    drops = A.drop_points(profile)
+    along = A.profile_coordinates(profile, drops[:, :2])[:, 0]
+    # the square's front corners lie about 4 m further out than its back corners; the crest
+    # lines of neighbouring drop points agree to a DEM cell
+    assert offsets.min() > 1.0
+    np.testing.assert_allclose(offsets - along, (offsets - along).mean(), atol=0.5)
+    # releasing at 2 m beyond the crest moves every drop point along the profile only
+    published = A.authume_releases(profile, 8)
+    moved = A.authume_releases(profile, 8, drop_offset=2.0)
+    direction = A.profile_geometry(profile).direction
+    shift = (offsets - 2.0)[published.drop_id]
+    np.testing.assert_allclose(
+        moved.position[:, :2], published.position[:, :2] - shift[:, None] * direction, atol=1e-12
+    )
+    np.testing.assert_array_equal(moved.position[:, 2], published.position[:, 2])
+    np.testing.assert_array_equal(moved.mass, published.mass)
+    with pytest.raises(ValueError, match="drop_offset"):
+        A.authume_releases(profile, 1, drop_offset=-0.5)
+
+
+def _single(profile, parameters, k, drop_offset, lever=A.VEGETATION_LEVER):
+    """Rock ``k`` of the default releases, simulated alone with the soil of its volume and a
+    rotational vegetation drag at ``lever`` (m): its run-out and trajectory."""
+    releases = A.authume_releases(profile, k + 1, drop_offset=drop_offset)
+    terrain = A.authume_terrain()
+    block = releases.blocks[releases.shape_names[releases.shape_id[k]]]
+    table = parameters.table(releases.mass[k] / block.density)
+    table["blue"]["drag_torque"] = table["blue"]["drag"] * lever**2
+    soil = A.zone_soil(terrain.soil["zone"], table)
+    trajectory = simulate(
+        terrain,
+        releases.rock(k),
+        soil,
+        releases.position[k],
+        releases.quaternion[k],
+        pgs_tol=PGS_TOL,
+        t_max=A.T_MAX,
+    )
+    return A.profile_coordinates(profile, trajectory.position[-1:, :2])[0, 0], trajectory
+
+
+def test_a_block_dropped_at_the_crest_crosses_the_vegetated_slope():
+    """Rock 36 of P1 (SP2A, 924 kg, front drop point, orientation 9) lands flat after a fall of
+    8 m from the published drop point onto the 32 deg slope and stops dead 2.4 m below it; from
+    the calibrated offset beyond the crest it passes the first wall (35 m and beyond)."""
+    published, trajectory = _single("p1", A.CALIBRATED, 36, None)
+    assert trajectory.status == "stopped" and published < 5.0
+    at_crest, trajectory = _single("p1", A.CALIBRATED, 36, A.CALIBRATED.drop_offset)
+    assert trajectory.status == "stopped" and at_crest > 35.0
+
+
+def test_the_rotational_vegetation_drag_held_light_blocks_on_the_slope():
+    """Rock 0 of P1 (SP2A, 283 kg) from its published drop point, with the calibrated drag for
+    its volume: a rotational drag at a 0.5 m lever damps its spin at ``c (0.5 m)^2 / I`` and it
+    stops on the vegetated slope, 17 m below the drop line; without it the block rolls on over
+    the first wall to the bench at 35-40 m."""
+    damped, trajectory = _single("p1", A.CALIBRATED, 0, None, lever=0.5)
+    assert trajectory.mass == pytest.approx(283.0, abs=1.0)
+    assert trajectory.status == "stopped" and damped < 20.0
+    free, trajectory = _single("p1", A.CALIBRATED, 0, None)
+    assert trajectory.status == "stopped" and free > 33.0
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -163,8 +273,29 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
             assert entry["median_runout_measured_m"] == metrics[profile]["median_runout_measured_m"]
     for name in ("stop_map.png", "runout.png", "provenance.json", "stops_p2_explicit.csv"):
         assert (out / name).stat().st_size > 0
+    # the run-out metrics recomputed from the written tables, with scipy directly
+    regular = {"stopped", "left_domain", "timed_out"}
+    for profile in ("p1", "p2"):
+        observed = [float(row["runout_m"]) for row in _rows(out / f"measured_{profile}.csv")]
+        assert len(observed) == metrics[profile]["n_measured"]
+        assert np.median(observed) == metrics[profile]["median_runout_measured_m"]
+        for scheme in ("implicit", "explicit"):
+            rows = _rows(out / f"stops_{profile}_{scheme}.csv")
+            simulated = [float(r["runout_m"]) for r in rows if r["status"] in regular]
+            entry = metrics[profile][scheme]
+            assert len(simulated) == entry["n_used"]
+            ks = ks_2samp(simulated, observed)
+            assert entry["ks_statistic"] == float(ks.statistic)
+            assert entry["ks_pvalue"] == float(ks.pvalue)
+            assert entry["runout_wasserstein_m"] == wasserstein_distance(observed, simulated)
+            assert entry["median_runout_simulated_m"] == np.median(simulated)
     assert main(["validate", "authume", "--out", str(out), "--data-dir", str(tmp_path)]) == 2
     assert "not the Authume data directory" in capsys.readouterr().err
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 # --- calibration ------------------------------------------------------------------------------
@@ -183,7 +314,7 @@ def test_calibration_reads_only_p1(monkeypatch):
 
         monkeypatch.setattr(field_data, name, guarded)
     field_data._geometry.cache_clear()
-    grid = {"vegetation_drag": (0.0, 300.0), "hard_friction": (1.0,)}
+    grid = {"vegetation_drag": (0.0, 300.0), "hard_friction": (1.0,), "drop_offset": (2.0,)}
     result = A.calibrate(grid, n=2, t_max=2.0, workers=2)
     assert [row["vegetation_drag"] for row in result.rows] == [0.0, 300.0]
     for row in result.rows:
@@ -191,6 +322,6 @@ def test_calibration_reads_only_p1(monkeypatch):
             row["runout_wasserstein_m"] + row["lateral_wasserstein_m"], rel=1e-15
         )
     best = min(result.rows, key=lambda row: row["objective_m"])
-    assert result.best == A.SoilParameters(best["vegetation_drag"], best["hard_friction"])
+    assert result.best == A.SoilParameters(best["vegetation_drag"], best["hard_friction"], 2.0)
     with pytest.raises(ValueError, match="unknown calibration parameter"):
         A.calibration_points({"kappa": (1.0,)})

@@ -27,8 +27,10 @@ def add_parser(sub) -> None:
         description=(
             "Simulate the releases of the Authume quarry field tests on both profiles (P1, P2) "
             "with per-zone soils, compare the stop points with the measured ones (run-out along "
-            "the profile, lateral offset, 95 % stop envelope) and write metrics.json, per-rock "
-            "stop tables and figures. With --calibrate, first search the soil parameters on a "
+            "the profile, lateral offset, 95 % stop envelope, Kolmogorov-Smirnov test of the "
+            "run-out) and write metrics.json, per-rock stop tables and figures. With "
+            "--calibrate, first search the soil parameters and the release's offset beyond the "
+            "crest on a "
             "grid on P1 only (objective: run-out plus lateral Wasserstein distance) and validate "
             "with the best; otherwise use the stored calibrated parameters. P2 is never used "
             "for tuning (docs/validation_authume.md)."
@@ -292,7 +294,7 @@ def run(args) -> int:
     print(f"soil parameters {parameters.as_dict()}")
     header = (
         f"{'profile':<8}{'scheme':<10}{'median meas':>12}{'median sim':>11}{'W runout':>10}"
-        f"{'W lateral':>10}{'inside':>8}{'seconds':>9}"
+        f"{'W lateral':>10}{'KS D':>7}{'KS p':>8}{'inside':>8}{'seconds':>9}"
     )
     print(header)
     for profile in runs:
@@ -301,7 +303,8 @@ def run(args) -> int:
             print(
                 f"{profile:<8}{scheme:<10}{m['median_runout_measured_m']:12.2f}"
                 f"{m['median_runout_simulated_m']:11.2f}{m['runout_wasserstein_m']:10.2f}"
-                f"{m['lateral_wasserstein_m']:10.2f}{m['fraction_measured_inside_envelope']:8.2f}"
+                f"{m['lateral_wasserstein_m']:10.2f}{m['ks_statistic']:7.3f}{m['ks_pvalue']:8.3f}"
+                f"{m['fraction_measured_inside_envelope']:8.2f}"
                 f"{m['seconds']:9.1f}"
             )
     print(f"wrote {args.out}/")

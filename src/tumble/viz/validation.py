@@ -147,7 +147,8 @@ def plot_runout(
 ) -> None:
     """Run-out (distance along the profile from the drop line) and lateral offset, measured
     against simulated: per profile (rows) the ECDFs of the run-out, its histograms, and the
-    ECDFs of the lateral offset; one curve per scheme."""
+    ECDFs of the lateral offset; one curve per scheme. The run-out legend gives the two-sample
+    Kolmogorov-Smirnov statistic and p-value of each scheme against the measured run-out."""
     profiles = list(runs)
     if not profiles:
         raise ValueError("no runs to draw")
@@ -170,7 +171,8 @@ def plot_runout(
         )
         for scheme, coords in simulated.items():
             color = SCHEME_COLORS.get(scheme, "tab:purple")
-            label = f"{scheme} (n = {coords.shape[0]})"
+            ks_d, ks_p = authume.kolmogorov_smirnov(observed[:, 0], coords[:, 0])
+            label = f"{scheme} (n = {coords.shape[0]}), KS D = {ks_d:.3f}, p = {ks_p:.3f}"
             _ecdf(ax_cdf, coords[:, 0], color=color, lw=1.5, label=label)
             _ecdf(ax_lat, coords[:, 1], color=color, lw=1.5, label=label)
             ax_hist.hist(
@@ -206,25 +208,32 @@ def plot_runout(
 def plot_calibration(
     rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], title: str = ""
 ) -> None:
-    """Objective of the calibration grid on P1 (a heat map over the two grid axes, the chosen
-    point circled); ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
+    """Objective of the calibration grid on P1: a heat map over vegetation drag and friction
+    factor, each cell the best over the other grid axes (the drop offset, written under the
+    objective when the grid has one), the chosen point circled; ``rows`` as
+    :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)
     if not rows:
         raise ValueError("no calibration rows to draw")
     drag = sorted({row["vegetation_drag"] for row in rows})
     friction = sorted({row["hard_friction"] for row in rows})
     grid = np.full((len(friction), len(drag)), np.nan)
+    offset = np.full(grid.shape, np.nan)
     for row in rows:
-        grid[friction.index(row["hard_friction"]), drag.index(row["vegetation_drag"])] = row[
-            "objective_m"
-        ]
+        cell = friction.index(row["hard_friction"]), drag.index(row["vegetation_drag"])
+        if not row["objective_m"] >= grid[cell]:  # NaN (empty) or a better point
+            grid[cell] = row["objective_m"]
+            offset[cell] = row.get("drop_offset") if row.get("drop_offset") is not None else np.nan
     best = min(rows, key=lambda row: row["objective_m"])
     fig, ax = plt.subplots(figsize=(1.5 * len(drag) + 2.5, 1.1 * len(friction) + 1.8))
     mesh = ax.imshow(grid, origin="lower", cmap="viridis_r", aspect="auto")
     for j in range(len(friction)):
         for i in range(len(drag)):
             if np.isfinite(grid[j, i]):
-                ax.text(i, j, f"{grid[j, i]:.2f}", ha="center", va="center", fontsize=8, color="w")
+                text = f"{grid[j, i]:.2f}"
+                if np.isfinite(offset[j, i]):
+                    text += f"\n@ {offset[j, i]:g} m"
+                ax.text(i, j, text, ha="center", va="center", fontsize=8, color="w")
     ax.plot(
         drag.index(best["vegetation_drag"]),
         friction.index(best["hard_friction"]),
@@ -236,7 +245,7 @@ def plot_calibration(
     )
     ax.set_xticks(range(len(drag)), [f"{v:g}" for v in drag])
     ax.set_yticks(range(len(friction)), [f"{v:g}" for v in friction])
-    ax.set_xlabel("vegetation drag on Blue (kg/s)")
+    ax.set_xlabel("vegetation drag on Blue, block of 1 m^3 (kg/s)")
     ax.set_ylabel("friction factor, Gray and Red")
     fig.colorbar(mesh, ax=ax, label="run-out + lateral Wasserstein on P1 (m)")
     ax.set_title(title or "calibration on P1", fontsize=10, loc="left")

@@ -11,11 +11,14 @@ compares the stop points:
 * :mod:`~tumble.validation.authume.terrain`: the three terrain meshes rasterised into one DEM
   with a zone raster;
 * :mod:`~tumble.validation.authume.releases`: releases on a profile (drop point, orientation,
-  shape, scale, mass per rock) and the scenarios ``authume-p1``, ``authume-p2``;
-* :mod:`~tumble.validation.authume.soils`: the per-zone soil table and its calibrated numbers;
+  shape, scale, mass per rock; the drop points' distance beyond the crest) and the scenarios
+  ``authume-p1``, ``authume-p2``;
+* :mod:`~tumble.validation.authume.soils`: the per-zone soil table, the vegetation drag scaled by
+  the block's projected area, and the calibrated numbers;
 * :mod:`~tumble.validation.authume.runs`: the releases of a profile run by the ensemble driver;
-* :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the stop
-  envelope, and the calibration on P1 (P2 is the held-out check).
+* :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the
+  Kolmogorov-Smirnov test of the run-out, the stop envelope, and the calibration on P1 (P2 is
+  the held-out check).
 
 References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022) 106855.
 F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
@@ -49,11 +52,14 @@ from tumble.validation.authume.metrics import (
     calibrate,
     calibration_points,
     fraction_inside,
+    kolmogorov_smirnov,
     profile_metrics,
     stop_envelope,
     wasserstein,
 )
 from tumble.validation.authume.releases import (
+    CREST_DROP,
+    CREST_SEARCH,
     N_CYCLE,
     SCENARIO_NAMES,
     SCENARIOS,
@@ -61,6 +67,7 @@ from tumble.validation.authume.releases import (
     AuthumeScenario,
     authume_releases,
     authume_scenario,
+    crest_offsets,
 )
 from tumble.validation.authume.runs import (
     CHUNK_ROCKS,
@@ -76,9 +83,11 @@ from tumble.validation.authume.soils import (
     CALIBRATION_GRID,
     VEGETATION_HEIGHT,
     VEGETATION_LEVER,
+    VEGETATION_REFERENCE_VOLUME,
     ZONE_ROWS,
     ZONES,
     SoilParameters,
+    vegetation_scale,
     zone_soil,
 )
 from tumble.validation.authume.terrain import (
@@ -99,6 +108,8 @@ __all__ = [
     "CALIBRATION_COMMAND",
     "CALIBRATION_GRID",
     "CHUNK_ROCKS",
+    "CREST_DROP",
+    "CREST_SEARCH",
     "DATA_ENV",
     "DATA_TO_TUMBLE",
     "DENSITY",
@@ -114,6 +125,7 @@ __all__ = [
     "T_MAX",
     "VEGETATION_HEIGHT",
     "VEGETATION_LEVER",
+    "VEGETATION_REFERENCE_VOLUME",
     "ZONES",
     "ZONE_IDS",
     "ZONE_NAMES",
@@ -136,9 +148,11 @@ __all__ = [
     "authume_terrain",
     "calibrate",
     "calibration_points",
+    "crest_offsets",
     "data_directory",
     "drop_points",
     "fraction_inside",
+    "kolmogorov_smirnov",
     "measured_endpoints",
     "orientations",
     "profile_coordinates",
@@ -149,6 +163,7 @@ __all__ = [
     "stop_envelope",
     "terrain_triangles",
     "to_tumble_frame",
+    "vegetation_scale",
     "wasserstein",
     "zone_soil",
 ]

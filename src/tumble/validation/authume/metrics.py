@@ -13,7 +13,10 @@ Metrics (:func:`profile_metrics`), in the horizontal plane only (the measured st
   ``bandwidth``, default :data:`ENVELOPE_BANDWIDTH`) whose density threshold is the 5 % quantile
   of the estimate at the simulated stop points themselves, so that the region holds 95 % of them
   (Hyndman 1996). Unlike a convex hull it follows several clusters (the quarry's benches) and
-  excludes the empty ground between them.
+  excludes the empty ground between them;
+* ``ks_statistic``, ``ks_pvalue``: the two-sample Kolmogorov-Smirnov test of the simulated
+  against the measured run-out (:func:`kolmogorov_smirnov`); a p-value below 0.05 rejects at the
+  5 % level that both samples come from one distribution.
 
 Calibration (:func:`calibrate`): a grid over ``vegetation_drag`` and ``hard_friction``
 (:data:`~tumble.validation.authume.soils.CALIBRATION_GRID`), each point one run of P1
@@ -40,7 +43,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import wasserstein_distance
+from scipy.stats import ks_2samp, wasserstein_distance
 
 from tumble.validation.authume import data
 from tumble.validation.authume.data import MeasuredEndpoints
@@ -72,6 +75,14 @@ def wasserstein(measured: ArrayLike, simulated: ArrayLike) -> float:
     return float(
         wasserstein_distance(_sample(measured, "measured"), _sample(simulated, "simulated"))
     )
+
+
+def kolmogorov_smirnov(measured: ArrayLike, simulated: ArrayLike) -> tuple[float, float]:
+    """Two-sample Kolmogorov-Smirnov test of two samples of a distance: the statistic (the
+    largest gap between the empirical CDFs) and its two-sided p-value
+    (``scipy.stats.ks_2samp``, exact for small samples, asymptotic otherwise)."""
+    result = ks_2samp(_sample(simulated, "simulated"), _sample(measured, "measured"))
+    return float(result.statistic), float(result.pvalue)
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,11 +177,14 @@ def profile_metrics(
     observed = data.profile_coordinates(run.profile, measured.position, data_dir)
     envelope = stop_envelope(run.stop[ok, :2], content, bandwidth)
     statuses = run.status_counts()
+    ks_statistic, ks_pvalue = kolmogorov_smirnov(observed[:, 0], simulated[:, 0])
     return {
         "median_runout_measured_m": float(np.median(observed[:, 0])),
         "median_runout_simulated_m": float(np.median(simulated[:, 0])),
         "runout_wasserstein_m": wasserstein(observed[:, 0], simulated[:, 0]),
         "lateral_wasserstein_m": wasserstein(observed[:, 1], simulated[:, 1]),
+        "ks_statistic": ks_statistic,
+        "ks_pvalue": ks_pvalue,
         "fraction_measured_inside_envelope": fraction_inside(envelope, measured.position[:, :2]),
         "soil_parameters": run.parameters.as_dict(),
         "soil": run.parameters.table(),
@@ -271,6 +285,8 @@ def calibrate(
                 "runout_wasserstein_m": metrics["runout_wasserstein_m"],
                 "lateral_wasserstein_m": metrics["lateral_wasserstein_m"],
                 "median_runout_simulated_m": metrics["median_runout_simulated_m"],
+                "ks_statistic": metrics["ks_statistic"],
+                "ks_pvalue": metrics["ks_pvalue"],
                 "fraction_measured_inside_envelope": metrics["fraction_measured_inside_envelope"],
                 "n_used": metrics["n_used"],
                 "seconds": run.seconds,

@@ -14,6 +14,14 @@ Each rock is one of the four block shapes (:mod:`tumble.validation.authume.data`
 hull of the block, scaled isotropically by ``scale`` and carrying the mass ``mass``, the form in
 which :class:`tumble.rockfall.ensemble.Ensemble` takes its rocks (:meth:`AuthumeReleases.shapes`).
 
+Drop points. The published drop points of a profile (the corners of a 4 m x 4 m horizontal
+square) lie 2-7 m beyond the crest of the cliff top and 1.4-8.2 m above the vegetated slope
+below them (:func:`crest_offsets`). With ``drop_offset`` each drop point moves along the
+profile's direction to that horizontal distance beyond its own crest, keeping its height and
+its lateral position; the crest of a drop point is where the terrain, followed back from the
+drop point against the profile's direction, first comes within :data:`CREST_DROP` of the
+highest terrain on that line within :data:`CREST_SEARCH` (the rim of the cliff-top platform).
+
 Scenarios (:func:`authume_scenario`, :data:`SCENARIOS`): ``authume-p1`` and ``authume-p2``, the
 terrain of :mod:`tumble.validation.authume.terrain`, the releases and the measured stop points.
 
@@ -50,6 +58,33 @@ from tumble.validation.authume.terrain import authume_terrain
 SCENARIO_NAMES = ("authume-p1", "authume-p2")
 #: Releases cycling deterministically through every (drop point, orientation) pair.
 N_CYCLE = 4 * 64
+#: The crest of a drop point: the first point, going back from it along the profile, within
+#: this height of the highest terrain on that line (m), searched over CREST_SEARCH (m).
+CREST_DROP = 0.3
+CREST_SEARCH = 10.0
+
+
+def crest_offsets(
+    profile: str | int, data_dir: str | os.PathLike[str] | None = None, spacing: float = 0.5
+) -> np.ndarray:
+    """Horizontal distance (m) of each of the profile's four drop points beyond its crest, along
+    the profile's direction (module docstring), on the DEM of ``spacing``."""
+    key = _profile(profile)
+    terrain = authume_terrain(data_dir, spacing)
+    direction = data.profile_geometry(key, data_dir).direction
+    back = np.arange(0.0, CREST_SEARCH + 1e-9, 0.05)
+    offsets = np.empty(4)
+    for k, point in enumerate(data.drop_points(key, data_dir)):
+        xy = point[:2] - back[:, None] * direction
+        inside = terrain.contains(xy[:, 0], xy[:, 1])
+        # the line ends where it leaves the DEM
+        end = int(np.argmin(inside)) if not inside.all() else back.size
+        if end < 2:
+            raise ValueError(f"drop point {k} of {key} lies at the border of the DEM")
+        z = terrain.height(xy[:end, 0], xy[:end, 1])
+        offsets[k] = back[int(np.argmax(z >= z.max() - CREST_DROP))]
+    return offsets
+
 
 # ---------------------------------------------------------------------------------------------
 # releases
@@ -115,8 +150,12 @@ def authume_releases(
     mass: str = "bootstrap",
     shape: str = "aspect",
     density: float = DENSITY,
+    drop_offset: float | None = None,
 ) -> AuthumeReleases:
     """Release ``n`` blocks on a profile, matching its measured masses (module docstring).
+
+    ``drop_offset`` (m): release each drop point's blocks at that horizontal distance beyond
+    its crest (module docstring); ``None``: at the published drop points.
 
     Per rock ``k``, from its own stream (``SeedSequence(seed).spawn(n)[k]``) in this order:
 
@@ -149,6 +188,13 @@ def authume_releases(
     blocks = data.authume_blocks(data_dir, density)
     measured = data.measured_endpoints(key, data_dir)
     drops = data.drop_points(key, data_dir)
+    if drop_offset is not None:
+        drop_offset = float(drop_offset)
+        if not (math.isfinite(drop_offset) and drop_offset >= 0.0):
+            raise ValueError(f"drop_offset must be finite and not negative; got {drop_offset!r}")
+        shift = crest_offsets(key, data_dir) - drop_offset
+        drops = drops.copy()
+        drops[:, :2] -= shift[:, None] * data.profile_geometry(key, data_dir).direction
     given = data.orientations(data_dir)
 
     names = tuple(blocks)
@@ -240,14 +286,18 @@ def authume_scenario(
     mass: str = "bootstrap",
     shape: str = "aspect",
     density: float = DENSITY,
+    drop_offset: float | None = None,
 ) -> AuthumeScenario:
     """The scenario ``authume-p1`` or ``authume-p2``: the quarry DEM at ``spacing`` with its
     zones, ``n`` releases from the profile's four drop points (256 = every drop point with every
-    given orientation), the block shapes and the measured stop points."""
+    given orientation; moved to ``drop_offset`` beyond the crest unless it is None, see
+    :func:`authume_releases`), the block shapes and the measured stop points."""
     if name not in SCENARIO_NAMES:
         raise ValueError(f"unknown Authume scenario {name!r}; known: {', '.join(SCENARIO_NAMES)}")
     key = _profile(name)
-    releases = authume_releases(key, n, seed, data_dir, mass=mass, shape=shape, density=density)
+    releases = authume_releases(
+        key, n, seed, data_dir, mass=mass, shape=shape, density=density, drop_offset=drop_offset
+    )
     settings = {
         "n": int(n),
         "seed": int(seed),
@@ -255,6 +305,7 @@ def authume_scenario(
         "mass": mass,
         "shape": shape,
         "density": float(density),
+        "drop_offset": None if drop_offset is None else float(drop_offset),
     }
     return AuthumeScenario(
         name,

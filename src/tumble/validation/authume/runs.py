@@ -6,8 +6,10 @@ with each of the 64 given orientations, masses and shapes drawn from the profile
 blocks) on the quarry's DEM with the per-zone soil of :mod:`tumble.validation.authume.soils`. The
 rocks run through :class:`tumble.rockfall.ensemble.Ensemble`, as every other ensemble: the four
 block shapes, each rock's shape id, scale and mass, the releases at rest; chunks of
-:data:`CHUNK_ROCKS` rocks on ``workers`` threads. The results are in rock order and do not depend
-on ``workers`` or on the chunks.
+:data:`CHUNK_ROCKS` rocks on ``workers`` threads. The vegetation drag depends on the block's
+volume (:meth:`~tumble.validation.authume.soils.SoilParameters.table`), so the rocks run in groups
+of equal mass, one soil per group. The results are in rock order and do not depend on
+``workers``, on the chunks or on the groups.
 
 The Gauss-Seidel tolerance is that of a single :func:`tumble.rockfall.simulate`
 (:data:`tumble.rockfall.simulate.PGS_TOL`, 1e-10) instead of the ensemble's default: the stored
@@ -39,7 +41,11 @@ from tumble.rockfall.simulate import DT, PGS_TOL
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation.authume import data
 from tumble.validation.authume.releases import N_CYCLE, AuthumeReleases, authume_releases
-from tumble.validation.authume.soils import CALIBRATED, SoilParameters, zone_soil
+from tumble.validation.authume.soils import (
+    CALIBRATED,
+    SoilParameters,
+    zone_soil,
+)
 from tumble.validation.authume.terrain import authume_terrain
 
 #: Rocks per profile: every drop point with every given orientation.
@@ -101,10 +107,11 @@ def run_profile(
     """Simulate ``n`` releases on a profile with the per-zone soil of ``parameters``.
 
     Rock ``k`` is :meth:`~tumble.validation.authume.releases.AuthumeReleases.rock` ``(k)``
-    released at rest from its drop point and orientation; ``scheme`` is the rotation scheme of
-    the engine (``"implicit"`` or ``"explicit"``). The ensemble driver runs the rocks on
-    ``workers`` threads; the result is the same for any number. ``progress(k)`` is called once
-    per finished rock, in rock order, as each chunk of rocks finishes.
+    released at rest from its drop point (moved to ``parameters.drop_offset`` beyond the crest
+    unless that is None) and orientation; ``scheme`` is the rotation scheme of the engine
+    (``"implicit"`` or ``"explicit"``). The ensemble driver runs the rocks on ``workers``
+    threads; the result is the same for any number. ``progress(k)`` is called once per finished
+    rock ``k`` as each chunk of rocks finishes.
     """
     if not isinstance(parameters, SoilParameters):
         raise ValueError(f"parameters must be SoilParameters, got {type(parameters).__name__}")
@@ -117,35 +124,43 @@ def run_profile(
         raise ValueError(f"t_max must be positive, got {t_max!r}")
     start = time.perf_counter()
     terrain = authume_terrain(data_dir, spacing)
-    soil = zone_soil(terrain.soil["zone"], parameters.table())
-    releases = authume_releases(profile, n, seed, data_dir)
+    releases = authume_releases(profile, n, seed, data_dir, drop_offset=parameters.drop_offset)
     at_rest = np.zeros((n, 3))
-    states = ReleaseStates(releases.position, releases.quaternion, at_rest, at_rest)
-    ensemble = Ensemble(
-        terrain,
-        releases.shapes(),
-        soil,
-        states,
-        shape_id=releases.shape_id,
-        scale=releases.scale,
-        mass=releases.mass,
-        seed=seed,
-        scheme=scheme,
-        t_max=t_max,
-        pgs_tol=PGS_TOL,
-    )
     codes = np.empty(n, dtype=np.int64)
     steps = np.empty(n, dtype=np.int64)
     stop = np.empty((n, 3))
-    for lo in range(0, n, CHUNK_ROCKS):
-        hi = min(lo + CHUNK_ROCKS, n)
-        chunk = ensemble.run_chunk(lo, hi, workers)
-        codes[lo:hi] = chunk["status"]
-        steps[lo:hi] = chunk["steps"]
-        stop[lo:hi] = chunk["final_state"][:, :3]
-        if progress is not None:
-            for k in range(lo, hi):
-                progress(k)
+    # one soil per block volume: the vegetation drag grows with the projected area
+    masses, group = np.unique(releases.mass, return_inverse=True)
+    for g, mass in enumerate(masses):
+        rocks = np.flatnonzero(group == g)
+        volume = float(mass) / releases.blocks[releases.shape_names[0]].density
+        soil = zone_soil(terrain.soil["zone"], parameters.table(volume))
+        states = ReleaseStates(
+            releases.position[rocks], releases.quaternion[rocks], at_rest[rocks], at_rest[rocks]
+        )
+        ensemble = Ensemble(
+            terrain,
+            releases.shapes(),
+            soil,
+            states,
+            shape_id=releases.shape_id[rocks],
+            scale=releases.scale[rocks],
+            mass=releases.mass[rocks],
+            seed=seed,
+            scheme=scheme,
+            t_max=t_max,
+            pgs_tol=PGS_TOL,
+        )
+        for lo in range(0, rocks.size, CHUNK_ROCKS):
+            hi = min(lo + CHUNK_ROCKS, rocks.size)
+            chunk = ensemble.run_chunk(lo, hi, workers)
+            done = rocks[lo:hi]
+            codes[done] = chunk["status"]
+            steps[done] = chunk["steps"]
+            stop[done] = chunk["final_state"][:, :3]
+            if progress is not None:
+                for k in done:
+                    progress(int(k))
     return ProfileRun(
         profile=releases.profile,
         scheme=scheme,
