@@ -51,7 +51,8 @@ def write_report(path: Path, demo_dir: Path, runs: dict[str, Path], compare_dir:
         "(Leine et al. 2021, section 6). Mean and standard deviation over the saved trajectory "
         "samples of moving rocks, beside the published values of Leine et al. 2021, Table 2. "
         "The exact slope geometry of the paper is not published: ours is 150 m of 40 degree "
-        "slope and a 250 m flat run-out, 150 m wide.</p>",
+        "slope and a 500 m flat run-out, 500 m wide, on which every rock of both schemes "
+        "stops. How the published statistics may be defined: docs/slope40_table2.md.</p>",
         _table(compare["rows"], ["quantity", *compare["labels"], *_published(compare["rows"])]),
     ]
     for scheme, run in runs.items():
