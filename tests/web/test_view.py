@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlparse
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -401,27 +400,7 @@ def server_url(run_dir):
             proc.kill()
 
 
-class PageWatch:
-    """Console errors, page errors and requests leaving 127.0.0.1, collected for one page."""
-
-    def __init__(self, context, page):
-        self.errors: list[str] = []
-        self.external: list[str] = []
-        context.route("**/*", self._route)
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def _route(self, route):
-        url = route.request.url
-        if urlparse(url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            self.external.append(url)
-            route.abort()
-
-
-def open_view(context, page, url) -> PageWatch:
-    watch = PageWatch(context, page)
+def open_view(watch, page, url):
     page.goto(url)
     page.wait_for_function(
         "window.tumbleView && (window.tumbleView.ready || window.tumbleView.error)",
@@ -451,8 +430,8 @@ def pixels(page) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
 
 
-def test_page_draws_the_run_and_plays_it_back(context, page, server_url, run_dir):
-    watch = open_view(context, page, server_url)
+def test_page_draws_the_run_and_plays_it_back(page_watch, page, server_url, run_dir):
+    watch = open_view(page_watch, page, server_url)
     assert page.evaluate("document.body.dataset.state") == "ready"
     shot = pixels(page)
     drawn = np.abs(shot - BACKGROUND).sum(axis=-1) > 30
@@ -490,8 +469,8 @@ def test_page_draws_the_run_and_plays_it_back(context, page, server_url, run_dir
     assert watch.errors == [] and watch.external == []
 
 
-def test_overlay_control_lists_the_rasters_and_draws_a_colour_bar(context, page, server_url):
-    watch = open_view(context, page, server_url)
+def test_overlay_control_lists_the_rasters_and_draws_a_colour_bar(page_watch, page, server_url):
+    watch = open_view(page_watch, page, server_url)
     select = page.locator('[data-control="overlay"] select')
     options = select.locator("option").all_inner_texts()
     names = page.evaluate("window.tumbleView.run.rasters")
@@ -507,8 +486,8 @@ def test_overlay_control_lists_the_rasters_and_draws_a_colour_bar(context, page,
     assert watch.errors == [] and watch.external == []
 
 
-def test_a_rock_and_a_barrier_can_be_picked(context, page, server_url):
-    watch = open_view(context, page, server_url)
+def test_a_rock_and_a_barrier_can_be_picked(page_watch, page, server_url):
+    watch = open_view(page_watch, page, server_url)
     # a real click on a rock drawn 4 times its size, away from the others, with the paths left
     # out of the picking and the run's facts folded away
     page.locator("#info summary").click()

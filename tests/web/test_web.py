@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
-from urllib.parse import urlparse
 
 import numpy as np
 import pytest
@@ -24,23 +21,6 @@ import pytest
 from tumble.freerot import SCHEMES
 from tumble.status import KernelError, Status
 
-CHROMIUM = Path("/usr/bin/chromium")
-REQUIRE_BROWSER = os.environ.get("TUMBLE_REQUIRE_BROWSER", "") == "1"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-    "--disable-extensions",
-    # WebGL without a GPU: ANGLE on the SwiftShader software rasteriser
-    "--use-angle=swiftshader",
-    "--enable-unsafe-swiftshader",
-]
 #: background of the page's WebGL canvas (#14161a)
 BACKGROUND = np.array([20, 22, 26])
 
@@ -239,29 +219,6 @@ def test_front_end_is_served_locally(client):
 # -------------------------------------------------------------------------------- browser
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    if not CHROMIUM.exists():
-        message = (
-            f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); "
-            "skipped"
-        )
-        if REQUIRE_BROWSER:
-            pytest.fail(message.replace("skipped", "required by TUMBLE_REQUIRE_BROWSER=1"))
-        pytest.skip(message)
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "args": CHROMIUM_ARGS,
-        "headless": True,
-    }
-
-
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}}
-
-
 @pytest.fixture(scope="module")
 def server_url():
     """The real server in a subprocess on a free port; waits until its kernels are compiled."""
@@ -296,31 +253,7 @@ def server_url():
             proc.kill()
 
 
-class PageWatch:
-    """Console errors, page errors and requests leaving 127.0.0.1, collected for one page."""
-
-    def __init__(self, context, page):
-        self.console_errors: list[str] = []
-        self.page_errors: list[str] = []
-        self.external: list[str] = []
-        context.route("**/*", self._route)
-        page.on(
-            "console",
-            lambda m: self.console_errors.append(m.text) if m.type == "error" else None,
-        )
-        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
-
-    def _route(self, route):
-        url = route.request.url
-        if urlparse(url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            self.external.append(url)
-            route.abort()
-
-
-def open_page(context, page, url) -> PageWatch:
-    watch = PageWatch(context, page)
+def open_page(watch, page, url):
     page.goto(url)
     wait_loaded(page, 1)
     return watch
@@ -355,8 +288,8 @@ def readout(page, slot: int, field: str) -> str:
     return page.locator(f'[data-readout="{slot}"] dd[data-field="{field}"]').inner_text()
 
 
-def test_page_draws_the_scene_and_stays_local(context, page, server_url):
-    watch = open_page(context, page, server_url)
+def test_page_draws_the_scene_and_stays_local(page_watch, page, server_url):
+    watch = open_page(page_watch, page, server_url)
     assert page.evaluate("document.body.dataset.state") == "ready"
     # WebGL works and the lab view shows the scene: many colours, far from a blank background
     assert page.evaluate("!!document.getElementById('scene').getContext('webgl2')")
@@ -379,8 +312,8 @@ def test_page_draws_the_scene_and_stays_local(context, page, server_url):
     assert watch.external == []
 
 
-def test_scheme_and_axis_change_what_is_drawn(context, page, server_url):
-    watch = open_page(context, page, server_url)
+def test_scheme_and_axis_change_what_is_drawn(page_watch, page, server_url):
+    watch = open_page(page_watch, page, server_url)
     hold_at(page, 15.0)
     before = pixels(page, '[data-view="lab-0"]')
     energy_before = readout(page, 0, "energy")
@@ -405,8 +338,8 @@ def test_scheme_and_axis_change_what_is_drawn(context, page, server_url):
     assert watch.external == []
 
 
-def test_comparison_mode_and_errors_on_the_page(context, page, server_url):
-    watch = open_page(context, page, server_url)
+def test_comparison_mode_and_errors_on_the_page(page_watch, page, server_url):
+    watch = open_page(page_watch, page, server_url)
     page.locator('[data-control="compare"] input').check()
     wait_loaded(page, 2)
     hold_at(page, 10.0)
@@ -459,9 +392,9 @@ def assert_readout_fits(page, slot: int, width: int, height: int) -> None:
     )
 
 
-def test_readout_fits_a_1400_by_900_window(context, page, server_url, tmp_path):
+def test_readout_fits_a_1400_by_900_window(page_watch, page, server_url, tmp_path):
     page.set_viewport_size({"width": 1400, "height": 900})
-    watch = open_page(context, page, server_url)
+    watch = open_page(page_watch, page, server_url)
     hold_at(page, 19.0)  # a long run: several flips counted
     page.screenshot(path=str(tmp_path / "readout-single.png"))
     assert_readout_fits(page, 0, 1400, 900)
