@@ -41,25 +41,9 @@ from tumble.cli.common import float_tuple, positive_float, positive_int
 from tumble.cli.rockfall_barriers import add_barriers_parser
 from tumble.cli.rockfall_compare import add_compare_parser
 from tumble.cli.rockfall_soils import add_soils_parser
-from tumble.rockfall.model import SCHEME_NAMES
+from tumble.rockfall.model import SCHEME_NAMES, TRAJECTORY_COLUMNS
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
-TRAJECTORY_COLUMNS = (
-    "t",
-    "x",
-    "y",
-    "z",
-    "qw",
-    "qx",
-    "qy",
-    "qz",
-    "vx",
-    "vy",
-    "vz",
-    "omega_x",
-    "omega_y",
-    "omega_z",
-)
 
 
 RUN_EPILOG = """examples:

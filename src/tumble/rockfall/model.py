@@ -43,6 +43,25 @@ IMPLICIT = int(SchemeId.IMPLICIT)
 #: state vector of one rock: r (3), p (4), v (3), omega (3), slippage
 S_R, S_P, S_V, S_OMEGA, S_SLIP = 0, 3, 7, 10, 13
 STATE_SIZE = 14
+#: the columns of a stored trajectory sample (``trajectory.parquet``, ``trajectories.parquet``
+#: with a ``rock`` column before them): time, the centre of mass, the orientation (scalar-first
+#: quaternion), the velocity (inertial) and the angular velocity (body frame)
+TRAJECTORY_COLUMNS = (
+    "t",
+    "x",
+    "y",
+    "z",
+    "qw",
+    "qx",
+    "qy",
+    "qz",
+    "vx",
+    "vy",
+    "vz",
+    "omega_x",
+    "omega_y",
+    "omega_z",
+)
 
 #: packed options: dt, gravity, Newton tolerance and cap, PGS tolerance and cap, scheme id,
 #: contact gap tolerance

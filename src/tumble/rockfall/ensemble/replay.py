@@ -33,28 +33,12 @@ import numpy as np
 
 from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.ensemble.crossings import crossings_table
-from tumble.rockfall.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE
+from tumble.rockfall.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE, TRAJECTORY_COLUMNS
 from tumble.rockfall.nets import N_XCOLS, X_T, cross_barriers, pack_nets
 from tumble.rockfall.terrain import Terrain
 
 #: the columns of a trajectory sample that the replay reads, in the state's order
-SAMPLE_COLUMNS = (
-    "rock",
-    "t",
-    "x",
-    "y",
-    "z",
-    "qw",
-    "qx",
-    "qy",
-    "qz",
-    "vx",
-    "vy",
-    "vz",
-    "omega_x",
-    "omega_y",
-    "omega_z",
-)
+SAMPLE_COLUMNS = ("rock", *TRAJECTORY_COLUMNS)
 
 
 def _states(samples: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
