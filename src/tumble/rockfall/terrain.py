@@ -53,6 +53,13 @@ from tumble.io.dem import (
     reproject_grid,
     write_raster,
 )
+from tumble.rockfall.grid_checks import (
+    degenerate_message,
+    frozen_grid,
+    has_full_cell,
+    holes_message,
+    whole_cells,
+)
 from tumble.rockfall.scenarios import scenario
 from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
 from tumble.rockfall.surface import (
@@ -87,100 +94,6 @@ class Bounds(NamedTuple):
     y_max: float
 
 
-def _frozen_grid(values: ArrayLike, what: str) -> np.ndarray:
-    """C-contiguous read-only float64 copy of a 2-D grid (no copy if it is already one)."""
-    try:
-        grid = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{what} must be a 2-D array of numbers: {err}") from None
-    if grid.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D array (ny, nx); got shape {grid.shape}")
-    reusable = (
-        grid.flags.c_contiguous and grid.flags.owndata and not grid.flags.writeable
-    ) and grid is values
-    if not reusable:
-        grid = np.array(grid, dtype=np.float64, order="C", copy=True)
-        grid.flags.writeable = False
-    return grid
-
-
-def _holes_message(
-    grid: np.ndarray, what: str, x0: float, y0: float, dx: float, dy: float
-) -> str | None:
-    bad = ~np.isfinite(grid)
-    count = int(np.count_nonzero(bad))
-    if count == 0:
-        return None
-    j, i = np.argwhere(bad)[0]
-    return (
-        f"{what} has {count} nodata cells (holes) out of {grid.size}, the first at "
-        f"x = {x0 + i * dx:.6g}, y = {y0 + j * dy:.6g}; fill them before use (e.g. with "
-        "gdal_fillnodata.py or an interpolation) or crop to a region without holes"
-    )
-
-
-def _has_full_cell(holes: np.ndarray) -> bool:
-    """Whether some cell of a grid with these nodata samples has four valid corners."""
-    full = ~(holes[:-1, :-1] | holes[1:, :-1] | holes[:-1, 1:] | holes[1:, 1:])
-    return bool(full.any())
-
-
-#: components of the unnormalised surface normal (L14 eq. 7) above this could overflow its norm
-NORMAL_LIMIT = 1e150
-
-
-def _degenerate_message(
-    heights: np.ndarray, x0: float, y0: float, dx: float, dy: float
-) -> str | None:
-    """Why the surface normal of the grid is undefined somewhere, or None.
-
-    The normal of :mod:`tumble.rockfall.surface` is ``(-dh_x dy, -dh_y dx, dx dy)`` normalised:
-    it needs distinct sample coordinates (a spacing too small for the origin in float64 puts
-    neighbouring samples on one coordinate: duplicate samples, a cell of no width), a cell area
-    ``dx dy`` that is a normal float (neither zero by underflow nor infinite), and height
-    differences whose products with the spacing stay far from overflow."""
-    ny, nx = heights.shape
-    for name, origin, step, n in (("x", x0, dx, nx), ("y", y0, dy, ny)):
-        coords = origin + step * np.arange(n, dtype=np.float64)
-        if not np.all(np.isfinite(coords)) or np.any(np.diff(coords) <= 0.0):
-            return (
-                f"the DEM's {name} coordinates are degenerate: spacing d{name} = {step:g} at "
-                f"origin {origin:g} puts neighbouring samples on the same coordinate in float64 "
-                "(duplicate samples, cells of no width); the terrain normal is undefined"
-            )
-    area = dx * dy
-    if not (np.isfinite(area) and area >= np.finfo(np.float64).tiny):
-        return f"the DEM's cell area dx dy = {dx:g} x {dy:g} is not representable; rescale the grid"
-    with np.errstate(over="ignore", invalid="ignore"):
-        n_x = np.abs(np.diff(heights, axis=1)) * dy
-        n_y = np.abs(np.diff(heights, axis=0)) * dx
-    # nodata samples (NaN) are holes, checked elsewhere; the finite differences decide here
-    known_x = n_x[~np.isnan(n_x)]
-    known_y = n_y[~np.isnan(n_y)]
-    steepest = max(
-        float(known_x.max()) if known_x.size else 0.0,
-        float(known_y.max()) if known_y.size else 0.0,
-        area,
-    )
-    if not steepest < NORMAL_LIMIT:
-        return (
-            "the DEM's height differences are too large for its spacing (the terrain normal "
-            "overflows); check the heights' unit and nodata value"
-        )
-    return None
-
-
-def _whole_cells(length: float, spacing: float, what: str) -> int:
-    if not (np.isfinite(length) and np.isfinite(spacing) and length > 0 and spacing > 0):
-        raise ValueError(
-            f"{what}: size and spacing must be finite and positive; got {length}, {spacing}"
-        )
-    cells = round(length / spacing)
-    if cells < 1 or abs(cells * spacing - length) > 1e-9 * length:
-        raise ValueError(f"{what}: size {length} is not a whole number of cells of {spacing}")
-    return cells
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class Terrain:
     """A regular DEM and optional per-cell soil rasters (see the module docstring).
@@ -207,7 +120,7 @@ class Terrain:
     soil: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        heights = _frozen_grid(self.heights, "the DEM heights")
+        heights = frozen_grid(self.heights, "the DEM heights")
         ny, nx = heights.shape
         if ny < 2 or nx < 2:
             raise ValueError(
@@ -232,12 +145,12 @@ class Terrain:
         holes = np.isnan(heights)
         if np.isinf(heights).any():
             raise ValueError("the DEM heights contain infinite values")
-        if holes.any() and not _has_full_cell(holes):
+        if holes.any() and not has_full_cell(holes):
             raise ValueError(
                 f"the DEM has {int(holes.sum())} nodata samples out of {heights.size} and no cell "
                 "with four valid corners: nothing is left to simulate on"
             )
-        message = _degenerate_message(heights, x0, y0, dx, dy)
+        message = degenerate_message(heights, x0, y0, dx, dy)
         if message:
             raise ValueError(message)
         crs = self.crs
@@ -271,7 +184,7 @@ class Terrain:
         for name, raster in dict(self.soil).items():
             if name not in SOIL_RASTERS:
                 raise ValueError(f"unknown soil raster {name!r}; known: {', '.join(SOIL_RASTERS)}")
-            values = _frozen_grid(raster, f"soil raster {name!r}")
+            values = frozen_grid(raster, f"soil raster {name!r}")
             if values.shape != heights.shape:
                 raise ValueError(
                     f"soil raster {name!r} has shape {values.shape}, the DEM {heights.shape}; "
@@ -280,8 +193,8 @@ class Terrain:
             if holes.any() and np.isnan(values[holes]).any():
                 # samples in the DEM's holes are never read: store them as 0
                 values = np.where(holes, np.nan_to_num(values, nan=0.0), values)
-                values = _frozen_grid(values, f"soil raster {name!r}")
-            message = _holes_message(values, f"soil raster {name!r}", x0, y0, dx, dy)
+                values = frozen_grid(values, f"soil raster {name!r}")
+            message = holes_message(values, f"soil raster {name!r}", x0, y0, dx, dy)
             if message:
                 raise ValueError(message)
             if name == "zone" and not np.array_equal(values, np.round(values)):
@@ -313,7 +226,7 @@ class Terrain:
         """A terrain from ``heights[j, i]`` at ``x0 + i dx, y0 + j dy`` (``dy`` defaults to
         ``dx``). The array is copied."""
         return cls(
-            heights=_frozen_grid(heights, "the DEM heights"),
+            heights=frozen_grid(heights, "the DEM heights"),
             x0=x0,
             y0=y0,
             dx=dx,
@@ -397,8 +310,8 @@ class Terrain:
         else:
             dx, dy = cast(tuple[float, float], spacing)
         lx, ly = (float(v) for v in size)
-        cells_x = _whole_cells(lx, float(dx), "plane length")
-        cells_y = _whole_cells(ly, float(dy), "plane width")
+        cells_x = whole_cells(lx, float(dx), "plane length")
+        cells_y = whole_cells(ly, float(dy), "plane width")
         drop = (cells_x - np.arange(cells_x + 1)) * float(dx) * math.tan(math.radians(slope))
         heights = np.broadcast_to(drop, (cells_y + 1, cells_x + 1))
         return cls.from_array(heights, x0=0.0, y0=-0.5 * ly, dx=dx, dy=dy)
