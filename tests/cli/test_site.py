@@ -96,7 +96,7 @@ def test_zoning_and_statistics_do_not_depend_on_chunking(site):
         chunks = [ensemble.run_chunk(a, b) for a, b in ensemble.chunks(size)]
         result = reduce_chunks(ensemble, chunks, wall_time=1.0)
         assert setup.site is not None
-        zoning = setup.site.apply(result, chunks)
+        zoning = setup.site.apply(result)
         outcomes.append((result, zoning))
     (a, za), (b, zb) = outcomes
     assert json.dumps(a.summary["sources"]) == json.dumps(b.summary["sources"])

@@ -339,7 +339,7 @@ def _run_locked(args, config, setup, started: float) -> int:
     result = chunk_run.reduction.result(chunk_run.wall_time, design=setup.design)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
-    zoning = setup.site.apply(result, chunk_run.chunks)
+    zoning = setup.site.apply(result)
     with _Stage(out) as stage:
         result.write_rasters(ensemble.terrain, stage / "rasters", ascii=config.output.ascii)
         setup.site.write_rasters(ensemble.terrain, zoning, stage / "rasters")

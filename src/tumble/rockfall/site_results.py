@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.ensemble.reduce import EnsembleResult, quantile_ci
-from tumble.rockfall.zoning import merge_counts, zoning_rasters_from_counts
+from tumble.rockfall.zoning import zoning_rasters_from_counts
 
 #: per-rock columns summarised per group: column -> percentiles (with the maximum)
 GROUP_STATISTICS = {
@@ -114,10 +114,10 @@ class Site:
         """Whether every source carries an onset frequency (the run is zoned)."""
         return all(f is not None for f in self.source_frequency)
 
-    def apply(self, result: EnsembleResult, chunks: Sequence[Mapping[str, np.ndarray]]) -> dict:
+    def apply(self, result: EnsembleResult) -> dict:
         """Add the per-rock columns and ``summary["sources"]``, ``summary["classes"]`` to
         ``result`` (in place); return the zoning rasters (empty when a source has no
-        frequency). ``chunks`` are the chunks the result was reduced from."""
+        frequency) from the result's ``zoning_counts``."""
         rocks = result.rocks
         n = int(np.asarray(rocks["rock"]).size)
         if self.source_of.shape != (n,):
@@ -159,15 +159,9 @@ class Site:
                 f"release area(s) {', '.join(map(repr, empty))} got no rocks: their frequency is "
                 "missing from the hazard zoning; raise the number of rocks"
             )
-        missing = [i for i, c in enumerate(chunks) if "exceed_key" not in c]
-        if missing:
-            raise ValueError(
-                f"chunk {missing[0]} holds no zoning counts: it was computed without release "
-                "frequencies; run again with --force"
-            )
-        counts = merge_counts(
-            [{k: np.asarray(c[k]) for k in ("exceed_key", "exceed_count")} for c in chunks]
-        )
+        counts = result.zoning_counts
+        if counts is None:
+            raise ValueError("the run was not zoned: its chunks hold no zoning counts")
         shape = tuple(next(iter(result.rasters.values())).shape)
         frequency = [float(f) for f in self.source_frequency if f is not None]
         return zoning_rasters_from_counts(

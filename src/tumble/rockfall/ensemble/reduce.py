@@ -58,6 +58,7 @@ from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
 from tumble.rockfall.model import S_R
 from tumble.rockfall.nets import N_XCOLS
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
+from tumble.rockfall.zoning import merge_counts
 
 if TYPE_CHECKING:
     from tumble.rockfall.ensemble.driver import Ensemble
@@ -77,12 +78,15 @@ class EnsembleResult:
     """Reduced results of an ensemble: ``summary`` (JSON-ready dict), ``rasters`` (name ->
     (ny, nx) on the DEM grid: a :class:`~tumble.rockfall.ensemble.rasters.Rasters`, held over
     the window rocks reached), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
-    with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`)."""
+    with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`); for a zoned run
+    (:meth:`Ensemble.zone_by`) the summed ``zoning_counts`` of
+    :func:`tumble.rockfall.zoning.exceedance_counts`."""
 
     summary: dict
     rasters: Mapping[str, np.ndarray]
     rocks: dict[str, np.ndarray]
     crossings: dict[str, np.ndarray] | None = None
+    zoning_counts: dict[str, np.ndarray] | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -256,6 +260,10 @@ class RunReduction:
         self._path = np.zeros((n, 4, 3))
         self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._cells = CellMerger()
+        # zoning counts of the chunks added, summed every few chunks (integers: exact)
+        self._zoning: list[Mapping[str, np.ndarray]] = []
+        self._zoned = 0
+        self._chunks = 0
 
     @property
     def steps(self) -> int:
@@ -279,6 +287,7 @@ class RunReduction:
                 f"{self._seen.size} rocks or repeats rocks already reduced"
             )
         self._seen[rock] = True
+        self._chunks += 1
         for name, column in self._ints.items():
             column[rock] = chunk[name]
         self._position[rock] = np.asarray(chunk["final_state"])[:, S_R : S_R + 3]
@@ -287,6 +296,11 @@ class RunReduction:
         crossing_rock = np.asarray(chunk["crossing_rock"], dtype=np.int64)
         if crossing_rock.size:
             self._crossings.append((int(rock[0]), crossing_rock, np.asarray(chunk["crossing"])))
+        if "exceed_key" in chunk:
+            self._zoning.append({k: chunk[k] for k in ("exceed_key", "exceed_count")})
+            self._zoned += 1
+            if len(self._zoning) >= 16:
+                self._zoning = [merge_counts(self._zoning)]
         if "cell_index" in chunk:
             self._cells.add({name: chunk[name] for name in CELL_FIELDS})
         else:
@@ -400,7 +414,16 @@ class RunReduction:
                 design or DesignFactors(),
                 seed=0 if ensemble.seed is None else int(ensemble.seed),
             )
-        return EnsembleResult(summary, rasters, rocks, crossings)
+        zoning = None
+        if ensemble.zoning_sources is not None:
+            if self._zoned != self._chunks:
+                raise ValueError(
+                    f"{self._chunks - self._zoned} of the {self._chunks} chunks hold no zoning "
+                    "counts: they were computed without release frequencies; run again with "
+                    "--force"
+                )
+            zoning = merge_counts(self._zoning)
+        return EnsembleResult(summary, rasters, rocks, crossings, zoning)
 
 
 def reduce_chunks(
