@@ -70,12 +70,12 @@ def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
     contacts = np.zeros((model.vertices.shape[0], NCOL))
     diag = np.zeros(N_DIAG)
     resting = initial_state(model, (10.0, 0.0, 0.3 + 1e-9))
-    assert rock_step(*model, resting.copy(), contacts, diag) == OK
+    assert rock_step(*model, resting.copy(), contacts, diag, radius) == OK
     deep = resting.copy()
     deep[S_R + 2] = -radius - 0.05  # every vertex well below z = 0, the lowest by > R
     before = deep.copy()
     contacts[:] = 0.0
-    assert rock_step(*model, deep, contacts, diag) == PENETRATED
+    assert rock_step(*model, deep, contacts, diag, radius) == PENETRATED
     np.testing.assert_array_equal(deep, before)  # the state is left as it was
     assert RockStatus(PENETRATED) not in REGULAR
     # a shallow overlap (a vertex 0.1 R deep) is a contact, not a failure
@@ -83,4 +83,4 @@ def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
     shallow[S_R + 2] = 0.3 - 0.1 * radius
     assert shallow[S_P] == 1.0
     contacts[:] = 0.0
-    assert rock_step(*model, shallow, contacts, diag) == OK
+    assert rock_step(*model, shallow, contacts, diag, radius) == OK

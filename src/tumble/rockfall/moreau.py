@@ -84,6 +84,7 @@ from tumble.rockfall.contact import (
     inverse3,
     prepare_contacts,
     solve_pgs,
+    terrain_ceiling,
 )
 from tumble.rockfall.model import (
     EXPLICIT,
@@ -215,14 +216,9 @@ def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -
 
 
 @jit
-def penetrated(contacts: np.ndarray, n_closed: int, vertices: np.ndarray) -> bool:
-    """True if the deepest of the ``n_closed`` closed contacts lies deeper below the terrain
-    than the rock's radius (the largest distance of a hull vertex from the centre of mass)."""
-    deepest = 0.0
-    for i in range(n_closed):
-        deepest = min(deepest, contacts[i, C_GAP])
-    if deepest >= 0.0:
-        return False
+def bounding_radius(vertices: np.ndarray) -> float:
+    """The largest distance of a hull vertex from the centre of mass (the radius of the rock's
+    bounding sphere about it), m."""
     radius2 = 0.0
     for k in range(vertices.shape[0]):
         radius2 = max(
@@ -231,7 +227,17 @@ def penetrated(contacts: np.ndarray, n_closed: int, vertices: np.ndarray) -> boo
             + vertices[k, 1] * vertices[k, 1]
             + vertices[k, 2] * vertices[k, 2],
         )
-    return deepest * deepest > radius2
+    return math.sqrt(radius2)
+
+
+@jit
+def penetrated(contacts: np.ndarray, n_closed: int, radius: float) -> bool:
+    """True if the deepest of the ``n_closed`` closed contacts lies deeper below the terrain
+    than the rock's radius (the largest distance of a hull vertex from the centre of mass)."""
+    deepest = 0.0
+    for i in range(n_closed):
+        deepest = min(deepest, contacts[i, C_GAP])
+    return -deepest > radius
 
 
 @jit
@@ -247,6 +253,7 @@ def rock_step(
     state: np.ndarray,
     contacts: np.ndarray,
     diag: np.ndarray,
+    radius: float,
 ) -> int:
     """Advance one rock by one step in place; returns a status code.
 
@@ -255,7 +262,14 @@ def rock_step(
     ``body = (mass, A, B, C)``; ``options`` (``O_*`` layout). Rock: ``state`` (``S_*`` layout,
     updated only on success), ``contacts`` (m, NCOL) buffer that also carries the percussions of
     the previous step (clear it with :func:`forget_percussions` before a rock's first step),
-    ``diag`` (``D_*`` layout, written on success). No allocation; never raises.
+    ``diag`` (``D_*`` layout, written on success); ``radius`` the largest distance of a hull
+    vertex from the centre of mass (:func:`bounding_radius`). No allocation; never raises.
+
+    A flight costs a few bounds: when the rock's bounding sphere lies above the terrain ceiling
+    within its radius (:func:`tumble.rockfall.contact.terrain_ceiling`), no vertex can touch and
+    the contact search is skipped (the same result as the search, which would find no closed
+    contact); the soil's friction and restitution are looked up only for a step with contacts,
+    its slippage decay only for a flight with slippage left.
     """
     dt = options[O_DT]
     h = 0.5 * dt
@@ -273,14 +287,11 @@ def rock_step(
     r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
     p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
 
-    # soil and drag layer at the centre of mass
-    z_m, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], r_m[0], r_m[1])
+    # drag layer at the centre of mass
+    x, y = r_m[0], r_m[1]
+    z_m, inside = bilinear(heights, grid[0], grid[1], grid[2], grid[3], x, y)
     if not inside:
         return LEFT_DOMAIN
-    x, y = r_m[0], r_m[1]
-    mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
-    beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
-    eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
     c_v = 0.0
     c_r = 0.0
     in_drag = r_m[2] - z_m < soil_param(
@@ -290,16 +301,26 @@ def rock_step(
         c_v = soil_param(_DRAG, soil_values, soil_index, soil_rasters, grid, x, y)
         c_r = soil_param(_DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
 
-    # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27)
-    n_closed, inside = find_contacts(
-        heights, grid, vertices, r_m, p_m, options[O_GAP_TOL], contacts
-    )
-    if not inside:
-        return LEFT_DOMAIN
-    # a vertex deeper below the terrain than the rock's radius: the previous step carried the
-    # rock through the surface further than any contact can push it back (dt too large)
-    if n_closed > 0 and penetrated(contacts, n_closed, vertices):
-        return PENETRATED
+    # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27); none when the
+    # bounding sphere clears the terrain within its radius (a square inside the grid: every
+    # vertex is inside too)
+    gap_tol = options[O_GAP_TOL]
+    z_top, bounded = terrain_ceiling(heights, grid[0], grid[1], grid[2], grid[3], x, y, radius)
+    if bounded and r_m[2] - radius > z_top + gap_tol:
+        n_closed = 0
+    else:
+        n_closed, inside = find_contacts(heights, grid, vertices, r_m, p_m, gap_tol, contacts)
+        if not inside:
+            return LEFT_DOMAIN
+    mu = 0.0
+    eps_n = 0.0
+    if n_closed > 0:
+        # a vertex deeper below the terrain than the rock's radius: the previous step carried
+        # the rock through the surface further than any contact can push it back (dt too large)
+        if penetrated(contacts, n_closed, radius):
+            return PENETRATED
+        mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
+        eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
     m_inv = 1.0 / (mass + h * c_v)
@@ -386,8 +407,11 @@ def rock_step(
     # slippage (L14 eq. 51)
     if n_closed > 0:
         s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
-    else:
+    elif s_b != 0.0:
+        beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
         s_e = s_b * math.exp(-beta * dt)
+    else:
+        s_e = 0.0
 
     # drag work of the linear update
     vm = (0.5 * (v_b[0] + v_e[0]), 0.5 * (v_b[1] + v_e[1]), 0.5 * (v_b[2] + v_e[2]))
@@ -507,6 +531,7 @@ def run_rock(
     )
     out_diag[0, D_HEIGHT] = _height(heights, grid, state)
     rows = 1
+    radius = bounding_radius(vertices)
     contact_sum = 0.0
     drag_sum = 0.0
     sweeps_max = 0.0
@@ -541,6 +566,7 @@ def run_rock(
             state,
             contacts,
             diag,
+            radius,
         )
         status, steps, quiet = stopping_rules(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps

@@ -37,6 +37,7 @@ from tumble.rockfall.moreau import (
     D_CAPPED,
     D_CONTACTS,
     N_DIAG,
+    bounding_radius,
     kinetic_energy,
     rock_step,
     stopping_rules,
@@ -129,6 +130,7 @@ def run_one(
     reach = step_reach(options[O_DT])
     n_cross = 0
     dt = options[O_DT]
+    radius = bounding_radius(vertices)
     while status == RUNNING:
         armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
         if armed:
@@ -146,6 +148,7 @@ def run_one(
             state,
             contacts,
             diag,
+            radius,
         )
         energy = kinetic_energy(body, state)
         status, step, quiet = stopping_rules(
