@@ -20,7 +20,7 @@ from tumble.rockfall.model import (
     pack_model,
     speed_bound,
 )
-from tumble.rockfall.moreau import N_DIAG, rock_step
+from tumble.rockfall.moreau import N_BOUNDS, N_DIAG, reset_bounds, rock_step
 from tumble.rockfall.status import OK, PENETRATED, REGULAR, RockStatus
 
 BOX = (1.0, 0.8, 0.6)
@@ -62,6 +62,12 @@ def test_simulate_refuses_dt_above_the_bound_and_runs_below():
     assert traj.steps > 0
 
 
+def fresh_bounds(model) -> np.ndarray:
+    bounds = np.empty(N_BOUNDS)
+    reset_bounds(bounds, model.vertices)
+    return bounds
+
+
 def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
     """A state below the terrain (as a too large step leaves it) is never resolved as a
     contact: the step returns PENETRATED, a failure, not a regular end."""
@@ -70,12 +76,12 @@ def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
     contacts = np.zeros((model.vertices.shape[0], NCOL))
     diag = np.zeros(N_DIAG)
     resting = initial_state(model, (10.0, 0.0, 0.3 + 1e-9))
-    assert rock_step(*model, resting.copy(), contacts, diag, radius) == OK
+    assert rock_step(*model, resting.copy(), contacts, diag, fresh_bounds(model)) == OK
     deep = resting.copy()
     deep[S_R + 2] = -radius - 0.05  # every vertex well below z = 0, the lowest by > R
     before = deep.copy()
     contacts[:] = 0.0
-    assert rock_step(*model, deep, contacts, diag, radius) == PENETRATED
+    assert rock_step(*model, deep, contacts, diag, fresh_bounds(model)) == PENETRATED
     np.testing.assert_array_equal(deep, before)  # the state is left as it was
     assert RockStatus(PENETRATED) not in REGULAR
     # a shallow overlap (a vertex 0.1 R deep) is a contact, not a failure
@@ -83,4 +89,4 @@ def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
     shallow[S_R + 2] = 0.3 - 0.1 * radius
     assert shallow[S_P] == 1.0
     contacts[:] = 0.0
-    assert rock_step(*model, shallow, contacts, diag, radius) == OK
+    assert rock_step(*model, shallow, contacts, diag, fresh_bounds(model)) == OK

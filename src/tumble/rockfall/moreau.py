@@ -133,6 +133,16 @@ N_DIAG = 8
 D_HEIGHT = 8
 N_SAVED_DIAG = 9
 
+#: the per-rock bounds buffer of :func:`rock_step` (:func:`reset_bounds`): the rock's bounding
+#: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with an
+#: upper bound B_TOP of the terrain over it (B_HALF < 0: none); B_WARM 1 while the contact
+#: buffer may hold percussions of the previous step
+B_RADIUS, B_X, B_Y, B_HALF, B_TOP, B_WARM = range(6)
+N_BOUNDS = 6
+#: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
+#: moves this far horizontally before the bound is taken again
+FLIGHT_MARGIN = 1.0
+
 #: soil fields in the packed soil arrays (see :mod:`tumble.rockfall.soil`)
 _MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT, _ROLLING = range(
     9
@@ -216,9 +226,10 @@ def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -
 
 
 @jit
-def bounding_radius(vertices: np.ndarray) -> float:
-    """The largest distance of a hull vertex from the centre of mass (the radius of the rock's
-    bounding sphere about it), m."""
+def reset_bounds(bounds: np.ndarray, vertices: np.ndarray) -> None:
+    """Prepare the bounds buffer (``N_BOUNDS``) of :func:`rock_step` for a rock's first step:
+    its bounding radius (the largest distance of a hull vertex from the centre of mass), no
+    cached terrain bound, and a warm start to be cleared."""
     radius2 = 0.0
     for k in range(vertices.shape[0]):
         radius2 = max(
@@ -227,7 +238,12 @@ def bounding_radius(vertices: np.ndarray) -> float:
             + vertices[k, 1] * vertices[k, 1]
             + vertices[k, 2] * vertices[k, 2],
         )
-    return math.sqrt(radius2)
+    bounds[B_RADIUS] = math.sqrt(radius2)
+    bounds[B_X] = 0.0
+    bounds[B_Y] = 0.0
+    bounds[B_HALF] = -1.0
+    bounds[B_TOP] = math.inf
+    bounds[B_WARM] = 1.0
 
 
 @jit
@@ -253,7 +269,7 @@ def rock_step(
     state: np.ndarray,
     contacts: np.ndarray,
     diag: np.ndarray,
-    radius: float,
+    bounds: np.ndarray,
 ) -> int:
     """Advance one rock by one step in place; returns a status code.
 
@@ -262,14 +278,21 @@ def rock_step(
     ``body = (mass, A, B, C)``; ``options`` (``O_*`` layout). Rock: ``state`` (``S_*`` layout,
     updated only on success), ``contacts`` (m, NCOL) buffer that also carries the percussions of
     the previous step (clear it with :func:`forget_percussions` before a rock's first step),
-    ``diag`` (``D_*`` layout, written on success); ``radius`` the largest distance of a hull
-    vertex from the centre of mass (:func:`bounding_radius`). No allocation; never raises.
+    ``diag`` (``D_*`` layout, written on success); ``bounds`` (``B_*`` layout, set by
+    :func:`reset_bounds` before a rock's first step) its bounding radius and the cached terrain
+    bound of its flights. No allocation; never raises.
 
-    A flight costs a few bounds: when the rock's bounding sphere lies above the terrain ceiling
-    within its radius (:func:`tumble.rockfall.contact.terrain_ceiling`), no vertex can touch and
-    the contact search is skipped (the same result as the search, which would find no closed
-    contact); the soil's friction and restitution are looked up only for a step with contacts,
-    its slippage decay only for a flight with slippage left.
+    A flight costs a few comparisons: when the rock's bounding sphere lies above an upper bound
+    of the terrain within its radius (:func:`tumble.rockfall.contact.terrain_ceiling`), no vertex
+    can touch and the contact search is skipped (the same result as the search, which would
+    find no closed contact). The bound is taken from the cache, a square reaching
+    :data:`FLIGHT_MARGIN` beyond the radius, taken again once the rock leaves it; when it does
+    not clear the sphere, the lowest hull vertex is tested against it, and only then are the
+    vertices searched (:func:`tumble.rockfall.contact.find_contacts`). The same cached
+    bound answers the drag layer test high above the ground. The soil's friction and restitution
+    are looked up only for a step with contacts, its slippage decay only for a flight with
+    slippage left, and the warm start is cleared only when the previous step left one. None of
+    this changes a number: every shortcut gives what the full computation gives.
     """
     dt = options[O_DT]
     h = 0.5 * dt
@@ -287,26 +310,54 @@ def rock_step(
     r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
     p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
 
-    # drag layer at the centre of mass
+    # the cached terrain bound: a square inside the grid (without holes) that holds the rock's
+    # square of half-width radius around r_m, so that r_m and every vertex are inside too
     x, y = r_m[0], r_m[1]
-    z_m, inside = bilinear(heights, grid[0], grid[1], grid[2], grid[3], x, y)
-    if not inside:
-        return LEFT_DOMAIN
+    radius = bounds[B_RADIUS]
+    room = bounds[B_HALF] - radius
+    if not (abs(x - bounds[B_X]) <= room and abs(y - bounds[B_Y]) <= room):
+        half = radius + FLIGHT_MARGIN
+        top, bounded = terrain_ceiling(heights, grid[0], grid[1], grid[2], grid[3], x, y, half)
+        bounds[B_X] = x
+        bounds[B_Y] = y
+        bounds[B_HALF] = half if bounded else -1.0
+        bounds[B_TOP] = top
+        cached = bounded
+    else:
+        cached = True
+    top = bounds[B_TOP]
+
+    # drag layer at the centre of mass
+    drag_height = soil_param(_DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y)
+    if cached and r_m[2] - top >= drag_height:
+        in_drag = False  # the terrain below lies lower than the bound
+    else:
+        z_m, inside = bilinear(heights, grid[0], grid[1], grid[2], grid[3], x, y)
+        if not inside:
+            return LEFT_DOMAIN
+        in_drag = r_m[2] - z_m < drag_height
     c_v = 0.0
     c_r = 0.0
-    in_drag = r_m[2] - z_m < soil_param(
-        _DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y
-    )
     if in_drag:
         c_v = soil_param(_DRAG, soil_values, soil_index, soil_rasters, grid, x, y)
         c_r = soil_param(_DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27); none when the
-    # bounding sphere clears the terrain within its radius (a square inside the grid: every
-    # vertex is inside too)
+    # bounding sphere clears the terrain below it
     gap_tol = options[O_GAP_TOL]
-    z_top, bounded = terrain_ceiling(heights, grid[0], grid[1], grid[2], grid[3], x, y, radius)
-    if bounded and r_m[2] - radius > z_top + gap_tol:
+    clear = cached and r_m[2] - radius > top + gap_tol
+    if cached and not clear:
+        # the lowest hull vertex at the midpoint orientation against the same bound (the
+        # last row of A_IK(p_m) gives the heights of the vertices above r_m)
+        w, qx, qy, qz = p_m
+        a0 = 2.0 * (qx * qz - w * qy)
+        a1 = 2.0 * (qy * qz + w * qx)
+        a2 = 1.0 - 2.0 * (qx * qx + qy * qy)
+        low = math.inf
+        for k in range(vertices.shape[0]):
+            low = min(low, a0 * vertices[k, 0] + a1 * vertices[k, 1] + a2 * vertices[k, 2])
+        clear = r_m[2] + low > top + gap_tol
+    if clear:
         n_closed = 0
     else:
         n_closed, inside = find_contacts(heights, grid, vertices, r_m, p_m, gap_tol, contacts)
@@ -391,8 +442,11 @@ def rock_step(
         )
         capped = not ok
         work, loaded = contact_work(contacts, n_closed, u_s, u_e)
+        bounds[B_WARM] = 1.0
     else:
-        forget_percussions(contacts)
+        if bounds[B_WARM] != 0.0:
+            forget_percussions(contacts)
+            bounds[B_WARM] = 0.0
         u_e = u_free
     v_e = (u_e[0], u_e[1], u_e[2])
     w_e = (u_e[3], u_e[4], u_e[5])
@@ -531,7 +585,8 @@ def run_rock(
     )
     out_diag[0, D_HEIGHT] = _height(heights, grid, state)
     rows = 1
-    radius = bounding_radius(vertices)
+    bounds = np.empty(N_BOUNDS)
+    reset_bounds(bounds, vertices)
     contact_sum = 0.0
     drag_sum = 0.0
     sweeps_max = 0.0
@@ -566,7 +621,7 @@ def run_rock(
             state,
             contacts,
             diag,
-            radius,
+            bounds,
         )
         status, steps, quiet = stopping_rules(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps

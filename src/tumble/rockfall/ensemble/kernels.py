@@ -36,9 +36,10 @@ from tumble.rockfall.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
 from tumble.rockfall.moreau import (
     D_CAPPED,
     D_CONTACTS,
+    N_BOUNDS,
     N_DIAG,
-    bounding_radius,
     kinetic_energy,
+    reset_bounds,
     rock_step,
     stopping_rules,
 )
@@ -130,7 +131,8 @@ def run_one(
     reach = step_reach(options[O_DT])
     n_cross = 0
     dt = options[O_DT]
-    radius = bounding_radius(vertices)
+    bounds = np.empty(N_BOUNDS)
+    reset_bounds(bounds, vertices)
     while status == RUNNING:
         armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
         if armed:
@@ -148,7 +150,7 @@ def run_one(
             state,
             contacts,
             diag,
-            radius,
+            bounds,
         )
         energy = kinetic_energy(body, state)
         status, step, quiet = stopping_rules(
