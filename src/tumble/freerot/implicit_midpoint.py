@@ -22,6 +22,7 @@ extended intermediate axis theorem are constant and the major and minor axes sta
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,7 +102,15 @@ def spin_preserving_update(p0: Quat, w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: 
     c = q_rotate_inverse(q_rot, mul_diag(inertia, w0))
     if dot(b, b) == 0.0:
         return q_normalize(q_mul(p0, q_rot))
-    q_b = q_between(b, c)
+    # q_B of eq. 72-73 as the unnormalised (|b||c| + b.c, b x c): the final normalisation
+    # scales it with the product (q_between normalises it first, an extra root)
+    k = cross(b, c)
+    nbc = math.sqrt(dot(b, b) * dot(c, c))
+    w = nbc + dot(b, c)
+    if w <= 1e-15 * nbc:
+        q_b = q_between(b, c)  # antiparallel: q_between picks an axis
+    else:
+        q_b = (w, k[0], k[1], k[2])
     return q_normalize(q_mul(q_mul(p0, q_rot), q_b))
 
 

@@ -84,7 +84,6 @@ from tumble.rockfall.contact import (
     inverse3,
     prepare_contacts,
     solve_pgs,
-    terrain_ceiling,
 )
 from tumble.rockfall.model import (
     EXPLICIT,
@@ -118,8 +117,8 @@ from tumble.rockfall.status import (
     STOPPED,
     TIMED_OUT,
 )
-from tumble.rockfall.surface import bilinear, surface
-from tumble.rotation.quaternion import q_normalize
+from tumble.rockfall.surface import bilinear, surface, upper_plane
+from tumble.rotation.quaternion import q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
 
@@ -134,11 +133,13 @@ D_HEIGHT = 8
 N_SAVED_DIAG = 9
 
 #: the per-rock bounds buffer of :func:`rock_step` (:func:`reset_bounds`): the rock's bounding
-#: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with an
-#: upper bound B_TOP of the terrain over it (B_HALF < 0: none); B_WARM 1 while the contact
-#: buffer may hold percussions of the previous step
-B_RADIUS, B_X, B_Y, B_HALF, B_TOP, B_WARM = range(6)
-N_BOUNDS = 6
+#: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with a
+#: plane above the terrain over it, ``z <= B_A + B_GX (x - B_X) + B_GY (y - B_Y)``
+#: (:func:`tumble.rockfall.surface.upper_plane`; B_HALF < 0: none); B_WARM 1 while the contact
+#: buffer may hold percussions of the previous step; B_DECAY the slippage decay of a flight step,
+#: ``exp(-beta dt)``, for a soil with one beta (NaN until the first flight takes it)
+B_RADIUS, B_X, B_Y, B_HALF, B_A, B_GX, B_GY, B_WARM, B_DECAY = range(9)
+N_BOUNDS = 9
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -242,8 +243,11 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray) -> None:
     bounds[B_X] = 0.0
     bounds[B_Y] = 0.0
     bounds[B_HALF] = -1.0
-    bounds[B_TOP] = math.inf
+    bounds[B_A] = math.inf
+    bounds[B_GX] = 0.0
+    bounds[B_GY] = 0.0
     bounds[B_WARM] = 1.0
+    bounds[B_DECAY] = math.nan
 
 
 @jit
@@ -282,14 +286,15 @@ def rock_step(
     :func:`reset_bounds` before a rock's first step) its bounding radius and the cached terrain
     bound of its flights. No allocation; never raises.
 
-    A flight costs a few comparisons: when the rock's bounding sphere lies above an upper bound
-    of the terrain within its radius (:func:`tumble.rockfall.contact.terrain_ceiling`), no vertex
-    can touch and the contact search is skipped (the same result as the search, which would
-    find no closed contact). The bound is taken from the cache, a square reaching
-    :data:`FLIGHT_MARGIN` beyond the radius, taken again once the rock leaves it; when it does
-    not clear the sphere, the lowest hull vertex is tested against it, and only then are the
-    vertices searched (:func:`tumble.rockfall.contact.find_contacts`). The same cached
-    bound answers the drag layer test high above the ground. The soil's friction and restitution
+    A flight costs a few comparisons: when the rock lies above a plane that lies above the
+    terrain around it (:func:`tumble.rockfall.surface.upper_plane`, with the slope of the
+    terrain, so that on a planar slope it is the surface itself), no vertex can touch and the
+    contact search is skipped (the same result as the search, which would find no closed
+    contact). The plane is cached over a square reaching :data:`FLIGHT_MARGIN` beyond the
+    radius and taken again once the rock leaves it; the bounding sphere is tested against it,
+    then the lowest hull vertex, and only then are the vertices searched
+    (:func:`tumble.rockfall.contact.find_contacts`). The same plane answers the drag layer
+    test wherever the centre of mass lies that high above it. The soil's friction and restitution
     are looked up only for a step with contacts, its slippage decay only for a flight with
     slippage left, and the warm start is cleared only when the previous step left one. None of
     this changes a number: every shortcut gives what the full computation gives.
@@ -310,27 +315,33 @@ def rock_step(
     r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
     p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
 
-    # the cached terrain bound: a square inside the grid (without holes) that holds the rock's
-    # square of half-width radius around r_m, so that r_m and every vertex are inside too
+    # the cached terrain bound: a plane above the terrain over a square inside the grid
+    # (without holes) that holds the rock's square of half-width radius around r_m, so that r_m
+    # and every vertex are inside too
     x, y = r_m[0], r_m[1]
     radius = bounds[B_RADIUS]
     room = bounds[B_HALF] - radius
     if not (abs(x - bounds[B_X]) <= room and abs(y - bounds[B_Y]) <= room):
         half = radius + FLIGHT_MARGIN
-        top, bounded = terrain_ceiling(heights, grid[0], grid[1], grid[2], grid[3], x, y, half)
+        a, g_x, g_y, bounded = upper_plane(heights, grid[0], grid[1], grid[2], grid[3], x, y, half)
         bounds[B_X] = x
         bounds[B_Y] = y
         bounds[B_HALF] = half if bounded else -1.0
-        bounds[B_TOP] = top
+        bounds[B_A] = a
+        bounds[B_GX] = g_x
+        bounds[B_GY] = g_y
         cached = bounded
     else:
         cached = True
-    top = bounds[B_TOP]
+    g_x = bounds[B_GX]
+    g_y = bounds[B_GY]
+    # the height of r_m above the plane, a lower bound of its height above the terrain
+    above = r_m[2] - bounds[B_A] - g_x * (x - bounds[B_X]) - g_y * (y - bounds[B_Y])
 
     # drag layer at the centre of mass
     drag_height = soil_param(_DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y)
-    if cached and r_m[2] - top >= drag_height:
-        in_drag = False  # the terrain below lies lower than the bound
+    if cached and above >= drag_height:
+        in_drag = False  # the terrain below lies lower than the plane
     else:
         z_m, inside = bilinear(heights, grid[0], grid[1], grid[2], grid[3], x, y)
         if not inside:
@@ -343,20 +354,22 @@ def rock_step(
         c_r = soil_param(_DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27); none when the
-    # bounding sphere clears the terrain below it
+    # rock lies above the plane: a vertex P at height above + m . K_r_SP over it, with
+    # m = A_IK^T (-g_x, -g_y, 1), first for the bounding sphere (|m| radius), then per vertex
     gap_tol = options[O_GAP_TOL]
-    clear = cached and r_m[2] - radius > top + gap_tol
-    if cached and not clear:
-        # the lowest hull vertex at the midpoint orientation against the same bound (the
-        # last row of A_IK(p_m) gives the heights of the vertices above r_m)
-        w, qx, qy, qz = p_m
-        a0 = 2.0 * (qx * qz - w * qy)
-        a1 = 2.0 * (qy * qz + w * qx)
-        a2 = 1.0 - 2.0 * (qx * qx + qy * qy)
-        low = math.inf
-        for k in range(vertices.shape[0]):
-            low = min(low, a0 * vertices[k, 0] + a1 * vertices[k, 1] + a2 * vertices[k, 2])
-        clear = r_m[2] + low > top + gap_tol
+    clear = False
+    if cached:
+        slope = math.sqrt(1.0 + g_x * g_x + g_y * g_y)
+        clear = above - slope * radius > gap_tol
+        if not clear:
+            a_ik = q_to_matrix(p_m)
+            m0 = a_ik[2][0] - g_x * a_ik[0][0] - g_y * a_ik[1][0]
+            m1 = a_ik[2][1] - g_x * a_ik[0][1] - g_y * a_ik[1][1]
+            m2 = a_ik[2][2] - g_x * a_ik[0][2] - g_y * a_ik[1][2]
+            low = math.inf
+            for k in range(vertices.shape[0]):
+                low = min(low, m0 * vertices[k, 0] + m1 * vertices[k, 1] + m2 * vertices[k, 2])
+            clear = above + low > gap_tol
     if clear:
         n_closed = 0
     else:
@@ -462,8 +475,15 @@ def rock_step(
     if n_closed > 0:
         s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
     elif s_b != 0.0:
-        beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
-        s_e = s_b * math.exp(-beta * dt)
+        if soil_index[_BETA] < 0:
+            decay = bounds[B_DECAY]
+            if math.isnan(decay):
+                decay = math.exp(-soil_values[_BETA] * dt)
+                bounds[B_DECAY] = decay
+        else:
+            beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
+            decay = math.exp(-beta * dt)
+        s_e = s_b * decay
     else:
         s_e = 0.0
 

@@ -79,6 +79,14 @@ def _welford(acc: np.ndarray, q: int, x: float) -> None:
 
 
 @jit
+def _root(square: float, scale: float) -> float:
+    """``sqrt(square) / scale``; -inf (no value) stays -inf."""
+    if square == -math.inf:
+        return square
+    return math.sqrt(square) / scale
+
+
+@jit
 def run_one(
     model: tuple[np.ndarray, ...],
     state: np.ndarray,
@@ -115,6 +123,7 @@ def run_one(
         for c in range(3):
             path[q, c] = 0.0
     visits = 0
+    countdown = sample_every
     current = -2
     contact_steps = 0
     caps = 0
@@ -169,18 +178,17 @@ def run_one(
         if not flying:
             contact_steps += 1
         caps += int(diag[D_CAPPED])
-        speed = math.sqrt(
+        # the speed and the rotation rate squared: their maxima are taken on the squares and
+        # the roots drawn once at the end (the same numbers, sqrt being monotonic and exact)
+        speed = (
             state[S_V] * state[S_V]
             + state[S_V + 1] * state[S_V + 1]
             + state[S_V + 2] * state[S_V + 2]
         )
         rotation = (
-            math.sqrt(
-                state[S_OMEGA] * state[S_OMEGA]
-                + state[S_OMEGA + 1] * state[S_OMEGA + 1]
-                + state[S_OMEGA + 2] * state[S_OMEGA + 2]
-            )
-            / two_pi
+            state[S_OMEGA] * state[S_OMEGA]
+            + state[S_OMEGA + 1] * state[S_OMEGA + 1]
+            + state[S_OMEGA + 2] * state[S_OMEGA + 2]
         )
         jump = -math.inf
         if flying:
@@ -212,13 +220,22 @@ def run_one(
             visit_value[v, Q_SPEED] = max(visit_value[v, Q_SPEED], speed)
             visit_value[v, Q_ROTATION] = max(visit_value[v, Q_ROTATION], rotation)
             visit_value[v, Q_JUMP] = max(visit_value[v, Q_JUMP], jump)
-        # path samples of the moving rock
-        if step % sample_every == 0 and energy > rest_energy:
-            _welford(path, Q_ENERGY, energy)
-            _welford(path, Q_SPEED, speed)
-            _welford(path, Q_ROTATION, rotation)
-            if flying and jump > -math.inf:
-                _welford(path, Q_JUMP, jump)
+        # path samples of the moving rock, every sample_every-th step
+        countdown -= 1
+        if countdown == 0:
+            countdown = sample_every
+            if energy > rest_energy:
+                _welford(path, Q_ENERGY, energy)
+                _welford(path, Q_SPEED, math.sqrt(speed))
+                _welford(path, Q_ROTATION, math.sqrt(rotation) / two_pi)
+                if flying and jump > -math.inf:
+                    _welford(path, Q_JUMP, jump)
+    # the roots of the squared maxima (rotation rate in rot/s)
+    maxima[Q_SPEED] = _root(maxima[Q_SPEED], 1.0)
+    maxima[Q_ROTATION] = _root(maxima[Q_ROTATION], two_pi)
+    for v in range(min(visits, capacity)):
+        visit_value[v, Q_SPEED] = _root(visit_value[v, Q_SPEED], 1.0)
+        visit_value[v, Q_ROTATION] = _root(visit_value[v, Q_ROTATION], two_pi)
     counts[R_STATUS] = status
     counts[R_STEPS] = done
     counts[R_CONTACT_STEPS] = contact_steps
