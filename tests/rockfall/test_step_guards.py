@@ -64,7 +64,7 @@ def test_simulate_refuses_dt_above_the_bound_and_runs_below():
 
 def fresh_bounds(model) -> np.ndarray:
     bounds = np.empty(N_BOUNDS)
-    reset_bounds(bounds, model.vertices)
+    reset_bounds(bounds, model.vertices, model.body)
     return bounds
 
 

@@ -139,7 +139,10 @@ N_SAVED_DIAG = 9
 #: buffer may hold percussions of the previous step; B_DECAY the slippage decay of a flight step,
 #: ``exp(-beta dt)``, for a soil with one beta (NaN until the first flight takes it)
 B_RADIUS, B_X, B_Y, B_HALF, B_A, B_GX, B_GY, B_WARM, B_DECAY = range(9)
-N_BOUNDS = 9
+#: and, for the steps without drag, ``sqrt(1 + B_GX^2 + B_GY^2)`` and the inverses of the mass
+#: and of the principal moments of inertia
+B_SLOPE, B_INV_M, B_INV_A, B_INV_B, B_INV_C = range(9, 14)
+N_BOUNDS = 14
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -227,10 +230,11 @@ def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -
 
 
 @jit
-def reset_bounds(bounds: np.ndarray, vertices: np.ndarray) -> None:
+def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> None:
     """Prepare the bounds buffer (``N_BOUNDS``) of :func:`rock_step` for a rock's first step:
-    its bounding radius (the largest distance of a hull vertex from the centre of mass), no
-    cached terrain bound, and a warm start to be cleared."""
+    its bounding radius (the largest distance of a hull vertex from the centre of mass), the
+    inverses of its mass and moments (``body``), no cached terrain bound, and a warm start to
+    be cleared."""
     radius2 = 0.0
     for k in range(vertices.shape[0]):
         radius2 = max(
@@ -248,6 +252,11 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray) -> None:
     bounds[B_GY] = 0.0
     bounds[B_WARM] = 1.0
     bounds[B_DECAY] = math.nan
+    bounds[B_SLOPE] = 1.0
+    bounds[B_INV_M] = 1.0 / body[0]
+    bounds[B_INV_A] = 1.0 / body[1]
+    bounds[B_INV_B] = 1.0 / body[2]
+    bounds[B_INV_C] = 1.0 / body[3]
 
 
 @jit
@@ -330,6 +339,7 @@ def rock_step(
         bounds[B_A] = a
         bounds[B_GX] = g_x
         bounds[B_GY] = g_y
+        bounds[B_SLOPE] = math.sqrt(1.0 + g_x * g_x + g_y * g_y)
         cached = bounded
     else:
         cached = True
@@ -359,8 +369,7 @@ def rock_step(
     gap_tol = options[O_GAP_TOL]
     clear = False
     if cached:
-        slope = math.sqrt(1.0 + g_x * g_x + g_y * g_y)
-        clear = above - slope * radius > gap_tol
+        clear = above - bounds[B_SLOPE] * radius > gap_tol
         if not clear:
             a_ik = q_to_matrix(p_m)
             m0 = a_ik[2][0] - g_x * a_ik[0][0] - g_y * a_ik[1][0]
@@ -387,7 +396,8 @@ def rock_step(
         eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
-    m_inv = 1.0 / (mass + h * c_v)
+    # (mass + h c_v = mass exactly without drag: the cached inverse is the same number)
+    m_inv = bounds[B_INV_M] if c_v == 0.0 else 1.0 / (mass + h * c_v)
     fall = -gravity * dt * (mass * m_inv)
     v_free = (
         v_b[0] - dt * c_v * v_b[0] * m_inv,
@@ -420,9 +430,12 @@ def rock_step(
             return NEWTON_NOT_CONVERGED
         if status != Status.OK:
             return SINGULAR_MATRIX
-        d0 = 1.0 / (inertia[0] + h * c_r)
-        d1 = 1.0 / (inertia[1] + h * c_r)
-        d2 = 1.0 / (inertia[2] + h * c_r)
+        if c_r == 0.0:
+            d0, d1, d2 = bounds[B_INV_A], bounds[B_INV_B], bounds[B_INV_C]
+        else:
+            d0 = 1.0 / (inertia[0] + h * c_r)
+            d1 = 1.0 / (inertia[1] + h * c_r)
+            d2 = 1.0 / (inertia[2] + h * c_r)
         rot_inv = ((d0, 0.0, 0.0), (0.0, d1, 0.0), (0.0, 0.0, d2))
         w_free = (
             w_s[0] - dt * c_r * w_s[0] * d0,
@@ -606,7 +619,7 @@ def run_rock(
     out_diag[0, D_HEIGHT] = _height(heights, grid, state)
     rows = 1
     bounds = np.empty(N_BOUNDS)
-    reset_bounds(bounds, vertices)
+    reset_bounds(bounds, vertices, body)
     contact_sum = 0.0
     drag_sum = 0.0
     sweeps_max = 0.0

@@ -52,8 +52,14 @@ def _cell(
     Returns ``(h00, h10, h01, h11, eta, xi, inside)`` (L14 section 3.3 notation); ``inside``
     is False beyond the grid and in a cell with a NaN corner (a hole).
     """
-    u = (x - x0) / dx
-    v = (y - y0) / dy
+    return _cell_uv(values, (x - x0) / dx, (y - y0) / dy)
+
+
+@jit
+def _cell_uv(
+    values: np.ndarray, u: float, v: float
+) -> tuple[float, float, float, float, float, float, bool]:
+    """:func:`_cell` at the grid coordinates ``u = (x - x0) / dx``, ``v = (y - y0) / dy``."""
     nx = values.shape[1]
     ny = values.shape[0]
     if not (
@@ -79,7 +85,14 @@ def bilinear(
     values: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, bool]:
     """Bilinear interpolation of a grid ``values[j, i]`` at (x, y); returns ``(value, inside)``."""
-    h00, h10, h01, h11, eta, xi, inside = _cell(values, x0, y0, dx, dy, x, y)
+    return bilinear_uv(values, (x - x0) / dx, (y - y0) / dy)
+
+
+@jit
+def bilinear_uv(values: np.ndarray, u: float, v: float) -> tuple[float, bool]:
+    """:func:`bilinear` at the grid coordinates ``u = (x - x0) / dx``, ``v = (y - y0) / dy``
+    (for a caller that needs them for something else too)."""
+    h00, h10, h01, h11, eta, xi, inside = _cell_uv(values, u, v)
     if not inside:
         return 0.0, False
     z = (

@@ -45,7 +45,7 @@ from tumble.rockfall.moreau import (
 )
 from tumble.rockfall.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
-from tumble.rockfall.surface import bilinear
+from tumble.rockfall.surface import bilinear_uv
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
@@ -60,10 +60,11 @@ N_ROCK_INTS = 6
 
 
 @jit
-def _cell(grid: np.ndarray, nx: int, ny: int, x: float, y: float) -> int:
-    """Index ``j nx + i`` of the DEM sample nearest to (x, y) (its pixel), -1 off the grid."""
-    u = (x - grid[0]) / grid[2] + 0.5
-    v = (y - grid[1]) / grid[3] + 0.5
+def _cell(nx: int, ny: int, u: float, v: float) -> int:
+    """Index ``j nx + i`` of the DEM sample nearest to the point at the grid coordinates
+    ``u = (x - x0) / dx``, ``v = (y - y0) / dy`` (its pixel), -1 off the grid."""
+    u += 0.5
+    v += 0.5
     if not (u >= 0.0 and v >= 0.0 and u < nx and v < ny):
         return -1
     return int(v) * nx + int(u)
@@ -141,7 +142,7 @@ def run_one(
     n_cross = 0
     dt = options[O_DT]
     bounds = np.empty(N_BOUNDS)
-    reset_bounds(bounds, vertices)
+    reset_bounds(bounds, vertices, body)
     while status == RUNNING:
         armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
         if armed:
@@ -190,12 +191,13 @@ def run_one(
             + state[S_OMEGA + 1] * state[S_OMEGA + 1]
             + state[S_OMEGA + 2] * state[S_OMEGA + 2]
         )
+        # the grid coordinates of the centre of mass, for its height and its pixel
+        u = (state[S_R] - grid[0]) / grid[2]
+        v = (state[S_R + 1] - grid[1]) / grid[3]
         jump = -math.inf
         if flying:
             # the height of _height (simulate's), without the normal
-            z, inside = bilinear(
-                heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1]
-            )
+            z, inside = bilinear_uv(heights, u, v)
             if inside:
                 jump = state[S_R + 2] - z
         maxima[Q_ENERGY] = max(maxima[Q_ENERGY], energy)
@@ -203,7 +205,7 @@ def run_one(
         maxima[Q_ROTATION] = max(maxima[Q_ROTATION], rotation)
         maxima[Q_JUMP] = max(maxima[Q_JUMP], jump)
         # cell visits
-        cell = _cell(grid, nx, ny, state[S_R], state[S_R + 1])
+        cell = _cell(nx, ny, u, v)
         if cell != current:
             current = cell
             if cell >= 0:
