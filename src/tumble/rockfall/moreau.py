@@ -322,7 +322,9 @@ def rock_step(
 
     # midpoint configuration (eq. 79)
     r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
-    p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
+    # p_m is taken where it is needed: a flight clear of the terrain never needs it
+    p_m = p_b
+    have_p_m = False
 
     # the cached terrain bound: a plane above the terrain over a square inside the grid
     # (without holes) that holds the rock's square of half-width radius around r_m, so that r_m
@@ -371,6 +373,8 @@ def rock_step(
     if cached:
         clear = above - bounds[B_SLOPE] * radius > gap_tol
         if not clear:
+            p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
+            have_p_m = True
             a_ik = q_to_matrix(p_m)
             m0 = a_ik[2][0] - g_x * a_ik[0][0] - g_y * a_ik[1][0]
             m1 = a_ik[2][1] - g_x * a_ik[0][1] - g_y * a_ik[1][1]
@@ -382,6 +386,9 @@ def rock_step(
     if clear:
         n_closed = 0
     else:
+        if not have_p_m:
+            p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
+            have_p_m = True
         n_closed, inside = find_contacts(heights, grid, vertices, r_m, p_m, gap_tol, contacts)
         if not inside:
             return LEFT_DOMAIN
@@ -480,6 +487,8 @@ def rock_step(
     # positions (eq. 83, 86) and orientation (eq. 83 or 87)
     r_e = (r_m[0] + h * v_e[0], r_m[1] + h * v_e[1], r_m[2] + h * v_e[2])
     if scheme == EXPLICIT:
+        if not have_p_m:
+            p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
         p_e = q_normalize(quaternion_half_step(p_m, w_e, h))
     else:
         p_e = spin_preserving_update(p_b, w_b, w_s, inertia, dt)
