@@ -1,7 +1,7 @@
 """The one place where numba is configured.
 
 Every compiled kernel in tumble is decorated with :func:`jit` (or :func:`jit_parallel`
-for loops over rocks). Settings:
+for loops over rocks, :func:`jit_leaf` for a hot kernel that never allocates). Settings:
 
 * ``cache=True``: compiled machine code is stored next to the sources and reused.
 * ``fastmath=False``: the invariant tests need IEEE arithmetic (no reassociation).
@@ -88,6 +88,19 @@ def jit_parallel(func: None = None) -> Callable[[F], F]: ...
 def jit_parallel(func: F | None = None) -> F | Callable[[F], F]:
     """Like :func:`jit`, with ``parallel=True`` so that ``numba.prange`` loops run on threads."""
     return jit(func, parallel=True)
+
+
+@overload
+def jit_leaf(func: F) -> F: ...
+@overload
+def jit_leaf(func: None = None) -> Callable[[F], F]: ...
+def jit_leaf(func: F | None = None) -> F | Callable[[F], F]:
+    """Like :func:`jit`, for a kernel that never allocates (it works on the arrays it is given):
+    compiled without numba's reference counting, so that a call pays no atomic increment and
+    decrement for each array it is passed (a step kernel called millions of times with a dozen
+    arrays spent a fifth of its time on them). Such a kernel cannot create an array; numba
+    refuses to compile one that tries."""
+    return jit(func, _nrt=False)
 
 
 prange = range if DISABLED else numba.prange

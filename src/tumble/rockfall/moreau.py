@@ -72,7 +72,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import jit, jit_leaf
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
 from tumble.rockfall.contact import (
@@ -153,7 +153,7 @@ _MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT
 )
 
 
-@jit
+@jit_leaf
 def rolling_impulse(
     mu_r: float, vertices: np.ndarray, contacts: np.ndarray, rot_inv: Mat3, w: Vec3
 ) -> tuple[Vec3, Vec3]:
@@ -182,7 +182,7 @@ def rolling_impulse(
     ), impulse
 
 
-@jit
+@jit_leaf
 def soil_param(
     j: int,
     values: np.ndarray,
@@ -200,7 +200,7 @@ def soil_param(
     return value
 
 
-@jit
+@jit_leaf
 def friction(
     soil_values: np.ndarray,
     soil_index: np.ndarray,
@@ -229,7 +229,7 @@ def explicit_rotation_matrix(inertia: Vec3Like, w: Vec3, h: float, c_r: float) -
     )
 
 
-@jit
+@jit_leaf
 def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> None:
     """Prepare the bounds buffer (``N_BOUNDS``) of :func:`rock_step` for a rock's first step:
     its bounding radius (the largest distance of a hull vertex from the centre of mass), the
@@ -259,7 +259,7 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_INV_C] = 1.0 / body[3]
 
 
-@jit
+@jit_leaf
 def penetrated(contacts: np.ndarray, n_closed: int, radius: float) -> bool:
     """True if the deepest of the ``n_closed`` closed contacts lies deeper below the terrain
     than the rock's radius (the largest distance of a hull vertex from the centre of mass)."""
@@ -269,7 +269,7 @@ def penetrated(contacts: np.ndarray, n_closed: int, radius: float) -> bool:
     return -deepest > radius
 
 
-@jit
+@jit_leaf
 def rock_step(
     heights: np.ndarray,
     grid: np.ndarray,
@@ -536,7 +536,7 @@ def rock_step(
     return OK
 
 
-@jit
+@jit_leaf
 def kinetic_energy(body: np.ndarray, state: np.ndarray) -> float:
     """``m |v|^2 / 2 + omega . Theta omega / 2`` of a state vector."""
     t = body[0] * (
@@ -547,7 +547,7 @@ def kinetic_energy(body: np.ndarray, state: np.ndarray) -> float:
     return 0.5 * t
 
 
-@jit
+@jit_leaf
 def _height(heights: np.ndarray, grid: np.ndarray, state: np.ndarray) -> float:
     z, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1])
     if not inside:
@@ -555,7 +555,7 @@ def _height(heights: np.ndarray, grid: np.ndarray, state: np.ndarray) -> float:
     return state[S_R + 2] - z
 
 
-@jit
+@jit_leaf
 def stopping_rules(
     code: int,
     energy: float,

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import jit, jit_leaf
 from tumble.rotation.vec3 import Vec3
 
 #: Points up to this fraction of a cell beyond the outer samples still count as on the grid, so
@@ -43,7 +43,7 @@ from tumble.rotation.vec3 import Vec3
 EDGE_SLACK = 1e-9
 
 
-@jit
+@jit_leaf
 def _cell(
     values: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, float, float, float, float, float, bool]:
@@ -55,7 +55,7 @@ def _cell(
     return _cell_uv(values, (x - x0) / dx, (y - y0) / dy)
 
 
-@jit
+@jit_leaf
 def _cell_uv(
     values: np.ndarray, u: float, v: float
 ) -> tuple[float, float, float, float, float, float, bool]:
@@ -80,7 +80,7 @@ def _cell_uv(
     return h00, h10, h01, h11, u - k, v - l, True
 
 
-@jit
+@jit_leaf
 def bilinear(
     values: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, bool]:
@@ -88,7 +88,7 @@ def bilinear(
     return bilinear_uv(values, (x - x0) / dx, (y - y0) / dy)
 
 
-@jit
+@jit_leaf
 def bilinear_uv(values: np.ndarray, u: float, v: float) -> tuple[float, bool]:
     """:func:`bilinear` at the grid coordinates ``u = (x - x0) / dx``, ``v = (y - y0) / dy``
     (for a caller that needs them for something else too)."""
@@ -104,7 +104,7 @@ def bilinear_uv(values: np.ndarray, u: float, v: float) -> tuple[float, bool]:
     return z, True
 
 
-@jit
+@jit_leaf
 def surface(
     heights: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, Vec3, bool]:
@@ -134,7 +134,7 @@ def surface(
 PLANE_MARGIN = 1e-9
 
 
-@jit
+@jit_leaf
 def upper_plane(
     heights: np.ndarray,
     x0: float,

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit, jit_parallel, prange
+from tumble._jit import jit, jit_leaf, jit_parallel, prange
 from tumble.rockfall.contact import NCOL, forget_percussions
 from tumble.rockfall.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
 from tumble.rockfall.moreau import (
@@ -59,7 +59,7 @@ R_STATUS, R_STEPS, R_CONTACT_STEPS, R_PGS_CAPS, R_VISITS, R_CROSSINGS = range(6)
 N_ROCK_INTS = 6
 
 
-@jit
+@jit_leaf
 def _cell(nx: int, ny: int, u: float, v: float) -> int:
     """Index ``j nx + i`` of the DEM sample nearest to the point at the grid coordinates
     ``u = (x - x0) / dx``, ``v = (y - y0) / dy`` (its pixel), -1 off the grid."""
@@ -70,7 +70,7 @@ def _cell(nx: int, ny: int, u: float, v: float) -> int:
     return int(v) * nx + int(u)
 
 
-@jit
+@jit_leaf
 def _welford(acc: np.ndarray, q: int, x: float) -> None:
     n = acc[q, W_COUNT] + 1.0
     delta = x - acc[q, W_MEAN]
@@ -79,7 +79,7 @@ def _welford(acc: np.ndarray, q: int, x: float) -> None:
     acc[q, W_M2] += delta * (x - acc[q, W_MEAN])
 
 
-@jit
+@jit_leaf
 def _root(square: float, scale: float) -> float:
     """``sqrt(square) / scale``; -inf (no value) stays -inf."""
     if square == -math.inf:
