@@ -57,7 +57,7 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.rockfall.surface import bilinear, surface
-from tumble.rotation.quaternion import Quat, q_rotate, q_rotate_inverse, q_to_matrix
+from tumble.rotation.quaternion import Quat, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, cross
 
 #: the generalised velocity ``u = (v, omega)`` of a rock as the kernels pass it around
@@ -198,34 +198,38 @@ def find_contacts(
         dz = a[2][0] * rk[0] + a[2][1] * rk[1] + a[2][2] * rk[2]
         if bounded and dz > z_open:
             continue
-        d = q_rotate(p, rk)
-        px, py, pz = r[0] + d[0], r[1] + d[1], r[2] + d[2]
-        z, inside = bilinear(heights, x0, y0, dx, dy, px, py)
+        px = r[0] + (a[0][0] * rk[0] + a[0][1] * rk[1] + a[0][2] * rk[2])
+        py = r[1] + (a[1][0] * rk[0] + a[1][1] * rk[1] + a[1][2] * rk[2])
+        z, normal, inside = surface(heights, x0, y0, dx, dy, px, py)
         if not inside:
             return n, False
-        gap = pz - z
+        gap = r[2] + dz - z
         if gap > gap_tol:
             continue
-        _, normal, _ = surface(heights, x0, y0, dx, dy, px, py)
         t1, t2 = tangent_frame(normal)
         row = contacts[n]
         row[C_VERTEX] = k
         row[C_GAP] = gap
         for j in range(3):
             if j == 0:
-                direction = normal
+                d = normal
             elif j == 1:
-                direction = t1
+                d = t1
             else:
-                direction = t2
-            lever = cross(rk, q_rotate_inverse(p, direction))
+                d = t2
+            # the direction in the body frame, A_KI d = A_IK^T d
+            dk = (
+                a[0][0] * d[0] + a[1][0] * d[1] + a[2][0] * d[2],
+                a[0][1] * d[0] + a[1][1] * d[1] + a[2][1] * d[2],
+                a[0][2] * d[0] + a[1][2] * d[1] + a[2][2] * d[2],
+            )
             base = C_W + 6 * j
-            row[base + 0] = direction[0]
-            row[base + 1] = direction[1]
-            row[base + 2] = direction[2]
-            row[base + 3] = lever[0]
-            row[base + 4] = lever[1]
-            row[base + 5] = lever[2]
+            row[base + 0] = d[0]
+            row[base + 1] = d[1]
+            row[base + 2] = d[2]
+            row[base + 3] = rk[1] * dk[2] - rk[2] * dk[1]
+            row[base + 4] = rk[2] * dk[0] - rk[0] * dk[2]
+            row[base + 5] = rk[0] * dk[1] - rk[1] * dk[0]
         n += 1
     return n, True
 
