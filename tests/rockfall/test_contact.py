@@ -399,7 +399,7 @@ def test_two_contacts_of_a_short_edge_stick_in_two_sweeps():
     (vertices 0 and 4) with mu = 2: both contacts stick, so after the impact both contact points
     are at rest (1e-12 m/s; the box turns about the edge) with positive normal percussions. The
     joint solution of the pair (module docstring) finds it in two sweeps (the regularisation
-    leaves a relative error of about 1e-5 after the first); the single-contact updates alone
+    leaves a relative error of about 2e-7 after the first); the single-contact updates alone
     stop at the cap of 500 sweeps short of the tolerance of 1e-13."""
     heights, grid = flat_ground()
     a, b, c = 0.05, 0.5, 0.5

@@ -50,7 +50,7 @@ singular (percussions along the edge that cancel move nothing) and nearly singul
 direction, and a sweep reduces the error only by a factor of about 0.85 for the EOTA221 rock.
 Each sweep of a step with two closed contacts therefore first tries both as sticking at once:
 ``(G + tau 1) x = -xi`` for the corrections x of both percussions, with xi the current
-velocities of the two contacts and a regularisation ``tau`` of 1e-8 times the largest diagonal
+velocities of the two contacts and a regularisation ``tau`` of 1e-10 times the largest diagonal
 entry of the Delassus blocks, which keeps the solve finite and leaves the percussions unchanged
 in the singular direction (:func:`~tumble.rockfall.local_solutions.pair_setup`). The correction
 is kept if both normal percussions stay positive and both tangential ones inside their friction

@@ -23,7 +23,7 @@ from tumble.rotation.vec3 import Mat3, cross
 SLIDING_ITER = 20
 #: regularisation of the joint solution of two contacts (:func:`pair_setup`), relative to the
 #: largest diagonal entry of their Delassus blocks
-PAIR_REGULARISATION = 1e-8
+PAIR_REGULARISATION = 1e-10
 
 
 @jit
