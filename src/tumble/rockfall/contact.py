@@ -271,25 +271,44 @@ def prepare_contacts(
     rotational matrix of the scheme (three row tuples), ``u_start`` the 6-tuple ``(v, omega)`` at
     the beginning of the step (the pre-impact velocity of Newton's law).
     """
+    diagonal = (
+        rot_inv[0][1] == 0.0
+        and rot_inv[0][2] == 0.0
+        and rot_inv[1][0] == 0.0
+        and rot_inv[1][2] == 0.0
+        and rot_inv[2][0] == 0.0
+        and rot_inv[2][1] == 0.0
+    )
+    symmetric = (
+        rot_inv[0][1] == rot_inv[1][0]
+        and rot_inv[0][2] == rot_inv[2][0]
+        and rot_inv[1][2] == rot_inv[2][1]
+    )
+    d0, d1, d2 = rot_inv[0][0], rot_inv[1][1], rot_inv[2][2]
     for i in range(n):
         row = contacts[i]
         for j in range(3):
             base = C_W + 6 * j
             mb = C_MW + 6 * j
-            wv0, wv1, wv2 = row[base], row[base + 1], row[base + 2]
             ww0, ww1, ww2 = row[base + 3], row[base + 4], row[base + 5]
-            row[mb + 0] = m_inv * wv0
-            row[mb + 1] = m_inv * wv1
-            row[mb + 2] = m_inv * wv2
-            mw0 = rot_inv[0][0] * ww0 + rot_inv[0][1] * ww1 + rot_inv[0][2] * ww2
-            mw1 = rot_inv[1][0] * ww0 + rot_inv[1][1] * ww1 + rot_inv[1][2] * ww2
-            mw2 = rot_inv[2][0] * ww0 + rot_inv[2][1] * ww1 + rot_inv[2][2] * ww2
-            row[mb + 3] = mw0
-            row[mb + 4] = mw1
-            row[mb + 5] = mw2
+            row[mb + 0] = m_inv * row[base]
+            row[mb + 1] = m_inv * row[base + 1]
+            row[mb + 2] = m_inv * row[base + 2]
+            if diagonal:
+                row[mb + 3] = d0 * ww0
+                row[mb + 4] = d1 * ww1
+                row[mb + 5] = d2 * ww2
+            else:
+                row[mb + 3] = rot_inv[0][0] * ww0 + rot_inv[0][1] * ww1 + rot_inv[0][2] * ww2
+                row[mb + 4] = rot_inv[1][0] * ww0 + rot_inv[1][1] * ww1 + rot_inv[1][2] * ww2
+                row[mb + 5] = rot_inv[2][0] * ww0 + rot_inv[2][1] * ww1 + rot_inv[2][2] * ww2
+        # G_ii = W_i^T M^-1 W_i, symmetric when M^-1 is
         for j in range(3):
             for k in range(3):
-                row[C_G + 3 * j + k] = _dot6(row, C_W + 6 * j, C_MW + 6 * k)
+                if symmetric and k < j:
+                    row[C_G + 3 * j + k] = row[C_G + 3 * k + j]
+                else:
+                    row[C_G + 3 * j + k] = _dot6(row, C_W + 6 * j, C_MW + 6 * k)
         g = (
             (row[C_G], row[C_G + 1], row[C_G + 2]),
             (row[C_G + 3], row[C_G + 4], row[C_G + 5]),
@@ -337,6 +356,11 @@ def _block(row: np.ndarray, col: int) -> Mat3:
         (row[col + 3], row[col + 4], row[col + 5]),
         (row[col + 6], row[col + 7], row[col + 8]),
     )
+
+
+@jit
+def _symmetric(m: Mat3) -> bool:
+    return m[0][1] == m[1][0] and m[0][2] == m[2][0] and m[1][2] == m[2][1]
 
 
 @jit
@@ -410,8 +434,19 @@ def solve_pgs(
     if pair:
         a = contacts[0]
         b = contacts[1]
+        g00 = _block(a, C_G)
+        g11 = _block(b, C_G)
         g01 = _coupling(a, b)
-        h, k, s_inv, pair = pair_setup(_block(a, C_G), _block(b, C_G), g01, _coupling(b, a))
+        if _symmetric(g00) and _symmetric(g11):
+            # prepare_contacts found M^-1 symmetric: G_10 = G_01^T
+            g10 = (
+                (g01[0][0], g01[1][0], g01[2][0]),
+                (g01[0][1], g01[1][1], g01[2][1]),
+                (g01[0][2], g01[1][2], g01[2][2]),
+            )
+        else:
+            g10 = _coupling(b, a)
+        h, k, s_inv, pair = pair_setup(g00, g11, g01, g10)
     sweeps = 0
     ok = False
     for _ in range(max_iter):
