@@ -71,7 +71,15 @@ import math
 import numpy as np
 
 from tumble._jit import jit
-from tumble.rockfall.local_solutions import inverse3, pair_setup, sliding
+from tumble.rockfall.local_solutions import (
+    block_at,
+    dot6_at,
+    inverse3,
+    is_symmetric,
+    pair_setup,
+    sliding,
+    transpose3,
+)
 from tumble.rockfall.surface import bilinear, surface
 from tumble.rotation.quaternion import Quat, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, cross, matvec
@@ -249,18 +257,6 @@ def find_contacts(
 
 
 @jit
-def _dot6(row: np.ndarray, a: int, b: int) -> float:
-    return (
-        row[a] * row[b]
-        + row[a + 1] * row[b + 1]
-        + row[a + 2] * row[b + 2]
-        + row[a + 3] * row[b + 3]
-        + row[a + 4] * row[b + 4]
-        + row[a + 5] * row[b + 5]
-    )
-
-
-@jit
 def prepare_contacts(
     contacts: np.ndarray, n: int, m_inv: float, rot_inv: Mat3, u_start: Vec6
 ) -> bool:
@@ -308,7 +304,7 @@ def prepare_contacts(
                 if symmetric and k < j:
                     row[C_G + 3 * j + k] = row[C_G + 3 * k + j]
                 else:
-                    row[C_G + 3 * j + k] = _dot6(row, C_W + 6 * j, C_MW + 6 * k)
+                    row[C_G + 3 * j + k] = dot6_at(row, row, C_W + 6 * j, C_MW + 6 * k)
         g = (
             (row[C_G], row[C_G + 1], row[C_G + 2]),
             (row[C_G + 3], row[C_G + 4], row[C_G + 5]),
@@ -349,51 +345,24 @@ def _gamma(
 
 
 @jit
-def _block(row: np.ndarray, col: int) -> Mat3:
-    """The 3x3 matrix stored row major from column ``col`` of a contact row."""
-    return (
-        (row[col], row[col + 1], row[col + 2]),
-        (row[col + 3], row[col + 4], row[col + 5]),
-        (row[col + 6], row[col + 7], row[col + 8]),
-    )
-
-
-@jit
-def _symmetric(m: Mat3) -> bool:
-    return m[0][1] == m[1][0] and m[0][2] == m[2][0] and m[1][2] == m[2][1]
-
-
-@jit
 def _coupling(a: np.ndarray, b: np.ndarray) -> Mat3:
     """The off-diagonal Delassus block ``W_a^T M^-1 W_b`` of the contacts in rows a and b."""
     return (
         (
-            _dot6_rows(a, b, C_W, C_MW),
-            _dot6_rows(a, b, C_W, C_MW + 6),
-            _dot6_rows(a, b, C_W, C_MW + 12),
+            dot6_at(a, b, C_W, C_MW),
+            dot6_at(a, b, C_W, C_MW + 6),
+            dot6_at(a, b, C_W, C_MW + 12),
         ),
         (
-            _dot6_rows(a, b, C_W + 6, C_MW),
-            _dot6_rows(a, b, C_W + 6, C_MW + 6),
-            _dot6_rows(a, b, C_W + 6, C_MW + 12),
+            dot6_at(a, b, C_W + 6, C_MW),
+            dot6_at(a, b, C_W + 6, C_MW + 6),
+            dot6_at(a, b, C_W + 6, C_MW + 12),
         ),
         (
-            _dot6_rows(a, b, C_W + 12, C_MW),
-            _dot6_rows(a, b, C_W + 12, C_MW + 6),
-            _dot6_rows(a, b, C_W + 12, C_MW + 12),
+            dot6_at(a, b, C_W + 12, C_MW),
+            dot6_at(a, b, C_W + 12, C_MW + 6),
+            dot6_at(a, b, C_W + 12, C_MW + 12),
         ),
-    )
-
-
-@jit
-def _dot6_rows(a: np.ndarray, b: np.ndarray, ia: int, ib: int) -> float:
-    return (
-        a[ia] * b[ib]
-        + a[ia + 1] * b[ib + 1]
-        + a[ia + 2] * b[ib + 2]
-        + a[ia + 3] * b[ib + 3]
-        + a[ia + 4] * b[ib + 4]
-        + a[ia + 5] * b[ib + 5]
     )
 
 
@@ -434,16 +403,12 @@ def solve_pgs(
     if pair:
         a = contacts[0]
         b = contacts[1]
-        g00 = _block(a, C_G)
-        g11 = _block(b, C_G)
+        g00 = block_at(a, C_G)
+        g11 = block_at(b, C_G)
         g01 = _coupling(a, b)
-        if _symmetric(g00) and _symmetric(g11):
+        if is_symmetric(g00) and is_symmetric(g11):
             # prepare_contacts found M^-1 symmetric: G_10 = G_01^T
-            g10 = (
-                (g01[0][0], g01[1][0], g01[2][0]),
-                (g01[0][1], g01[1][1], g01[2][1]),
-                (g01[0][2], g01[1][2], g01[2][2]),
-            )
+            g10 = transpose3(g01)
         else:
             g10 = _coupling(b, a)
         h, k, s_inv, pair = pair_setup(g00, g11, g01, g10)
@@ -522,7 +487,7 @@ def solve_pgs(
                 p_t2 = s_t2
             else:
                 p_n, p_t1, p_t2, ok_slide = sliding(
-                    _block(row, C_G), b_n, b_t1, b_t2, s_t1, s_t2, mu
+                    block_at(row, C_G), b_n, b_t1, b_t2, s_t1, s_t2, mu
                 )
                 if not ok_slide:
                     # one prox step: normal on R+, tangential on the disc of radius mu P_N

@@ -6,7 +6,8 @@ contact at a time and solves its local problem exactly instead of by one prox st
 the direction of the tangential percussion), :func:`pair_setup` the factors of the joint sticking
 problem of two contacts, which that iteration would otherwise approach only slowly. The matrices
 are 3x3 tuples of rows; the Delassus blocks are ``G_ab = W_a^T M^-1 W_b`` with the
-normal-tangent-tangent order of each contact frame.
+normal-tangent-tangent order of each contact frame. The small helpers that read such blocks
+from a row of the contact buffer (:func:`block_at`, :func:`dot6_at`) live here too.
 
 Citation: R. I. Leine, A. Schweizer, M. Christen, J. Glover, P. Bartelt, W. Gerber, Simulation of
 rockfall trajectories with consideration of rock shape, Multibody Syst. Dyn. 32 (2014) 241-271.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tumble._jit import jit
 from tumble.rotation.vec3 import Mat3, cross
 
@@ -24,6 +27,45 @@ SLIDING_ITER = 20
 #: regularisation of the joint solution of two contacts (:func:`pair_setup`), relative to the
 #: largest diagonal entry of their Delassus blocks
 PAIR_REGULARISATION = 1e-10
+
+
+@jit
+def block_at(row: np.ndarray, col: int) -> Mat3:
+    """The 3x3 matrix stored row major from column ``col`` of a contact row."""
+    return (
+        (row[col], row[col + 1], row[col + 2]),
+        (row[col + 3], row[col + 4], row[col + 5]),
+        (row[col + 6], row[col + 7], row[col + 8]),
+    )
+
+
+@jit
+def dot6_at(a: np.ndarray, b: np.ndarray, ia: int, ib: int) -> float:
+    """``a[ia:ia+6] . b[ib:ib+6]``, summed in index order."""
+    return (
+        a[ia] * b[ib]
+        + a[ia + 1] * b[ib + 1]
+        + a[ia + 2] * b[ib + 2]
+        + a[ia + 3] * b[ib + 3]
+        + a[ia + 4] * b[ib + 4]
+        + a[ia + 5] * b[ib + 5]
+    )
+
+
+@jit
+def is_symmetric(m: Mat3) -> bool:
+    """True if the 3x3 matrix equals its transpose exactly."""
+    return m[0][1] == m[1][0] and m[0][2] == m[2][0] and m[1][2] == m[2][1]
+
+
+@jit
+def transpose3(m: Mat3) -> Mat3:
+    """The transpose of a 3x3 matrix (row tuples)."""
+    return (
+        (m[0][0], m[1][0], m[2][0]),
+        (m[0][1], m[1][1], m[2][1]),
+        (m[0][2], m[1][2], m[2][2]),
+    )
 
 
 @jit
