@@ -394,6 +394,43 @@ def test_flat_cube_landing_stops_or_bounces_without_spin(eps_n):
         assert work == pytest.approx(-2.0, abs=1e-9)
 
 
+def test_two_contacts_of_a_short_edge_stick_in_two_sweeps():
+    """A box of 0.1 m x 1 m x 1 m turned by 45 degrees about x lands on its short bottom edge
+    (vertices 0 and 4) with mu = 2: both contacts stick, so after the impact both contact points
+    are at rest (1e-12 m/s; the box turns about the edge) with positive normal percussions. The
+    joint solution of the pair (module docstring) finds it in two sweeps (the regularisation
+    leaves a relative error of about 2e-7 after the first); the single-contact updates alone
+    stop at the cap of 500 sweeps short of the tolerance of 1e-13."""
+    heights, grid = flat_ground()
+    a, b, c = 0.05, 0.5, 0.5
+    vertices = box_vertices(a, b, c)
+    turn = (math.cos(math.pi / 8), math.sin(math.pi / 8), 0.0, 0.0)
+    contacts = np.zeros((8, NCOL))
+    n, _ = find_contacts(
+        heights, grid, vertices, (5.0, 5.0, (b + c) / math.sqrt(2.0)), turn, GAP_TOL, contacts
+    )
+    assert n == 2
+    assert sorted(contacts[:n, C_VERTEX]) == [0.0, 4.0]
+    forget_percussions(contacts)
+    mass = 1.0
+    theta = (
+        mass * (b * b + c * c) / 3.0,
+        mass * (a * a + c * c) / 3.0,
+        mass * (a * a + b * b) / 3.0,
+    )
+    rot_inv = ((1.0 / theta[0], 0.0, 0.0), (0.0, 1.0 / theta[1], 0.0), (0.0, 0.0, 1.0 / theta[2]))
+    u_before = (0.0, 0.2, -1.0, 0.5, 0.0, 0.0)
+    assert prepare_contacts(contacts, n, 1.0 / mass, rot_inv, u_before)
+    u_after, sweeps, ok = solve_pgs(contacts, n, u_before, 2.0, 0.0, PGS_TOL, PGS_MAX_ITER)
+    assert ok
+    assert sweeps <= 2
+    for row in contacts[:n]:
+        assert row[C_P] > 0.0
+        for j in range(3):
+            gamma = row[C_W + 6 * j : C_W + 6 * j + 6] @ np.array(u_after)
+            assert abs(gamma) < 1e-12
+
+
 # --- warm start and forget_percussions ----------------------------------------------------------
 
 
@@ -418,7 +455,7 @@ def test_warm_start_is_stored_per_vertex_and_forgotten():
     assert np.abs(warm).sum() > 0.0
     u_second, sweeps, ok = solve_pgs(contacts, n, u_before, 0.4, 0.2, PGS_TOL, 1000)
     assert ok
-    assert sweeps == 1
+    assert sweeps <= 2
     np.testing.assert_allclose(u_second, u_first, atol=1e-13)
     before = contacts.copy()
     forget_percussions(contacts)

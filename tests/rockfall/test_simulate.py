@@ -378,14 +378,15 @@ def test_rolling_resistance_stops_a_wheel_that_rolls_until_t_max(scheme):
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_rolling_resistance_work_closes_the_energy_balance(scheme):
     """L14 eq. 54 with the rolling-resistance impulse H: T + V changes by the contact work plus
-    H . omega_m (reported with the drag work, here the only drag term). H opposes the free
-    rotation, so it dissipates; a contact that reverses the rotation within the same step can
-    make a single step's H . omega_m slightly positive, by less than a millionth of what the
-    impulse dissipates over the run."""
+    H . omega_m (reported with the drag work, here the only drag term). H opposes the angular
+    velocity before the impulse, so H . omega_m is never positive in a step where the spin about
+    the wheel axis (body z) keeps its sign; in a step where it reverses, omega_m may point
+    along H."""
     traj = roll_in_valley(scheme, 0.03, t_max=10.0)
     energy = traj.kinetic_energy() + traj.potential_energy()
     residual = np.diff(energy) - traj.contact_work[1:] - traj.drag_work[1:]
     assert np.abs(residual).max() < 1e-12 * np.abs(energy).max()
-    dissipated = -traj.drag_work.sum()
-    assert dissipated > 100.0
-    assert traj.drag_work[traj.drag_work > 0.0].sum() < 1e-6 * dissipated
+    spin = traj.omega[:, 2]
+    keeps_sign = np.sign(spin[1:]) == np.sign(spin[:-1])
+    assert keeps_sign.mean() > 0.99
+    assert traj.drag_work[1:][keeps_sign].max() <= 0.0 and traj.drag_work.sum() < -100.0

@@ -1,0 +1,299 @@
+"""Cost of a rock-step in flight and in contact on ``slope40``, and where a contact step spends it.
+
+The states are those of real trajectories: ``--rocks`` EOTA221 rocks of 780 kg released on
+``slope40`` (implicit scheme unless ``--scheme explicit``, ``medium`` soil, dt = 0.002 s) are run
+once, every step is saved, and :func:`tumble.rockfall.moreau.rock_step` is then timed from each
+saved state, one core, split by whether the step had a closed contact. Consecutive contact steps
+of a rock are timed in their order, so that the Gauss-Seidel solver starts from the percussions
+of the step before, as in a run (the warm start is cleared after a flight step and between rocks).
+
+The contact steps are then split into their stages by timing, on the same states, the detection
+alone (:func:`find_contacts` at the midpoint configuration), detection and preparation
+(:func:`prepare_contacts`), and detection, preparation and solution (:func:`solve_pgs` and
+:func:`contact_work`); the differences are the cost of each stage. The inputs of those stages
+(midpoint, friction, free velocity) are computed once beforehand as :func:`rock_step` computes
+them. Timings are the best of ``--repeat`` passes.
+
+A change of the kernels changes the trajectories (they are chaotic), so two versions of the code
+are compared on the same states: ``--states FILE`` saves them to FILE (``.npz``) on the first
+run and reads them from there afterwards.
+
+    python benchmarks/contact_step.py [--rocks 10] [--repeat 5] [--scheme implicit] [--states FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from tumble._jit import jit
+from tumble.freerot.explicit import quaternion_half_step
+from tumble.freerot.implicit_midpoint import midpoint_omega
+from tumble.rockfall import Rock, Soil, Terrain
+from tumble.rockfall.contact import (
+    NCOL,
+    contact_work,
+    find_contacts,
+    forget_percussions,
+    prepare_contacts,
+    solve_pgs,
+)
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.model import (
+    IMPLICIT,
+    O_DT,
+    O_GAP_TOL,
+    O_GRAVITY,
+    O_NEWTON_MAX_ITER,
+    O_NEWTON_TOL,
+    O_PGS_MAX_ITER,
+    O_PGS_TOL,
+    O_SCHEME,
+    S_OMEGA,
+    S_P,
+    S_R,
+    S_SLIP,
+    S_V,
+    STATE_SIZE,
+)
+from tumble.rockfall.moreau import D_CONTACTS, D_SWEEPS, N_DIAG, friction, rock_step, soil_param
+from tumble.rockfall.release import Release
+from tumble.rockfall.surface import surface
+from tumble.rotation.quaternion import q_normalize
+
+#: soil fields read here (layout of :mod:`tumble.rockfall.moreau`)
+_RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = 4, 5, 6, 7
+#: columns of the stage inputs: r_m, p_m, m_inv, rot_inv diagonal, u_pre, u_free, mu, eps_n
+I_R, I_P, I_MINV, I_ROT, I_UPRE, I_UFREE, I_MU, I_EPS = 0, 3, 7, 8, 11, 17, 23, 24
+N_INPUT = 25
+
+
+@jit
+def time_steps(model, states, follows, reps):
+    """``rock_step`` from every state, ``reps`` times; returns (closed contacts, sweeps) per
+    state. ``follows[i]`` is True when state i is the successor of state i - 1 in a run."""
+    heights, grid, sv, si, sr, vertices, body, options = model
+    contacts = np.zeros((vertices.shape[0], NCOL))
+    diag = np.zeros(N_DIAG)
+    state = np.empty(STATE_SIZE)
+    closed = np.zeros(states.shape[0])
+    sweeps = np.zeros(states.shape[0])
+    for _ in range(reps):
+        forget_percussions(contacts)
+        for i in range(states.shape[0]):
+            if not follows[i]:
+                forget_percussions(contacts)
+            state[:] = states[i]
+            rock_step(heights, grid, sv, si, sr, vertices, body, options, state, contacts, diag)
+            closed[i] = diag[D_CONTACTS]
+            sweeps[i] = diag[D_SWEEPS]
+    return closed, sweeps
+
+
+@jit
+def stage_inputs(model, states):
+    """The inputs of the contact stages of :func:`rock_step` (implicit or explicit free
+    rotation without rolling resistance), one row per state (``I_*`` layout)."""
+    heights, grid, sv, si, sr, _, body, options = model
+    out = np.zeros((states.shape[0], N_INPUT))
+    dt = options[O_DT]
+    h = 0.5 * dt
+    mass = body[0]
+    inertia = (body[1], body[2], body[3])
+    for i in range(states.shape[0]):
+        s = states[i]
+        r_b = (s[S_R], s[S_R + 1], s[S_R + 2])
+        p_b = (s[S_P], s[S_P + 1], s[S_P + 2], s[S_P + 3])
+        v_b = (s[S_V], s[S_V + 1], s[S_V + 2])
+        w_b = (s[S_OMEGA], s[S_OMEGA + 1], s[S_OMEGA + 2])
+        r_m = (r_b[0] + h * v_b[0], r_b[1] + h * v_b[1], r_b[2] + h * v_b[2])
+        p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
+        x, y = r_m[0], r_m[1]
+        z_m, _, _ = surface(heights, grid[0], grid[1], grid[2], grid[3], x, y)
+        c_v = 0.0
+        c_r = 0.0
+        if r_m[2] - z_m < soil_param(_DRAG_HEIGHT, sv, si, sr, grid, x, y):
+            c_v = soil_param(_DRAG, sv, si, sr, grid, x, y)
+            c_r = soil_param(_DRAG_TORQUE, sv, si, sr, grid, x, y)
+        m_inv = 1.0 / (mass + h * c_v)
+        w_s = w_b
+        if int(options[O_SCHEME]) == IMPLICIT:
+            w_s, _ = midpoint_omega(
+                inertia,
+                w_b,
+                dt,
+                (0.0, 0.0, 0.0),
+                options[O_NEWTON_TOL],
+                int(options[O_NEWTON_MAX_ITER]),
+            )
+        row = out[i]
+        for k in range(3):
+            row[I_R + k] = r_m[k]
+            d = 1.0 / (inertia[k] + h * c_r)
+            row[I_ROT + k] = d
+            row[I_UPRE + k] = v_b[k]
+            row[I_UPRE + 3 + k] = w_b[k]
+            row[I_UFREE + k] = v_b[k] - dt * c_v * v_b[k] * m_inv
+            row[I_UFREE + 3 + k] = w_s[k] - dt * c_r * w_s[k] * d
+        row[I_UFREE + 2] -= options[O_GRAVITY] * dt * (mass * m_inv)
+        for k in range(4):
+            row[I_P + k] = p_m[k]
+        row[I_MINV] = m_inv
+        row[I_MU] = friction(sv, si, sr, grid, x, y, s[S_SLIP])
+        row[I_EPS] = soil_param(_RESTITUTION, sv, si, sr, grid, x, y)
+    return out
+
+
+@jit
+def time_stages(model, inputs, follows, stage, reps):
+    """Stages 1 .. ``stage`` of the contact problem from every row of ``inputs``: 1 detection,
+    2 preparation, 3 solution and contact work. Returns a checksum."""
+    heights, grid, _, _, _, vertices, _, options = model
+    contacts = np.zeros((vertices.shape[0], NCOL))
+    total = 0.0
+    for _ in range(reps):
+        forget_percussions(contacts)
+        for i in range(inputs.shape[0]):
+            if not follows[i]:
+                forget_percussions(contacts)
+            row = inputs[i]
+            r_m = (row[I_R], row[I_R + 1], row[I_R + 2])
+            p_m = (row[I_P], row[I_P + 1], row[I_P + 2], row[I_P + 3])
+            n, _ = find_contacts(heights, grid, vertices, r_m, p_m, options[O_GAP_TOL], contacts)
+            total += n
+            if stage < 2 or n == 0:
+                continue
+            rot_inv = (
+                (row[I_ROT], 0.0, 0.0),
+                (0.0, row[I_ROT + 1], 0.0),
+                (0.0, 0.0, row[I_ROT + 2]),
+            )
+            u_pre = (
+                row[I_UPRE],
+                row[I_UPRE + 1],
+                row[I_UPRE + 2],
+                row[I_UPRE + 3],
+                row[I_UPRE + 4],
+                row[I_UPRE + 5],
+            )
+            prepare_contacts(contacts, n, row[I_MINV], rot_inv, u_pre)
+            if stage < 3:
+                continue
+            u_free = (
+                row[I_UFREE],
+                row[I_UFREE + 1],
+                row[I_UFREE + 2],
+                row[I_UFREE + 3],
+                row[I_UFREE + 4],
+                row[I_UFREE + 5],
+            )
+            u_e, sweeps, _ = solve_pgs(
+                contacts,
+                n,
+                u_free,
+                row[I_MU],
+                row[I_EPS],
+                options[O_PGS_TOL],
+                int(options[O_PGS_MAX_ITER]),
+            )
+            work, _ = contact_work(contacts, n, u_pre, u_e)
+            total += sweeps + work
+    return total
+
+
+def best_of(fn, repeat):
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def trajectory_states(rocks, scheme, seed):
+    """All states of ``rocks`` slope40 runs, the model of the first rock, and per state whether
+    it follows the state before in the same run."""
+    terrain = Terrain.scenario("slope40")
+    release = Release.for_scenario("slope40").draw(terrain, rocks, seed)
+    ensemble = Ensemble(
+        terrain, Rock.eota221(mass=780.0), Soil.preset("medium"), release, scheme=scheme, seed=seed
+    )
+    model = ensemble._packed["model"]
+    vertices = ensemble._vertices(0)
+    for k in range(1, rocks):
+        if not np.array_equal(ensemble._vertices(k), vertices):
+            raise ValueError("the rocks differ in shape; the benchmark needs one shape")
+    rock_model = tuple(model._replace(vertices=vertices, body=ensemble._packed["bodies"][0]))
+    blocks = []
+    follows = []
+    for k in range(rocks):
+        tr = ensemble.trajectory(k)
+        n = len(tr.t) - 1
+        s = np.zeros((n, STATE_SIZE))
+        s[:, S_R : S_R + 3] = tr.position[:n]
+        s[:, S_P : S_P + 4] = tr.orientation[:n]
+        s[:, S_V : S_V + 3] = tr.velocity[:n]
+        s[:, S_OMEGA : S_OMEGA + 3] = tr.omega[:n]
+        s[:, S_SLIP] = tr.slippage[:n]
+        blocks.append(s)
+        f = np.ones(n, dtype=np.bool_)
+        f[0] = False
+        follows.append(f)
+    return rock_model, np.concatenate(blocks), np.concatenate(follows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rocks", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
+    parser.add_argument("--states", metavar="FILE", help="save the states to / read them from FILE")
+    args = parser.parse_args()
+
+    model, states, follows = trajectory_states(args.rocks, args.scheme, args.seed)
+    if args.states and os.path.exists(args.states):
+        with np.load(args.states) as saved:
+            states, follows = saved["states"], saved["follows"]
+        print(f"states read from {args.states}")
+    elif args.states:
+        np.savez(args.states, states=states, follows=follows)
+    closed, sweeps = time_steps(model, states, follows, 1)
+    in_contact = closed > 0
+    # a state in a subset follows the one before only if both are consecutive in the run
+    index = np.arange(len(states))
+    subsets = {}
+    for name, mask in (("flight", ~in_contact), ("contact", in_contact)):
+        idx = index[mask]
+        chain = follows[idx] & np.r_[False, np.diff(idx) == 1]
+        subsets[name] = (states[idx], chain)
+    print(
+        f"slope40, {args.scheme} scheme, {args.rocks} rocks: {len(states)} steps, "
+        f"{in_contact.mean():.1%} with contact; per contact step "
+        f"{closed[in_contact].mean():.2f} closed contacts, {sweeps[in_contact].mean():.2f} "
+        f"Gauss-Seidel sweeps (max {sweeps.max():.0f})"
+    )
+    for name, (s, chain) in subsets.items():
+        time_steps(model, s[:5], chain[:5], 1)
+        seconds = best_of(lambda s=s, chain=chain: time_steps(model, s, chain, 1), args.repeat)
+        print(f"rock_step, {name:<8} {1e9 * seconds / len(s):8.1f} ns/step")
+
+    s, chain = subsets["contact"]
+    inputs = stage_inputs(model, s)
+    cost = []
+    for stage in (1, 2, 3):
+        time_stages(model, inputs[:5], chain[:5], stage, 1)
+        seconds = best_of(
+            lambda stage=stage: time_stages(model, inputs, chain, stage, 1), args.repeat
+        )
+        cost.append(1e9 * seconds / len(s))
+    print(f"  detection   {cost[0]:8.1f} ns/contact step")
+    print(f"  preparation {cost[1] - cost[0]:8.1f} ns/contact step")
+    print(f"  solution    {cost[2] - cost[1]:8.1f} ns/contact step")
+
+
+if __name__ == "__main__":
+    main()
