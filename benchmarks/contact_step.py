@@ -59,7 +59,16 @@ from tumble.rockfall.model import (
     S_V,
     STATE_SIZE,
 )
-from tumble.rockfall.moreau import D_CONTACTS, D_SWEEPS, N_DIAG, friction, rock_step, soil_param
+from tumble.rockfall.moreau import (
+    D_CONTACTS,
+    D_SWEEPS,
+    N_BOUNDS,
+    N_DIAG,
+    friction,
+    reset_bounds,
+    rock_step,
+    soil_param,
+)
 from tumble.rockfall.release import Release
 from tumble.rockfall.surface import surface
 from tumble.rotation.quaternion import q_normalize
@@ -78,16 +87,21 @@ def time_steps(model, states, follows, reps):
     heights, grid, sv, si, sr, vertices, body, options = model
     contacts = np.zeros((vertices.shape[0], NCOL))
     diag = np.zeros(N_DIAG)
+    bounds = np.empty(N_BOUNDS)
     state = np.empty(STATE_SIZE)
     closed = np.zeros(states.shape[0])
     sweeps = np.zeros(states.shape[0])
     for _ in range(reps):
         forget_percussions(contacts)
+        reset_bounds(bounds, vertices, body)
         for i in range(states.shape[0]):
             if not follows[i]:
                 forget_percussions(contacts)
+                reset_bounds(bounds, vertices, body)
             state[:] = states[i]
-            rock_step(heights, grid, sv, si, sr, vertices, body, options, state, contacts, diag)
+            rock_step(
+                heights, grid, sv, si, sr, vertices, body, options, state, contacts, diag, bounds
+            )
             closed[i] = diag[D_CONTACTS]
             sweeps[i] = diag[D_SWEEPS]
     return closed, sweeps

@@ -58,8 +58,9 @@ Kernels: :func:`rock_step` advances one rock by one step on plain arrays and ret
 ``PENETRATED`` when a closed contact at the midpoint lies deeper below the terrain than the rock's
 radius, :func:`penetrated`: a step too large for the contact model, which a rock never survives
 as "stopped");
-:func:`stopping_rules` (at rest, ``t_max``) ends the per-rock loops of :func:`run_rock` (which
-saves samples) and of the ensemble driver (which keeps statistics). The model is the tuple
+:func:`tumble.rockfall.stepping.stopping_rules` (at rest, ``t_max``) ends the per-rock loops of
+:func:`tumble.rockfall.stepping.run_rock` (which saves samples) and of the ensemble driver (which
+keeps statistics). The model is the tuple
 ``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
 :class:`tumble.rockfall.model.RockModel`, shared and read-only; the state (``STATE_SIZE``
 floats of :mod:`tumble.rockfall.model`) and the contact buffer (``n_vertices x NCOL``, which
@@ -101,23 +102,17 @@ from tumble.rockfall.model import (
     S_R,
     S_SLIP,
     S_V,
-    STATE_SIZE,
 )
-from tumble.rockfall.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.status import (
-    CAUGHT,
     LEFT_DOMAIN,
     NEWTON_NOT_CONVERGED,
     NO_SOLUTION,
     NON_FINITE,
     OK,
     PENETRATED,
-    RUNNING,
     SINGULAR_MATRIX,
-    STOPPED,
-    TIMED_OUT,
 )
-from tumble.rockfall.surface import bilinear, surface, upper_plane
+from tumble.rockfall.surface import bilinear, upper_plane
 from tumble.rotation.quaternion import q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
@@ -534,176 +529,3 @@ def rock_step(
     diag[D_CAPPED] = 1.0 if capped else 0.0
     diag[D_DRAG] = 1.0 if in_drag else 0.0
     return OK
-
-
-@jit_leaf
-def kinetic_energy(body: np.ndarray, state: np.ndarray) -> float:
-    """``m |v|^2 / 2 + omega . Theta omega / 2`` of a state vector."""
-    t = body[0] * (
-        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
-    )
-    for k in range(3):
-        t += body[1 + k] * state[S_OMEGA + k] * state[S_OMEGA + k]
-    return 0.5 * t
-
-
-@jit_leaf
-def _height(heights: np.ndarray, grid: np.ndarray, state: np.ndarray) -> float:
-    z, _, inside = surface(heights, grid[0], grid[1], grid[2], grid[3], state[S_R], state[S_R + 1])
-    if not inside:
-        return math.nan
-    return state[S_R + 2] - z
-
-
-@jit_leaf
-def stopping_rules(
-    code: int,
-    energy: float,
-    steps: int,
-    quiet: int,
-    n_steps: int,
-    rest_energy: float,
-    rest_steps: int,
-) -> tuple[int, int, int]:
-    """The end of a rock after one call of :func:`rock_step`, for every per-rock loop.
-
-    ``code`` is what :func:`rock_step` returned, ``energy`` the kinetic energy of the state after
-    it, ``steps`` the steps done before it, ``quiet`` how many of the last of them ended with the
-    kinetic energy at or below ``rest_energy``. Returns ``(status, steps, quiet)``: ``RUNNING``
-    while the rock moves on; ``STOPPED`` once ``quiet`` reaches ``rest_steps``; ``TIMED_OUT`` when
-    ``steps`` reaches ``n_steps``; else ``code`` (``LEFT_DOMAIN`` or a failure), with ``steps``
-    unchanged since the step was not taken. On scalars only: a loop that passed its arrays
-    through a helper would pay numba's reference counting of them every step.
-    """
-    if code != OK:
-        return code, steps, quiet
-    steps += 1
-    if energy <= rest_energy:
-        quiet += 1
-    else:
-        quiet = 0
-    if quiet >= rest_steps:
-        return STOPPED, steps, quiet
-    if steps >= n_steps:
-        return TIMED_OUT, steps, quiet
-    return RUNNING, steps, quiet
-
-
-@jit
-def run_rock(
-    model: tuple[np.ndarray, ...],
-    state: np.ndarray,
-    contacts: np.ndarray,
-    n_steps: int,
-    save_every: int,
-    rest_energy: float,
-    rest_steps: int,
-    out_step: np.ndarray,
-    out_state: np.ndarray,
-    out_diag: np.ndarray,
-    nets: tuple[np.ndarray, ...],
-    crossings: np.ndarray,
-) -> tuple[int, int, int, int]:
-    """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
-
-    The rock is at rest (``STOPPED``) once its kinetic energy has stayed at or below
-    ``rest_energy`` for ``rest_steps`` consecutive steps (:func:`stopping_rules`). Row 0 of the
-    outputs is the initial state; then every ``save_every``-th step and always the final state are
-    saved: the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
-    ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
-    over the steps since the previous row). Barrier crossings (``nets``, the tuple of
-    :mod:`tumble.rockfall.nets`) go to ``crossings``; a net may catch the rock (``CAUGHT``).
-    Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds the final state.
-    Needs ``n_steps // save_every + 2`` rows.
-    """
-    heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
-    diag = np.zeros(N_DIAG)
-    forget_percussions(contacts)
-    out_step[0] = 0
-    out_state[0, :] = state
-    out_diag[0, :] = 0.0
-    out_diag[0, D_MU] = friction(
-        soil_values, soil_index, soil_rasters, grid, state[S_R], state[S_R + 1], state[S_SLIP]
-    )
-    out_diag[0, D_HEIGHT] = _height(heights, grid, state)
-    rows = 1
-    bounds = np.empty(N_BOUNDS)
-    reset_bounds(bounds, vertices, body)
-    contact_sum = 0.0
-    drag_sum = 0.0
-    sweeps_max = 0.0
-    caps = 0.0
-    status = RUNNING if n_steps > 0 else TIMED_OUT
-    done = 0
-    quiet = 0
-    last_saved = 0
-    # the bounding boxes of the barriers, tested here on scalars: a call that passed the
-    # barrier arrays every step would pay numba's reference counting of each of them, so
-    # cross_barriers runs only after steps that start near a barrier
-    bbox = nets[5]
-    n_barriers = bbox.shape[0]
-    has_nets = n_barriers > 0
-    prev = np.empty(STATE_SIZE)
-    reach = step_reach(options[O_DT])
-    n_cross = 0
-    while status == RUNNING:
-        armed = has_nets and near_point(bbox, n_barriers, state[S_R], state[S_R + 1], reach)
-        if armed:
-            for i in range(STATE_SIZE):
-                prev[i] = state[i]
-        code = rock_step(
-            heights,
-            grid,
-            soil_values,
-            soil_index,
-            soil_rasters,
-            vertices,
-            body,
-            options,
-            state,
-            contacts,
-            diag,
-            bounds,
-        )
-        status, steps, quiet = stopping_rules(
-            code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
-        )
-        if steps > done:
-            if armed:
-                n_cross, caught = cross_barriers(
-                    nets,
-                    heights,
-                    grid,
-                    vertices,
-                    body,
-                    prev,
-                    state,
-                    steps,
-                    options[O_DT],
-                    crossings,
-                    n_cross,
-                )
-                if caught:
-                    status = CAUGHT
-            done = steps
-            contact_sum += diag[D_CONTACT_WORK]
-            drag_sum += diag[D_DRAG_WORK]
-            sweeps_max = max(sweeps_max, diag[D_SWEEPS])
-            caps += diag[D_CAPPED]
-        if done != last_saved and (status != RUNNING or done % save_every == 0):
-            out_step[rows] = done
-            out_state[rows, :] = state
-            for k in range(N_DIAG):
-                out_diag[rows, k] = diag[k]
-            out_diag[rows, D_CONTACT_WORK] = contact_sum
-            out_diag[rows, D_DRAG_WORK] = drag_sum
-            out_diag[rows, D_SWEEPS] = sweeps_max
-            out_diag[rows, D_CAPPED] = caps
-            out_diag[rows, D_HEIGHT] = _height(heights, grid, state)
-            rows += 1
-            last_saved = done
-            contact_sum = 0.0
-            drag_sum = 0.0
-            sweeps_max = 0.0
-            caps = 0.0
-    return status, done, rows, n_cross

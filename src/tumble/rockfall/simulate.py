@@ -2,7 +2,7 @@
 
 :func:`simulate` checks the inputs once, packs terrain, soil, rock and options into the plain
 arrays of :class:`RockModel` (shared by every rock of an ensemble), runs
-:func:`tumble.rockfall.moreau.run_rock` and returns a :class:`RockTrajectory`.
+:func:`tumble.rockfall.stepping.run_rock` and returns a :class:`RockTrajectory`.
 
 Terrain: any object with the attributes ``heights`` (ny, nx) float64, ``x0``, ``y0``, ``dx``,
 ``dy`` (``heights[j, i]`` is the height at ``x = x0 + i dx``, ``y = y0 + j dy``), such as
@@ -64,12 +64,12 @@ from tumble.rockfall.moreau import (
     D_MU,
     D_SWEEPS,
     N_SAVED_DIAG,
-    run_rock,
 )
 from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
+from tumble.rockfall.stepping import run_rock
 from tumble.rotation.quaternion import quat_rotate
 
 __all__ = [

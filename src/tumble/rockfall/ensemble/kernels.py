@@ -4,7 +4,7 @@
 iteration allocates the rock's vertex and contact buffers once and calls
 :func:`tumble.rockfall.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
 ``t_max``, with the stopping rules of :func:`tumble.rockfall.simulate`
-(:func:`tumble.rockfall.moreau.stopping_rules`; so rock k of an ensemble is bit-identical to
+(:func:`tumble.rockfall.stepping.stopping_rules`; so rock k of an ensemble is bit-identical to
 ``simulate`` of the same rock). Every rock writes only its own outputs (:func:`run_one`):
 
 * status, steps, the final state, the number of steps with a closed contact and of Gauss-Seidel
@@ -38,13 +38,12 @@ from tumble.rockfall.moreau import (
     D_CONTACTS,
     N_BOUNDS,
     N_DIAG,
-    kinetic_energy,
     reset_bounds,
     rock_step,
-    stopping_rules,
 )
 from tumble.rockfall.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
+from tumble.rockfall.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.surface import bilinear_uv
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
@@ -104,8 +103,8 @@ def run_one(
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
     ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
-    rules are those of :func:`tumble.rockfall.moreau.run_rock` (both end with
-    :func:`tumble.rockfall.moreau.stopping_rules`). ``out`` holds the rock's own outputs
+    rules are those of :func:`tumble.rockfall.stepping.run_rock` (both end with
+    :func:`tumble.rockfall.stepping.stopping_rules`). ``out`` holds the rock's own outputs
     ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
     (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored. ``nets``: the
     barrier tuple of :mod:`tumble.rockfall.nets`; the rock's crossings go to ``crossings``
