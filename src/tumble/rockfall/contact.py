@@ -70,7 +70,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import jit_leaf
 from tumble.rockfall.local_solutions import (
     block_at,
     dot6_at,
@@ -109,7 +109,7 @@ NCOL = 65
 CEILING_MARGIN = 1e-9
 
 
-@jit
+@jit_leaf
 def tangent_frame(n: Vec3) -> tuple[Vec3, Vec3]:
     """Tangents ``(t1, t2)`` for the unit normal ``n``: ``t1 = n x e / |n x e|`` with ``e`` the
     axis least aligned with ``n``, ``t2 = n x t1`` (module docstring)."""
@@ -125,7 +125,7 @@ def tangent_frame(n: Vec3) -> tuple[Vec3, Vec3]:
     return t1, cross(n, t1)
 
 
-@jit
+@jit_leaf
 def terrain_ceiling(
     heights: np.ndarray,
     x0: float,
@@ -178,7 +178,7 @@ def terrain_ceiling(
     return z_top + CEILING_MARGIN * (1.0 + abs(z_top) + slope * reach), True
 
 
-@jit
+@jit_leaf
 def find_contacts(
     heights: np.ndarray,
     grid: np.ndarray,
@@ -256,7 +256,7 @@ def find_contacts(
     return n, True
 
 
-@jit
+@jit_leaf
 def prepare_contacts(
     contacts: np.ndarray, n: int, m_inv: float, rot_inv: Mat3, u_start: Vec6
 ) -> bool:
@@ -329,7 +329,7 @@ def prepare_contacts(
     return True
 
 
-@jit
+@jit_leaf
 def _gamma(
     row: np.ndarray, j: int, u0: float, u1: float, u2: float, u3: float, u4: float, u5: float
 ) -> float:
@@ -344,7 +344,7 @@ def _gamma(
     )
 
 
-@jit
+@jit_leaf
 def _coupling(a: np.ndarray, b: np.ndarray) -> Mat3:
     """The off-diagonal Delassus block ``W_a^T M^-1 W_b`` of the contacts in rows a and b."""
     return (
@@ -366,7 +366,7 @@ def _coupling(a: np.ndarray, b: np.ndarray) -> Mat3:
     )
 
 
-@jit
+@jit_leaf
 def solve_pgs(
     contacts: np.ndarray,
     n: int,
@@ -532,7 +532,7 @@ def solve_pgs(
     return _apply(contacts, n, u_free), sweeps, ok
 
 
-@jit
+@jit_leaf
 def _apply(contacts: np.ndarray, n: int, u: Vec6) -> Vec6:
     """``u + sum_i M^-1 W_i P_i`` over the closed contacts."""
     u0, u1, u2, u3, u4, u5 = u
@@ -551,7 +551,7 @@ def _apply(contacts: np.ndarray, n: int, u: Vec6) -> Vec6:
     return (u0, u1, u2, u3, u4, u5)
 
 
-@jit
+@jit_leaf
 def forget_percussions(contacts: np.ndarray) -> None:
     """Clear the warm start of every vertex (before a rock's first step, or after a flight step)."""
     for k in range(contacts.shape[0]):
@@ -560,7 +560,7 @@ def forget_percussions(contacts: np.ndarray) -> None:
         contacts[k, C_WARM + 2] = 0.0
 
 
-@jit
+@jit_leaf
 def contact_work(contacts: np.ndarray, n: int, u_start: Vec6, u_end: Vec6) -> tuple[float, int]:
     """Work of the percussions, ``sum_i P_i . W_i^T (u_start + u_end) / 2`` (L14 eq. 54).
 

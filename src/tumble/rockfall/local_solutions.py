@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import jit_leaf
 from tumble.rotation.vec3 import Mat3, cross
 
 #: cap of the Newton iteration of the local sliding solution
@@ -29,7 +29,7 @@ SLIDING_ITER = 20
 PAIR_REGULARISATION = 1e-10
 
 
-@jit
+@jit_leaf
 def block_at(row: np.ndarray, col: int) -> Mat3:
     """The 3x3 matrix stored row major from column ``col`` of a contact row."""
     return (
@@ -39,7 +39,7 @@ def block_at(row: np.ndarray, col: int) -> Mat3:
     )
 
 
-@jit
+@jit_leaf
 def dot6_at(a: np.ndarray, b: np.ndarray, ia: int, ib: int) -> float:
     """``a[ia:ia+6] . b[ib:ib+6]``, summed in index order."""
     return (
@@ -52,13 +52,13 @@ def dot6_at(a: np.ndarray, b: np.ndarray, ia: int, ib: int) -> float:
     )
 
 
-@jit
+@jit_leaf
 def is_symmetric(m: Mat3) -> bool:
     """True if the 3x3 matrix equals its transpose exactly."""
     return m[0][1] == m[1][0] and m[0][2] == m[2][0] and m[1][2] == m[2][1]
 
 
-@jit
+@jit_leaf
 def transpose3(m: Mat3) -> Mat3:
     """The transpose of a 3x3 matrix (row tuples)."""
     return (
@@ -68,7 +68,7 @@ def transpose3(m: Mat3) -> Mat3:
     )
 
 
-@jit
+@jit_leaf
 def inverse3(m: Mat3) -> tuple[Mat3, bool]:
     """Inverse of a 3x3 matrix (row tuples) by the adjugate: returns ``(rows, ok)``."""
     c0 = cross(m[1], m[2])
@@ -86,7 +86,7 @@ def inverse3(m: Mat3) -> tuple[Mat3, bool]:
     ), True
 
 
-@jit
+@jit_leaf
 def matmul3(a: Mat3, b: Mat3) -> Mat3:
     """The product of two 3x3 matrices (row tuples)."""
     return (
@@ -108,7 +108,7 @@ def matmul3(a: Mat3, b: Mat3) -> Mat3:
     )
 
 
-@jit
+@jit_leaf
 def sliding(
     g: Mat3, b_n: float, b_t1: float, b_t2: float, s_t1: float, s_t2: float, mu: float
 ) -> tuple[float, float, float, bool]:
@@ -170,7 +170,7 @@ def sliding(
     return 0.0, 0.0, 0.0, False
 
 
-@jit
+@jit_leaf
 def pair_setup(g00: Mat3, g11: Mat3, g01: Mat3, g10: Mat3) -> tuple[Mat3, Mat3, Mat3, bool]:
     """Factors of the joint sticking problem of two contacts a = 0 and b = 1.
 
