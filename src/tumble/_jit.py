@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -120,6 +121,19 @@ def set_threads(n: int | None = None) -> int:
         raise ValueError(f"threads must be an integer from 1 to {limit}, got {n!r}")
     numba.set_num_threads(n)
     return previous
+
+
+@contextmanager
+def one_at_a_time() -> Iterator[None]:
+    """Inside it, the threads of a ``prange`` loop take its iterations one at a time as they
+    finish the previous one (numba's parallel chunk size 1), instead of an equal share each:
+    rocks differ in length by orders of magnitude, so equal shares leave threads idle. Which
+    thread runs an iteration does not change what the iteration computes."""
+    if DISABLED:
+        yield
+        return
+    with numba.parallel_chunksize(1):
+        yield
 
 
 def get_threads() -> int:

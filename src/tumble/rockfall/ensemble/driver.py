@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tumble import _check
-from tumble._jit import set_threads
+from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.ensemble.cells import chunk_cells
 from tumble.rockfall.ensemble.kernels import (
@@ -386,31 +386,32 @@ class Ensemble:
         visit_value = np.zeros((m, capacity, N_QUANTITIES))
         counts = np.zeros((m, N_ROCK_INTS), dtype=np.int64)
         crossings = np.zeros((m, cross_capacity if self.barriers else 0, N_XCOLS))
-        run_rocks(
-            model.heights,
-            model.grid,
-            model.soil_values,
-            model.soil_index,
-            model.soil_rasters,
-            p["shape_vertices"],
-            p["shape_counts"],
-            model.options,
-            np.ascontiguousarray(self.shape_id[rocks]),
-            np.ascontiguousarray(self.scale[rocks]),
-            np.ascontiguousarray(p["bodies"][rocks]),
-            states,
-            p["n_steps"],
-            float(self.options.rest_speed),
-            p["rest_steps"],
-            self.sample_every,
-            maxima,
-            path,
-            visit_cell,
-            visit_value,
-            counts,
-            p["nets"],
-            crossings,
-        )
+        with one_at_a_time():
+            run_rocks(
+                model.heights,
+                model.grid,
+                model.soil_values,
+                model.soil_index,
+                model.soil_rasters,
+                p["shape_vertices"],
+                p["shape_counts"],
+                model.options,
+                np.ascontiguousarray(self.shape_id[rocks]),
+                np.ascontiguousarray(self.scale[rocks]),
+                np.ascontiguousarray(p["bodies"][rocks]),
+                states,
+                p["n_steps"],
+                float(self.options.rest_speed),
+                p["rest_steps"],
+                self.sample_every,
+                maxima,
+                path,
+                visit_cell,
+                visit_value,
+                counts,
+                p["nets"],
+                crossings,
+            )
         return states, maxima, path, visit_cell, visit_value, counts, crossings
 
     def _simulate(
