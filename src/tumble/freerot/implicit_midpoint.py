@@ -41,7 +41,9 @@ from tumble.rotation.vec3 import Vec3, Vec3Like, cross, dot, factor3, mul_diag, 
 from tumble.status import Status
 
 
-@jit
+# both inlined into their callers (the rockfall step among them), so that their chains of
+# divisions and roots are scheduled together with the caller's independent work
+@jit(inline="always")
 def midpoint_omega(
     inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3, tol: float, max_iter: int
 ) -> tuple[Vec3, int]:
@@ -93,7 +95,7 @@ def midpoint_omega(
     return w1, Status.NEWTON_NOT_CONVERGED
 
 
-@jit
+@jit(inline="always")
 def spin_preserving_update(p0: Quat, w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> Quat:
     """Orientation update of eq. 66-75: ``p0 (x) exp(dt wm / 2) (x) q_B``, normalised."""
     wm = (0.5 * (w0[0] + w1[0]), 0.5 * (w0[1] + w1[1]), 0.5 * (w0[2] + w1[2]))

@@ -264,7 +264,9 @@ def penetrated(contacts: np.ndarray, n_closed: int, radius: float) -> bool:
     return -deepest > radius
 
 
-@jit_leaf
+# inlined into the per-rock loops (run_one, run_rock): the loop and the step are then compiled as
+# one function, whose arrays are passed once per rock instead of once per step
+@jit(inline="always")
 def rock_step(
     heights: np.ndarray,
     grid: np.ndarray,
