@@ -1,4 +1,5 @@
-"""Cost of a rock-step in flight and in contact on ``slope40``, and where a contact step spends it.
+"""Where a rock-step's time goes on ``slope40``: flights and contact steps, their parts, and the
+bookkeeping of the ensemble kernel.
 
 The states are those of real trajectories: ``--rocks`` EOTA221 rocks of 780 kg released on
 ``slope40`` (implicit scheme unless ``--scheme explicit``, ``medium`` soil, dt = 0.002 s) are run
@@ -12,7 +13,15 @@ alone (:func:`find_contacts` at the midpoint configuration), detection and prepa
 (:func:`prepare_contacts`), and detection, preparation and solution (:func:`solve_pgs` and
 :func:`contact_work`); the differences are the cost of each stage. The inputs of those stages
 (midpoint, friction, free velocity) are computed once beforehand as :func:`rock_step` computes
-them. Timings are the best of ``--repeat`` passes.
+them. A flight is split into the free rotation of the implicit scheme (:func:`midpoint_omega`
+and :func:`spin_preserving_update` timed alone on the flight states) and the rest (the terrain
+bound and the translation). Finally the ensemble kernel is timed on the same rocks, one
+thread, beside a bare loop that takes the same steps (the step and the stopping rules, nothing
+recorded): the difference is the kernel's bookkeeping (maxima, cell visits, path samples). A
+replay of saved states costs more per step than a run (each state is read from memory, and the
+plane above the terrain is taken again after every gap in the replayed sequence), so the two
+loops give the true means. Timings are the best of ``--repeat`` passes.
+``benchmarks/rockfall_ensemble.py`` prints this table after its own.
 
 A change of the kernels changes the trajectories (they are chaotic), so two versions of the code
 are compared on the same states: ``--states FILE`` saves them to FILE (``.npz``) on the first
@@ -29,9 +38,9 @@ import time
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import jit, set_threads
 from tumble.freerot.explicit import quaternion_half_step
-from tumble.freerot.implicit_midpoint import midpoint_omega
+from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.contact import (
     NCOL,
@@ -70,6 +79,8 @@ from tumble.rockfall.moreau import (
     soil_param,
 )
 from tumble.rockfall.release import Release
+from tumble.rockfall.status import RUNNING
+from tumble.rockfall.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.surface import surface
 from tumble.rotation.quaternion import q_normalize
 
@@ -228,8 +239,8 @@ def best_of(fn, repeat):
 
 
 def trajectory_states(rocks, scheme, seed):
-    """All states of ``rocks`` slope40 runs, the model of the first rock, and per state whether
-    it follows the state before in the same run."""
+    """All states of ``rocks`` slope40 runs, the model of the first rock, per state whether it
+    follows the state before in the same run, and the ensemble of those rocks."""
     terrain = Terrain.scenario("slope40")
     release = Release.for_scenario("slope40").draw(terrain, rocks, seed)
     ensemble = Ensemble(
@@ -256,7 +267,157 @@ def trajectory_states(rocks, scheme, seed):
         f = np.ones(n, dtype=np.bool_)
         f[0] = False
         follows.append(f)
-    return rock_model, np.concatenate(blocks), np.concatenate(follows)
+    return rock_model, np.concatenate(blocks), np.concatenate(follows), ensemble
+
+
+@jit
+def time_rotation(model, states, reps):
+    """The implicit free rotation of the step alone (:func:`midpoint_omega` and
+    :func:`spin_preserving_update`) from every state."""
+    body, options = model[6], model[7]
+    inertia = (body[1], body[2], body[3])
+    dt = options[O_DT]
+    acc = 0.0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            w0 = (states[i, S_OMEGA], states[i, S_OMEGA + 1], states[i, S_OMEGA + 2])
+            p0 = (states[i, S_P], states[i, S_P + 1], states[i, S_P + 2], states[i, S_P + 3])
+            w1, _ = midpoint_omega(
+                inertia,
+                w0,
+                dt,
+                (0.0, 0.0, 0.0),
+                options[O_NEWTON_TOL],
+                int(options[O_NEWTON_MAX_ITER]),
+            )
+            acc += spin_preserving_update(p0, w0, w1, inertia, dt)[0]
+    return acc
+
+
+@jit
+def bare_loop(model, start, n_steps, rest_energy, rest_steps):
+    """Every rock from its initial state (rows of ``start``) stepped by :func:`rock_step` under
+    the ensemble's stopping rules, nothing recorded; returns the steps taken."""
+    heights, grid, sv, si, sr, vertices, body, options = model
+    contacts = np.zeros((vertices.shape[0], NCOL))
+    diag = np.zeros(N_DIAG)
+    bounds = np.empty(N_BOUNDS)
+    state = np.empty(STATE_SIZE)
+    total = 0
+    for k in range(start.shape[0]):
+        state[:] = start[k]
+        forget_percussions(contacts)
+        reset_bounds(bounds, vertices, body)
+        status = RUNNING
+        done = 0
+        quiet = 0
+        while status == RUNNING:
+            code = rock_step(
+                heights, grid, sv, si, sr, vertices, body, options, state, contacts, diag, bounds
+            )
+            status, step, quiet = stopping_rules(
+                code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
+            )
+            if step == done:
+                break
+            done = step
+        total += done
+    return total
+
+
+def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
+    """Where a rock-step's time goes on slope40 (module docstring); prints the table and returns
+    the figures in ns."""
+    model, states, follows, ensemble = trajectory_states(rocks, scheme, seed)
+    if states_file and os.path.exists(states_file):
+        with np.load(states_file) as saved:
+            states, follows = saved["states"], saved["follows"]
+        print(f"states read from {states_file}")
+    elif states_file:
+        np.savez(states_file, states=states, follows=follows)
+    closed, sweeps = time_steps(model, states, follows, 1)
+    in_contact = closed > 0
+    # a state in a subset follows the one before only if both are consecutive in the run
+    index = np.arange(len(states))
+    subsets = {}
+    for name, mask in (("flight", ~in_contact), ("contact", in_contact)):
+        idx = index[mask]
+        chain = follows[idx] & np.r_[False, np.diff(idx) == 1]
+        subsets[name] = (states[idx], chain)
+    share = float(in_contact.mean())
+    print(
+        f"slope40, {scheme} scheme, {rocks} rocks: {len(states)} steps, "
+        f"{share:.1%} with contact; per contact step "
+        f"{closed[in_contact].mean():.2f} closed contacts, {sweeps[in_contact].mean():.2f} "
+        f"Gauss-Seidel sweeps (max {sweeps.max():.0f}); one core, best of {repeat}"
+    )
+    ns = {}
+    for name, (s, chain) in subsets.items():
+        time_steps(model, s[:5], chain[:5], 1)
+        seconds = best_of(lambda s=s, chain=chain: time_steps(model, s, chain, 1), repeat)
+        ns[name] = 1e9 * seconds / len(s)
+    flights = subsets["flight"][0]
+    if scheme == "implicit":
+        time_rotation(model, flights[:5], 1)
+        ns["rotation"] = (
+            1e9 * best_of(lambda: time_rotation(model, flights, 1), repeat) / len(flights)
+        )
+
+    s, chain = subsets["contact"]
+    inputs = stage_inputs(model, s)
+    cost = []
+    for stage in (1, 2, 3):
+        time_stages(model, inputs[:5], chain[:5], stage, 1)
+        seconds = best_of(lambda stage=stage: time_stages(model, inputs, chain, stage, 1), repeat)
+        cost.append(1e9 * seconds / len(s))
+    ns["detection"], ns["preparation"], ns["solution"] = (
+        cost[0],
+        cost[1] - cost[0],
+        cost[2] - cost[1],
+    )
+
+    # the whole ensemble kernel on the same rocks, one thread, against the same rocks stepped by
+    # a bare loop (the step and the stopping rules only): the difference is the bookkeeping
+    previous = set_threads(1)
+    try:
+        everyone = np.arange(rocks, dtype=np.int64)
+        ensemble.warm_up()
+        steps = int(ensemble._kernel(everyone, 256)[5][:, 1].sum())
+        seconds = best_of(lambda: ensemble._kernel(everyone, 256), repeat)
+    finally:
+        set_threads(previous)
+    p = ensemble._packed
+    start = np.ascontiguousarray(p["states"][:rocks])
+    rest_energy = 0.5 * model[6][0] * ensemble.options.rest_speed**2
+    bare = (model, start, p["n_steps"], rest_energy, p["rest_steps"])
+    if bare_loop(*bare) != steps:
+        raise RuntimeError("the bare loop did not take the kernel's steps")
+    ns["kernel"] = 1e9 * seconds / steps
+    ns["loop"] = 1e9 * best_of(lambda: bare_loop(*bare), repeat) / steps
+    ns["bookkeeping"] = ns["kernel"] - ns["loop"]
+    ns["contact_share"] = share
+
+    print(f"{'':<42}{'ns':>8}{'share':>8}")
+    rows = [("flight step", ns["flight"], 1.0 - share)]
+    if "rotation" in ns:
+        rows += [
+            ("  free rotation (Newton, update)", ns["rotation"], None),
+            ("  terrain bound, translation", ns["flight"] - ns["rotation"], None),
+        ]
+    rows += [
+        ("contact step", ns["contact"], share),
+        ("  detection", ns["detection"], None),
+        ("  preparation", ns["preparation"], None),
+        ("  solution", ns["solution"], None),
+        ("  free motion and update", ns["contact"] - cost[2], None),
+        ("bare loop per rock-step", ns["loop"], None),
+        ("  + bookkeeping (maxima, cells, samples)", ns["bookkeeping"], None),
+        ("= ensemble kernel per rock-step", ns["kernel"], None),
+    ]
+    for label, value, weight in rows:
+        tail = f"{weight:8.1%}" if weight is not None else ""
+        print(f"{label:<42}{value:8.1f}{tail}")
+    return ns
 
 
 def main() -> None:
@@ -267,46 +428,7 @@ def main() -> None:
     parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
     parser.add_argument("--states", metavar="FILE", help="save the states to / read them from FILE")
     args = parser.parse_args()
-
-    model, states, follows = trajectory_states(args.rocks, args.scheme, args.seed)
-    if args.states and os.path.exists(args.states):
-        with np.load(args.states) as saved:
-            states, follows = saved["states"], saved["follows"]
-        print(f"states read from {args.states}")
-    elif args.states:
-        np.savez(args.states, states=states, follows=follows)
-    closed, sweeps = time_steps(model, states, follows, 1)
-    in_contact = closed > 0
-    # a state in a subset follows the one before only if both are consecutive in the run
-    index = np.arange(len(states))
-    subsets = {}
-    for name, mask in (("flight", ~in_contact), ("contact", in_contact)):
-        idx = index[mask]
-        chain = follows[idx] & np.r_[False, np.diff(idx) == 1]
-        subsets[name] = (states[idx], chain)
-    print(
-        f"slope40, {args.scheme} scheme, {args.rocks} rocks: {len(states)} steps, "
-        f"{in_contact.mean():.1%} with contact; per contact step "
-        f"{closed[in_contact].mean():.2f} closed contacts, {sweeps[in_contact].mean():.2f} "
-        f"Gauss-Seidel sweeps (max {sweeps.max():.0f})"
-    )
-    for name, (s, chain) in subsets.items():
-        time_steps(model, s[:5], chain[:5], 1)
-        seconds = best_of(lambda s=s, chain=chain: time_steps(model, s, chain, 1), args.repeat)
-        print(f"rock_step, {name:<8} {1e9 * seconds / len(s):8.1f} ns/step")
-
-    s, chain = subsets["contact"]
-    inputs = stage_inputs(model, s)
-    cost = []
-    for stage in (1, 2, 3):
-        time_stages(model, inputs[:5], chain[:5], stage, 1)
-        seconds = best_of(
-            lambda stage=stage: time_stages(model, inputs, chain, stage, 1), args.repeat
-        )
-        cost.append(1e9 * seconds / len(s))
-    print(f"  detection   {cost[0]:8.1f} ns/contact step")
-    print(f"  preparation {cost[1] - cost[0]:8.1f} ns/contact step")
-    print(f"  solution    {cost[2] - cost[1]:8.1f} ns/contact step")
+    profile(args.rocks, args.scheme, args.seed, args.repeat, args.states)
 
 
 if __name__ == "__main__":

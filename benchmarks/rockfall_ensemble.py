@@ -10,7 +10,11 @@ Two cost ratios are printed: of the wall times (what a user waits; the implicit 
 farther, so they take more steps) and of the time per rock-step (what the scheme costs). The
 kernels are compiled (or loaded from the cache) before the clock starts.
 
+Last, the profile of ``benchmarks/contact_step.py`` says where a rock-step's time goes (flights
+and contact steps and their parts, the bookkeeping of the kernel).
+
     python benchmarks/rockfall_ensemble.py [--rocks 1000] [--threads 2] [--seed 1]
+        [--profile-rocks 10]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import json
 import os
 import time
 
+from contact_step import profile as step_profile  # benchmarks/contact_step.py
 from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import CHUNK_SIZE, Ensemble
@@ -39,6 +44,12 @@ def main() -> None:
         "--pgs-tol", type=float, default=PGS_TOL, help="Gauss-Seidel tolerance (default 1e-6)"
     )
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument(
+        "--profile-rocks",
+        type=int,
+        default=10,
+        help="rocks of the closing profile of where a rock-step's time goes (0: none)",
+    )
     args = parser.parse_args()
 
     terrain = Terrain.scenario("slope40")
@@ -101,6 +112,11 @@ def main() -> None:
             f"{f['left_domain']:.1%}, timed out {f['timed_out']:.1%}, failed {f['failed']:.1%}; "
             f"Gauss-Seidel cap hits {s['pgs_cap_hits']}"
         )
+    profile = None
+    if args.profile_rocks > 0:
+        print()
+        print("where a rock-step's time goes (benchmarks/contact_step.py):")
+        profile = step_profile(args.profile_rocks, "implicit", args.seed)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(
@@ -108,6 +124,7 @@ def main() -> None:
                     "wall_ratio": wall_ratio,
                     "step_ratio": step_ratio,
                     "threads": threads,
+                    "profile_ns": profile,
                     **results,
                 },
                 handle,
