@@ -33,6 +33,7 @@ run and reads them from there afterwards.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 
@@ -46,6 +47,7 @@ from tumble.rockfall.contact import (
     NCOL,
     contact_work,
     find_contacts,
+    find_contacts_below,
     forget_percussions,
     prepare_contacts,
     solve_pgs,
@@ -71,6 +73,7 @@ from tumble.rockfall.model import (
 from tumble.rockfall.moreau import (
     D_CONTACTS,
     D_SWEEPS,
+    FLIGHT_MARGIN,
     N_BOUNDS,
     N_DIAG,
     friction,
@@ -81,14 +84,16 @@ from tumble.rockfall.moreau import (
 from tumble.rockfall.release import Release
 from tumble.rockfall.status import RUNNING
 from tumble.rockfall.stepping import kinetic_energy, stopping_rules
-from tumble.rockfall.surface import surface
-from tumble.rotation.quaternion import q_normalize
+from tumble.rockfall.surface import surface, upper_plane
+from tumble.rotation.quaternion import q_normalize, q_to_matrix
 
 #: soil fields read here (layout of :mod:`tumble.rockfall.moreau`)
 _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = 4, 5, 6, 7
 #: columns of the stage inputs: r_m, p_m, m_inv, rot_inv diagonal, u_pre, u_free, mu, eps_n
 I_R, I_P, I_MINV, I_ROT, I_UPRE, I_UFREE, I_MU, I_EPS = 0, 3, 7, 8, 11, 17, 23, 24
-N_INPUT = 25
+#: the plane above the terrain (m_0, m_1, m_2, height of r_m above it; I_BELOW 1 if there is one)
+I_PLANE, I_BELOW = 25, 29
+N_INPUT = 30
 
 
 @jit
@@ -122,8 +127,13 @@ def time_steps(model, states, follows, reps):
 def stage_inputs(model, states):
     """The inputs of the contact stages of :func:`rock_step` (implicit or explicit free
     rotation without rolling resistance), one row per state (``I_*`` layout)."""
-    heights, grid, sv, si, sr, _, body, options = model
+    heights, grid, sv, si, sr, vertices, body, options = model
     out = np.zeros((states.shape[0], N_INPUT))
+    radius = 0.0
+    for k in range(vertices.shape[0]):
+        radius = max(
+            radius, math.sqrt(vertices[k, 0] ** 2 + vertices[k, 1] ** 2 + vertices[k, 2] ** 2)
+        )
     dt = options[O_DT]
     h = 0.5 * dt
     mass = body[0]
@@ -169,6 +179,17 @@ def stage_inputs(model, states):
         row[I_MINV] = m_inv
         row[I_MU] = friction(sv, si, sr, grid, x, y, s[S_SLIP])
         row[I_EPS] = soil_param(_RESTITUTION, sv, si, sr, grid, x, y)
+        # the plane of rock_step's flights, here taken around r_m itself
+        a, g_x, g_y, ok = upper_plane(
+            heights, grid[0], grid[1], grid[2], grid[3], x, y, radius + FLIGHT_MARGIN
+        )
+        if ok:
+            a_ik = q_to_matrix(p_m)
+            row[I_PLANE] = a_ik[2][0] - g_x * a_ik[0][0] - g_y * a_ik[1][0]
+            row[I_PLANE + 1] = a_ik[2][1] - g_x * a_ik[0][1] - g_y * a_ik[1][1]
+            row[I_PLANE + 2] = a_ik[2][2] - g_x * a_ik[0][2] - g_y * a_ik[1][2]
+            row[I_PLANE + 3] = r_m[2] - a
+            row[I_BELOW] = 1.0
     return out
 
 
@@ -187,7 +208,17 @@ def time_stages(model, inputs, follows, stage, reps):
             row = inputs[i]
             r_m = (row[I_R], row[I_R + 1], row[I_R + 2])
             p_m = (row[I_P], row[I_P + 1], row[I_P + 2], row[I_P + 3])
-            n, _ = find_contacts(heights, grid, vertices, r_m, p_m, options[O_GAP_TOL], contacts)
+            if row[I_BELOW] != 0.0:
+                # as rock_step does: the vertices near the plane only
+                plane = (row[I_PLANE], row[I_PLANE + 1], row[I_PLANE + 2], row[I_PLANE + 3])
+                a_ik = q_to_matrix(p_m)
+                n = find_contacts_below(
+                    heights, grid, vertices, r_m, a_ik, plane, options[O_GAP_TOL], contacts
+                )
+            else:
+                n, _ = find_contacts(
+                    heights, grid, vertices, r_m, p_m, options[O_GAP_TOL], contacts
+                )
             total += n
             if stage < 2 or n == 0:
                 continue

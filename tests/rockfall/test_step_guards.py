@@ -93,12 +93,12 @@ def test_a_rock_deeper_than_its_radius_fails_as_penetrated():
 
 
 def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
-    """A box bouncing down a rough 35 degree slope: after every step the number of closed
-    contacts that rock_step used (its plane and sphere shortcuts, a cached plane) equals what
-    the full vertex search finds at the same midpoint configuration; both flights and contact
-    steps occur, and the cached plane is reused between steps."""
+    """A box bouncing down a rough 35 degree slope: after every step the closed contacts that
+    rock_step used (its plane and sphere shortcuts, a cached plane, the search of the vertices
+    near the plane) are those the full vertex search finds at the same midpoint configuration,
+    row for row; both flights and contact steps occur, and the cached plane is reused."""
     from tumble.freerot.explicit import quaternion_half_step
-    from tumble.rockfall.contact import find_contacts
+    from tumble.rockfall.contact import C_VERTEX, C_W, find_contacts
     from tumble.rockfall.model import O_DT, O_GAP_TOL, S_OMEGA, S_V
     from tumble.rockfall.moreau import B_X, D_CONTACTS
     from tumble.rotation.quaternion import q_normalize
@@ -129,6 +129,9 @@ def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
         if not inside or rock_step(*model, state, contacts, diag, bounds) != OK:
             break
         assert diag[D_CONTACTS] == expected
+        # the same rows: vertex, gap and force directions, bit for bit
+        columns = slice(C_VERTEX, C_W + 18)
+        np.testing.assert_array_equal(contacts[:expected, columns], probe[:expected, columns])
         flights += expected == 0
         touching += expected > 0
         reuses += centre == bounds[B_X]

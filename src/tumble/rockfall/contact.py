@@ -220,40 +220,95 @@ def find_contacts(
         dz = a[2][0] * rk[0] + a[2][1] * rk[1] + a[2][2] * rk[2]
         if bounded and dz > z_open:
             continue
-        px = r[0] + (a[0][0] * rk[0] + a[0][1] * rk[1] + a[0][2] * rk[2])
-        py = r[1] + (a[1][0] * rk[0] + a[1][1] * rk[1] + a[1][2] * rk[2])
-        z, normal, inside = surface(heights, x0, y0, dx, dy, px, py)
+        closed, inside = _vertex_contact(heights, x0, y0, dx, dy, r, a, rk, k, gap_tol, contacts, n)
         if not inside:
             return n, False
-        gap = r[2] + dz - z
-        if gap > gap_tol:
-            continue
-        t1, t2 = tangent_frame(normal)
-        row = contacts[n]
-        row[C_VERTEX] = k
-        row[C_GAP] = gap
-        for j in range(3):
-            if j == 0:
-                d = normal
-            elif j == 1:
-                d = t1
-            else:
-                d = t2
-            # the direction in the body frame, A_KI d = A_IK^T d
-            dk = (
-                a[0][0] * d[0] + a[1][0] * d[1] + a[2][0] * d[2],
-                a[0][1] * d[0] + a[1][1] * d[1] + a[2][1] * d[2],
-                a[0][2] * d[0] + a[1][2] * d[1] + a[2][2] * d[2],
-            )
-            base = C_W + 6 * j
-            row[base + 0] = d[0]
-            row[base + 1] = d[1]
-            row[base + 2] = d[2]
-            row[base + 3] = rk[1] * dk[2] - rk[2] * dk[1]
-            row[base + 4] = rk[2] * dk[0] - rk[0] * dk[2]
-            row[base + 5] = rk[0] * dk[1] - rk[1] * dk[0]
-        n += 1
+        n += closed
     return n, True
+
+
+@jit_leaf
+def find_contacts_below(
+    heights: np.ndarray,
+    grid: np.ndarray,
+    vertices: np.ndarray,
+    r: Vec3,
+    a: Mat3,
+    plane: tuple[float, float, float, float],
+    gap_tol: float,
+    contacts: np.ndarray,
+) -> int:
+    """:func:`find_contacts` for a rock over a plane above the terrain
+    (:func:`tumble.rockfall.surface.upper_plane`) whose square holds every vertex: returns
+    ``n_closed``. ``a`` is ``A_IK(p)``; ``plane = (m_0, m_1, m_2, h)`` gives the height of
+    vertex K_r_SP above the plane, ``h + m . K_r_SP`` (``m = A_IK^T (-g_x, -g_y, 1)``, ``h`` the
+    height of r above it). A vertex higher than ``gap_tol`` above the plane is open without
+    evaluating the surface (the terrain lies below the plane); the others are evaluated as by
+    :func:`find_contacts`, in the same order, so the rows are the same."""
+    x0, y0, dx, dy = grid[0], grid[1], grid[2], grid[3]
+    m0, m1, m2, above = plane
+    n = 0
+    for k in range(vertices.shape[0]):
+        rk = (vertices[k, 0], vertices[k, 1], vertices[k, 2])
+        if above + (m0 * rk[0] + m1 * rk[1] + m2 * rk[2]) > gap_tol:
+            continue
+        closed, _ = _vertex_contact(heights, x0, y0, dx, dy, r, a, rk, k, gap_tol, contacts, n)
+        n += closed
+    return n
+
+
+@jit_leaf
+def _vertex_contact(
+    heights: np.ndarray,
+    x0: float,
+    y0: float,
+    dx: float,
+    dy: float,
+    r: Vec3,
+    a: Mat3,
+    rk: Vec3,
+    k: int,
+    gap_tol: float,
+    contacts: np.ndarray,
+    n: int,
+) -> tuple[int, bool]:
+    """Vertex ``k`` (body frame ``rk``) of the rock at ``(r, A_IK = a)``: if its gap is at most
+    ``gap_tol``, its vertex index, gap and force directions go to row ``n`` of ``contacts``.
+    Returns ``(1 if closed else 0, inside)``."""
+    dz = a[2][0] * rk[0] + a[2][1] * rk[1] + a[2][2] * rk[2]
+    px = r[0] + (a[0][0] * rk[0] + a[0][1] * rk[1] + a[0][2] * rk[2])
+    py = r[1] + (a[1][0] * rk[0] + a[1][1] * rk[1] + a[1][2] * rk[2])
+    z, normal, inside = surface(heights, x0, y0, dx, dy, px, py)
+    if not inside:
+        return 0, False
+    gap = r[2] + dz - z
+    if gap > gap_tol:
+        return 0, True
+    t1, t2 = tangent_frame(normal)
+    row = contacts[n]
+    row[C_VERTEX] = k
+    row[C_GAP] = gap
+    for j in range(3):
+        if j == 0:
+            d = normal
+        elif j == 1:
+            d = t1
+        else:
+            d = t2
+        # the direction in the body frame, A_KI d = A_IK^T d
+        dk = (
+            a[0][0] * d[0] + a[1][0] * d[1] + a[2][0] * d[2],
+            a[0][1] * d[0] + a[1][1] * d[1] + a[2][1] * d[2],
+            a[0][2] * d[0] + a[1][2] * d[1] + a[2][2] * d[2],
+        )
+        base = C_W + 6 * j
+        row[base + 0] = d[0]
+        row[base + 1] = d[1]
+        row[base + 2] = d[2]
+        row[base + 3] = rk[1] * dk[2] - rk[2] * dk[1]
+        row[base + 4] = rk[2] * dk[0] - rk[0] * dk[2]
+        row[base + 5] = rk[0] * dk[1] - rk[1] * dk[0]
+    return 1, True
 
 
 @jit_leaf

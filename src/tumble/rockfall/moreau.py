@@ -81,6 +81,7 @@ from tumble.rockfall.contact import (
     C_WARM,
     contact_work,
     find_contacts,
+    find_contacts_below,
     forget_percussions,
     inverse3,
     prepare_contacts,
@@ -367,6 +368,9 @@ def rock_step(
     # m = A_IK^T (-g_x, -g_y, 1), first for the bounding sphere (|m| radius), then per vertex
     gap_tol = options[O_GAP_TOL]
     clear = False
+    below = False  # the vertices to search lie over the cached plane
+    m0 = m1 = m2 = 0.0
+    a_ik = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     if cached:
         clear = above - bounds[B_SLOPE] * radius > gap_tol
         if not clear:
@@ -380,8 +384,14 @@ def rock_step(
             for k in range(vertices.shape[0]):
                 low = min(low, m0 * vertices[k, 0] + m1 * vertices[k, 1] + m2 * vertices[k, 2])
             clear = above + low > gap_tol
+            below = True
     if clear:
         n_closed = 0
+    elif below:
+        # only the vertices less than gap_tol above the plane are evaluated
+        n_closed = find_contacts_below(
+            heights, grid, vertices, r_m, a_ik, (m0, m1, m2, above), gap_tol, contacts
+        )
     else:
         if not have_p_m:
             p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
