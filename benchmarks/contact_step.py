@@ -46,12 +46,11 @@ from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.contact import (
     NCOL,
     contact_work,
-    find_contacts,
-    find_contacts_below,
     forget_percussions,
     prepare_contacts,
     solve_pgs,
 )
+from tumble.rockfall.detection import find_contacts, find_contacts_below
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.model import (
     IMPLICIT,

@@ -26,13 +26,12 @@ from tumble.rockfall.contact import (
     C_WARM,
     NCOL,
     contact_work,
-    find_contacts,
     forget_percussions,
     inverse3,
     prepare_contacts,
     solve_pgs,
-    tangent_frame,
 )
+from tumble.rockfall.detection import find_contacts, tangent_frame
 from tumble.rockfall.terrain import Terrain
 
 GAP_TOL = 1e-8

@@ -98,7 +98,8 @@ def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
     near the plane) are those the full vertex search finds at the same midpoint configuration,
     row for row; both flights and contact steps occur, and the cached plane is reused."""
     from tumble.freerot.explicit import quaternion_half_step
-    from tumble.rockfall.contact import C_VERTEX, C_W, find_contacts
+    from tumble.rockfall.contact import C_VERTEX, C_W
+    from tumble.rockfall.detection import find_contacts
     from tumble.rockfall.model import O_DT, O_GAP_TOL, S_OMEGA, S_V
     from tumble.rockfall.moreau import B_X, D_CONTACTS
     from tumble.rotation.quaternion import q_normalize

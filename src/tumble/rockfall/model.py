@@ -296,7 +296,7 @@ def max_dt(radius: Any, dx: float, dy: float, speed: Any) -> np.ndarray:
     on the lowest point): ``min(R, dx, dy) / V``.
 
     Derivation. A vertex contact closes when the gap at the midpoint of a step is at most zero
-    (:func:`tumble.rockfall.contact.find_contacts`), so a vertex approaching the surface at
+    (:func:`tumble.rockfall.detection.find_contacts`), so a vertex approaching the surface at
     speed ``V`` can be ``V dt`` below it before the percussion of the next step acts. This depth
     must stay below the rock's radius ``R`` (the largest distance of a hull vertex from the
     centre of mass): deeper, the vertex may have passed the surface further than the rock is

@@ -80,13 +80,12 @@ from tumble.rockfall.contact import (
     C_GAP,
     C_WARM,
     contact_work,
-    find_contacts,
-    find_contacts_below,
     forget_percussions,
     inverse3,
     prepare_contacts,
     solve_pgs,
 )
+from tumble.rockfall.detection import find_contacts, find_contacts_below
 from tumble.rockfall.model import (
     EXPLICIT,
     IMPLICIT,
@@ -300,7 +299,7 @@ def rock_step(
     contact). The plane is cached over a square reaching :data:`FLIGHT_MARGIN` beyond the
     radius and taken again once the rock leaves it; the bounding sphere is tested against it,
     then the lowest hull vertex, and only then are the vertices searched
-    (:func:`tumble.rockfall.contact.find_contacts`). The same plane answers the drag layer
+    (:func:`tumble.rockfall.detection.find_contacts`). The same plane answers the drag layer
     test wherever the centre of mass lies that high above it. The soil's friction and restitution
     are looked up only for a step with contacts, its slippage decay only for a flight with
     slippage left, and the warm start is cleared only when the previous step left one. None of
