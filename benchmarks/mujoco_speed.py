@@ -241,7 +241,10 @@ def main() -> None:
     print(f"tumble / MuJoCo rock-steps per second: {ratio:.1f}x")
     print(f"tumble contact steps: {100 * ours['contact_step_fraction']:.1f} % of its rock-steps")
     below = np.mean(theirs["z_end"] < float(np.min(terrain.heights)) - 1.0)
-    print(f"MuJoCo rocks that fell through the height field: {100 * below:.1f} %")
+    print(
+        f"MuJoCo rocks below the lowest point of the height field at the end (they left it and "
+        f"fell; tumble's rocks stop at rest or leave the DEM): {100 * below:.1f} %"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
