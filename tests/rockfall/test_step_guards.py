@@ -138,3 +138,44 @@ def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
         reuses += centre == bounds[B_X]
         centre = bounds[B_X]
     assert flights > 300 and touching > 100 and reuses > 1000
+
+
+def test_initial_states_are_initial_state_for_every_rock():
+    """The batch set-up of an ensemble gives, bit for bit, the state initial_state gives each
+    rock (two shapes, scaled, random orientations, some quaternions slightly off unit norm),
+    and names the first rock it refuses with initial_state's reason."""
+    from tumble.rockfall.model import initial_states
+
+    terrain = Terrain.plane(0.0, size=(40.0, 40.0), spacing=1.0)
+    shapes = [Rock.box(*BOX, density=2500.0), Rock.eota221(mass=780.0)]
+    model = pack_model(terrain, shapes[0], Soil.preset("medium"), Options())
+    rng = np.random.default_rng(5)
+    n = 200
+    shape_id = rng.integers(0, 2, n)
+    scale = rng.uniform(0.5, 1.5, n)
+    m = max(s.vertices.shape[0] for s in shapes)
+    hulls = np.full((2, m, 3), np.nan)
+    for i, s in enumerate(shapes):
+        hulls[i, : s.vertices.shape[0]] = s.vertices
+    vertices = hulls[shape_id] * scale[:, None, None]
+    position = np.column_stack([rng.uniform(10, 30, n), rng.uniform(-10, 10, n), 3.0 + scale])
+    orientation = rng.normal(size=(n, 4))
+    orientation /= np.linalg.norm(orientation, axis=1)[:, None]
+    orientation *= 1.0 + rng.uniform(-1e-4, 1e-4, n)[:, None]
+    velocity = rng.normal(size=(n, 3))
+    omega = rng.normal(size=(n, 3))
+    batch = initial_states(model, vertices, position, orientation, velocity, omega)
+    for k in range(n):
+        hull = vertices[k][~np.isnan(vertices[k, :, 0])]
+        one = initial_state(
+            model._replace(vertices=hull), position[k], orientation[k], velocity[k], omega[k]
+        )
+        np.testing.assert_array_equal(batch[k], one)
+    sunk = position.copy()
+    sunk[37, 2] = 0.1
+    with pytest.raises(ValueError, match=r"rock 37: the rock starts below the terrain"):
+        initial_states(model, vertices, sunk, orientation, velocity, omega)
+    outside = position.copy()
+    outside[12, 0] = 39.9
+    with pytest.raises(ValueError, match=r"rock 12: the rock at .* reaches outside the DEM"):
+        initial_states(model, vertices, outside, orientation, velocity, omega)

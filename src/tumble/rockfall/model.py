@@ -29,8 +29,8 @@ from tumble.bodies.catalogue import Body
 from tumble.freerot.base import SchemeId
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import FIELDS, Soil
-from tumble.rockfall.surface import surface
-from tumble.rotation.quaternion import Quat, q_rotate
+from tumble.rockfall.surface import surface, surface_batch
+from tumble.rotation.quaternion import Quat, q_rotate, quat_to_matrix
 
 #: the rotation schemes of the rockfall step (Leine et al. 2021, eq. 79-83 and 84-87)
 ROCKFALL_SCHEMES = (SchemeId.EXPLICIT, SchemeId.IMPLICIT)
@@ -349,7 +349,8 @@ def initial_state(
     """Validated state vector; refuses a hull that starts outside the DEM or below the terrain."""
     r = _check.vector(position, 3, "position")
     p = _check.vector(orientation, 4, "orientation")
-    norm = float(np.linalg.norm(p))
+    # the norm as initial_states takes it for many rocks at once (the same operations)
+    norm = float(np.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]))
     if abs(norm - 1.0) > UNIT_TOLERANCE:
         raise ValueError(
             f"orientation must be a unit quaternion (w, x, y, z); its norm is {norm:.6g}"
@@ -388,3 +389,66 @@ def initial_state(
     state[S_OMEGA : S_OMEGA + 3] = w
     state[S_SLIP] = s
     return state
+
+
+def initial_states(
+    model: RockModel,
+    vertices: np.ndarray,
+    position: np.ndarray,
+    orientation: np.ndarray,
+    velocity: np.ndarray,
+    omega: np.ndarray,
+) -> np.ndarray:
+    """:func:`initial_state` of n rocks at once, the same numbers: ``vertices`` (n, m, 3) each
+    rock's hull (rows of NaN pad a hull of fewer vertices), the other arguments (n, 3) or
+    (n, 4). A rock it refuses raises the error of :func:`initial_state`, with the rock's index
+    (``rock k: ...``). A rock within a round-off margin of a refusal (a vertex near the edge of
+    the grid or near the surface) is checked by :func:`initial_state` itself."""
+    n = position.shape[0]
+    arrays = (position, orientation, velocity, omega)
+    finite = np.all(np.isfinite(np.hstack(arrays)), axis=1)
+    p = orientation
+    norm = np.sqrt(p[:, 0] * p[:, 0] + p[:, 1] * p[:, 1] + p[:, 2] * p[:, 2] + p[:, 3] * p[:, 3])
+    suspect = ~finite | ~(np.abs(norm - 1.0) <= UNIT_TOLERANCE)
+    unit = p / np.where(suspect, 1.0, norm)[:, None]
+    matrix = quat_to_matrix(np.where(suspect[:, None], [1.0, 0.0, 0.0, 0.0], unit))
+    x0, y0, dx, dy = (float(v) for v in model.grid)
+    x1 = x0 + (model.heights.shape[1] - 1) * dx
+    y1 = y0 + (model.heights.shape[0] - 1) * dy
+    margin = 1e-9 * (1.0 + abs(x0) + abs(x1) + abs(y0) + abs(y1))
+    deepest = np.full(n, np.inf)
+    z = np.empty(n)
+    normal = np.empty((n, 3))
+    inside = np.empty(n, dtype=np.bool_)
+    for j in range(vertices.shape[1]):
+        vertex = vertices[:, j, :]
+        real = ~np.isnan(vertex[:, 0])
+        world = position + np.einsum("nij,nj->ni", matrix, np.where(real[:, None], vertex, 0.0))
+        surface_batch(model.heights, x0, y0, dx, dy, world[:, 0], world[:, 1], z, normal, inside)
+        near_edge = (
+            (np.abs(world[:, 0] - x0) < margin)
+            | (np.abs(world[:, 0] - x1) < margin)
+            | (np.abs(world[:, 1] - y0) < margin)
+            | (np.abs(world[:, 1] - y1) < margin)
+        )
+        suspect |= real & (~inside | near_edge)
+        deepest = np.where(real & inside, np.minimum(deepest, world[:, 2] - z), deepest)
+    suspect |= deepest < -START_GAP_TOLERANCE + 1e-9
+    states = np.zeros((n, STATE_SIZE))
+    states[:, S_R : S_R + 3] = position
+    states[:, S_P : S_P + 4] = unit
+    states[:, S_V : S_V + 3] = velocity
+    states[:, S_OMEGA : S_OMEGA + 3] = omega
+    for k in np.flatnonzero(suspect):
+        hull = vertices[k][~np.isnan(vertices[k, :, 0])]
+        try:
+            states[k] = initial_state(
+                model._replace(vertices=hull),
+                position[k],
+                orientation[k],
+                velocity[k],
+                omega[k],
+            )
+        except ValueError as err:
+            raise ValueError(f"rock {k}: {err}") from None
+    return states

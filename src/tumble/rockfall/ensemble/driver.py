@@ -59,7 +59,7 @@ from tumble.rockfall.model import (
     Options,
     check_dt,
     hull_radius,
-    initial_state,
+    initial_states,
     pack_model,
     resolve_options,
 )
@@ -221,19 +221,20 @@ class Ensemble:
         ratio = self.mass / shape_mass
         inertia = inertia * ratio[:, None] * (self.scale**2)[:, None]
         bodies = np.ascontiguousarray(np.column_stack([self.mass, inertia]))
-        initial = np.empty((n, STATE_SIZE))
-        for k in range(n):
-            rock_model = model._replace(vertices=self._vertices(k), body=bodies[k])
-            try:
-                initial[k] = initial_state(
-                    rock_model,
-                    states.position[k],
-                    states.orientation[k],
-                    states.velocity[k],
-                    states.omega[k],
-                )
-            except ValueError as err:
-                raise ValueError(f"release.height: rock {k}: {err}") from None
+        hulls = np.full((len(self.shapes), int(counts.max()), 3), np.nan)
+        for i, s in enumerate(self.shapes):
+            hulls[i, : s.n_vertices] = s.vertices
+        try:
+            initial = initial_states(
+                model,
+                hulls[self.shape_id] * self.scale[:, None, None],
+                np.asarray(states.position, dtype=np.float64),
+                np.asarray(states.orientation, dtype=np.float64),
+                np.asarray(states.velocity, dtype=np.float64),
+                np.asarray(states.omega, dtype=np.float64),
+            )
+        except ValueError as err:
+            raise ValueError(f"release.height: {err}") from None
         radius = np.array([hull_radius(s.vertices) for s in self.shapes])[self.shape_id]
         check_dt(
             self.options.dt,
