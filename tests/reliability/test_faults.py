@@ -10,7 +10,6 @@ import io
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tumble.cli.main import main
@@ -90,8 +89,8 @@ def test_a_full_disk_while_writing_a_chunk_says_so_and_resume_finishes(
 
     import tumble.io.results as results
 
-    # chunk files are written deflated (np.savez_compressed)
-    monkeypatch.setattr(results.np, "savez_compressed", _savez_failing_at(2))
+    # chunk files are written deflated (results.savez_deflated)
+    monkeypatch.setattr(results, "savez_deflated", _savez_failing_at(2))
     code, text = tumble(*RUN, "--out", str(out))
     monkeypatch.undo()
     assert code == 2, text
@@ -106,17 +105,19 @@ def test_a_full_disk_while_writing_a_chunk_says_so_and_resume_finishes(
 
 
 def _savez_failing_at(k: int):
-    """``np.savez_compressed`` that fills the disk on its ``k``-th call (after writing a few
+    """``results.savez_deflated`` that fills the disk on its ``k``-th call (after writing a few
     bytes)."""
-    real = np.savez_compressed
+    import tumble.io.results as results
+
+    real = results.savez_deflated
     calls = []
 
-    def savez(handle, **arrays):
+    def savez(handle, arrays):
         calls.append(1)
         if len(calls) == k:
             handle.write(b"PK\x03\x04 partial")
             _no_space()
-        return real(handle, **arrays)
+        return real(handle, arrays)
 
     return savez
 

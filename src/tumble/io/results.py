@@ -13,9 +13,11 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -107,18 +109,38 @@ def write_json_atomic(path: Path, content: dict) -> None:
     write_atomic(Path(path), lambda tmp: tmp.write_text(text))
 
 
+#: zlib level of compressed ``.npz`` files: the fastest; on a slope40 chunk of 100 rocks it
+#: writes in a third of the time of numpy's default level 6 for a file 4 % larger
+NPZ_LEVEL = 1
+
+
 def write_npz_atomic(path: Path, arrays: dict[str, np.ndarray], compress: bool = False) -> Path:
-    """Arrays as one ``.npz`` file (deflated with ``compress``), written atomically."""
-    save = np.savez_compressed if compress else np.savez
+    """Arrays as one ``.npz`` file (deflated at :data:`NPZ_LEVEL` with ``compress``), written
+    atomically; :func:`numpy.load` reads it."""
 
     def write(tmp: Path) -> None:
+        if not compress:
+            with open(tmp, "wb") as handle:
+                # numpy's stub lets **arrays reach savez's keyword allow_pickle: bool, which no
+                # array name here is; stubs of older numpy lack that keyword
+                np.savez(handle, **arrays)  # type: ignore[arg-type, unused-ignore]
+            return
         with open(tmp, "wb") as handle:
-            # numpy's stub lets **arrays reach savez's keyword allow_pickle: bool, which no array
-            # name here is; stubs of older numpy lack that keyword, hence unused-ignore
-            save(handle, **arrays)  # type: ignore[arg-type, unused-ignore]
+            savez_deflated(handle, arrays)
 
     write_atomic(Path(path), write)
     return Path(path)
+
+
+def savez_deflated(handle: BinaryIO, arrays: dict[str, np.ndarray]) -> None:
+    """numpy's ``.npz`` layout (one ``.npy`` member per array) deflated at :data:`NPZ_LEVEL`,
+    written to the open binary ``handle``."""
+    with zipfile.ZipFile(
+        handle, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=NPZ_LEVEL
+    ) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
 
 
 def read_npz(path: Path) -> dict[str, np.ndarray]:
