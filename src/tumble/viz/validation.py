@@ -209,30 +209,40 @@ def plot_calibration(
     rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], title: str = ""
 ) -> None:
     """Objective of the calibration grid on P1: a heat map over vegetation drag and friction
-    factor, each cell the best over the other grid axes (the drop offset, written under the
-    objective when the grid has one), the chosen point circled; ``rows`` as
+    factor, each cell the best over the other grid axes (their values at that best point written
+    under the objective: drop offset and vegetated-slope friction factor, where the grid varies
+    them), the chosen point circled; ``rows`` as
     :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)
     if not rows:
         raise ValueError("no calibration rows to draw")
     drag = sorted({row["vegetation_drag"] for row in rows})
     friction = sorted({row["hard_friction"] for row in rows})
+    labels = {
+        "drop_offset": "{:g} m",
+        "vegetated_friction": "Blue x{:g}",
+    }
+    others = [k for k in labels if len({row.get(k) for row in rows}) > 1]
     grid = np.full((len(friction), len(drag)), np.nan)
-    offset = np.full(grid.shape, np.nan)
+    notes = np.full(grid.shape, "", dtype=object)
     for row in rows:
         cell = friction.index(row["hard_friction"]), drag.index(row["vegetation_drag"])
         if not row["objective_m"] >= grid[cell]:  # NaN (empty) or a better point
             grid[cell] = row["objective_m"]
-            offset[cell] = row.get("drop_offset") if row.get("drop_offset") is not None else np.nan
+            notes[cell] = "\n".join(
+                labels[k].format(row[k]) if row.get(k) is not None else f"{k} -" for k in others
+            )
     best = min(rows, key=lambda row: row["objective_m"])
-    fig, ax = plt.subplots(figsize=(1.5 * len(drag) + 2.5, 1.1 * len(friction) + 1.8))
+    fig, ax = plt.subplots(
+        figsize=(1.6 * len(drag) + 2.5, (1.1 + 0.3 * len(others)) * len(friction) + 1.8)
+    )
     mesh = ax.imshow(grid, origin="lower", cmap="viridis_r", aspect="auto")
     for j in range(len(friction)):
         for i in range(len(drag)):
             if np.isfinite(grid[j, i]):
                 text = f"{grid[j, i]:.2f}"
-                if np.isfinite(offset[j, i]):
-                    text += f"\n@ {offset[j, i]:g} m"
+                if notes[j, i]:
+                    text += "\n" + notes[j, i]
                 ax.text(i, j, text, ha="center", va="center", fontsize=8, color="w")
     ax.plot(
         drag.index(best["vegetation_drag"]),

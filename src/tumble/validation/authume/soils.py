@@ -9,7 +9,7 @@ platforms) take the **Gray** row; rocks that reach them keep rolling, and rocks 
 DEM's border end as ``left_domain``. All zones start from the slippage-dependent friction of the
 one published field-calibrated set (Lu et al. 2019 after Bartelt 2016: ``mu_min = 0.55``,
 ``mu_max = 2``, ``kappa = 3 /m``, ``beta = 185 /s``) with no restitution, as in RAMMS (Leine et
-al. 2014). Three numbers are calibrated (:func:`tumble.validation.authume.metrics.calibrate`):
+al. 2014). Four numbers are calibrated (:func:`tumble.validation.authume.metrics.calibrate`):
 
 * ``vegetation_drag`` ``c`` (kg/s): the linear drag layer of Leine et al. 2014 (eq. 10-11) on
   the Blue zone, the crude model of forest and bush, active while the centre of mass is less than
@@ -25,6 +25,11 @@ al. 2014). Three numbers are calibrated (:func:`tumble.validation.authume.metric
   ``m^(-5/3)``, stopped their rolling and left them to the slippage friction on the vegetated
   slope, see ``docs/validation_authume.md``);
 * ``hard_friction``: a factor on ``mu_min`` and ``mu_max`` of the Gray and Red zones;
+* ``vegetated_friction``: a factor on ``mu_min`` and ``mu_max`` of the Blue zone. On the
+  vegetated slope the friction is what turns a landing block's speed into rotation: with the
+  base set (``mu_min = 0.55``, close to ``tan 29 deg``) an elongated block landing on its broad
+  side slides and stops on the 28-32 deg upper slope, with a larger friction it tips over its
+  front edge and tumbles on (``docs/validation_authume.md``);
 * ``drop_offset`` (m): not a soil number but the one unknown of the release, kept here so that
   the calibration searches it with the others: the horizontal distance beyond the crest of the
   cliff top, along the profile, at which the blocks leave the shovel
@@ -81,12 +86,14 @@ class SoilParameters:
     ``vegetation_drag``: drag coefficient of the Blue zone's vegetation layer for a block of
     :data:`VEGETATION_REFERENCE_VOLUME`, kg/s; ``hard_friction``: factor on ``mu_min`` and
     ``mu_max`` of the Gray and Red zones; ``drop_offset``: horizontal distance beyond the crest
-    at which the blocks are released, m, or ``None`` for the published drop points.
+    at which the blocks are released, m, or ``None`` for the published drop points;
+    ``vegetated_friction``: factor on ``mu_min`` and ``mu_max`` of the Blue zone.
     """
 
     vegetation_drag: float = 0.0
     hard_friction: float = 1.0
     drop_offset: float | None = None
+    vegetated_friction: float = 1.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -100,8 +107,9 @@ class SoilParameters:
             if not (math.isfinite(value) and value >= 0.0):
                 raise ValueError(f"{f.name} must be finite and not negative, got {value!r}")
             object.__setattr__(self, f.name, value)
-        if self.hard_friction == 0.0:
-            raise ValueError("hard_friction must be positive, got 0")
+        for name in ("hard_friction", "vegetated_friction"):
+            if getattr(self, name) == 0.0:
+                raise ValueError(f"{name} must be positive, got 0")
 
     def table(self, volume: float = VEGETATION_REFERENCE_VOLUME) -> dict[str, dict[str, float]]:
         """The soil table of a block of ``volume`` (m^3; default the reference block): zone row
@@ -113,6 +121,8 @@ class SoilParameters:
             "mu_max": base["mu_max"] * self.hard_friction,
         }
         blue = base | {
+            "mu_min": base["mu_min"] * self.vegetated_friction,
+            "mu_max": base["mu_max"] * self.vegetated_friction,
             "drag": drag,
             "drag_torque": drag * VEGETATION_LEVER**2,
             "drag_height": VEGETATION_HEIGHT if drag > 0.0 else 0.0,
@@ -123,18 +133,26 @@ class SoilParameters:
         return asdict(self)
 
 
-#: The calibration grid: every combination is one run of P1.
+#: The calibration grid: every combination is run on P1 with each of CALIBRATION_SEEDS. The drop
+#: offset is held at 3.5 m, the value of the previous grid over {1.5, 2.5, 3.5} m, which left it
+#: undetermined to within the seed scatter (docs/validation_authume.md).
 CALIBRATION_GRID = {
-    "vegetation_drag": (0.0, 300.0, 500.0, 700.0, 900.0, 1100.0),
-    "hard_friction": (0.5, 1.0),
-    "drop_offset": (1.5, 2.5, 3.5),
+    "vegetation_drag": (700.0, 900.0, 1100.0),
+    "hard_friction": (0.3, 0.5),
+    "drop_offset": (3.5,),
+    "vegetated_friction": (1.0, 1.25, 1.5),
 }
+#: Release seeds of every calibration point; the objective is averaged over them.
+CALIBRATION_SEEDS = (0, 1, 2)
 #: The command whose calibration gave :data:`CALIBRATED` (P1, implicit scheme, 256 rocks,
-#: seed 0, the grid above).
+#: seeds 0, 1, 2, the grid above).
 CALIBRATION_COMMAND = "tumble validate authume --out out/authume --calibrate"
-#: The parameters chosen by :data:`CALIBRATION_COMMAND`: objective 4.64 m on P1 (run-out
-#: Wasserstein 3.07 m + lateral 1.57 m), next best 4.82 m (700 kg/s, 0.5, 1.5 m).
-CALIBRATED = SoilParameters(vegetation_drag=900.0, hard_friction=0.5, drop_offset=3.5)
+#: The parameters chosen by :data:`CALIBRATION_COMMAND`: objective 4.38 m on P1 (run-out
+#: Wasserstein 2.40 m + lateral 1.98 m, means over the seeds), next best 4.66 m (900 kg/s, 0.5,
+#: 3.5 m, 1.5).
+CALIBRATED = SoilParameters(
+    vegetation_drag=900.0, hard_friction=0.3, drop_offset=3.5, vegetated_friction=1.5
+)
 
 
 def zone_soil(zone: ArrayLike, table: Mapping[str, Mapping[str, float]]) -> Soil:
