@@ -281,7 +281,8 @@ def calibrate(
     if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
         raise ValueError(f"seeds must be distinct non-negative integers, got {seeds!r}")
     measured = data.measured_endpoints("p1", data_dir)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    objectives: list[float] = []
     total = len(points) * len(seeds)
     for i, parameters in enumerate(points):
         per_seed = []
@@ -297,10 +298,11 @@ def calibrate(
             return float(np.mean([m[key] for m in per_seed]))
 
         pvalues = [m["ks_pvalue"] for m in per_seed]
+        objectives.append(mean("runout_wasserstein_m") + mean("lateral_wasserstein_m"))
         rows.append(
             {
                 **parameters.as_dict(),
-                "objective_m": mean("runout_wasserstein_m") + mean("lateral_wasserstein_m"),
+                "objective_m": objectives[-1],
                 "runout_wasserstein_m": mean("runout_wasserstein_m"),
                 "lateral_wasserstein_m": mean("lateral_wasserstein_m"),
                 "median_runout_simulated_m": mean("median_runout_simulated_m"),
@@ -312,5 +314,5 @@ def calibrate(
                 "seconds": seconds,
             }
         )
-    best = points[int(np.argmin([row["objective_m"] for row in rows]))]
+    best = points[int(np.argmin(objectives))]
     return Calibration(rows, best, scheme, int(n), seeds, time.perf_counter() - start)
