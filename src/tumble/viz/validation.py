@@ -243,21 +243,23 @@ def plot_calibration(
                 text = f"{grid[j, i]:.2f}"
                 if notes[j, i]:
                     text += "\n" + notes[j, i]
-                ax.text(i, j, text, ha="center", va="center", fontsize=8, color="w")
+                # viridis_r is bright (yellow) at small objectives: dark text there
+                shade = "k" if mesh.norm(grid[j, i]) < 0.45 else "w"
+                ax.text(i, j, text, ha="center", va="center", fontsize=8, color=shade)
     ax.plot(
         drag.index(best["vegetation_drag"]),
         friction.index(best["hard_friction"]),
         "o",
         mfc="none",
         mec="red",
-        ms=28,
+        ms=40,
         mew=2,
     )
     ax.set_xticks(range(len(drag)), [f"{v:g}" for v in drag])
     ax.set_yticks(range(len(friction)), [f"{v:g}" for v in friction])
     ax.set_xlabel("vegetation drag on Blue, block of 1 m^3 (kg/s)")
     ax.set_ylabel("friction factor, Gray and Red")
-    fig.colorbar(mesh, ax=ax, label="run-out + lateral Wasserstein on P1 (m)")
+    fig.colorbar(mesh, ax=ax, label="run-out + lateral Wasserstein on P1 (m), mean over seeds")
     ax.set_title(title or "calibration on P1", fontsize=10, loc="left")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
