@@ -244,7 +244,9 @@ def plot_calibration(
                 if notes[j, i]:
                     text += "\n" + notes[j, i]
                 # viridis_r is bright (yellow) at small objectives: dark text there
-                shade = "k" if mesh.norm(grid[j, i]) < 0.45 else "w"
+                low, high = float(np.nanmin(grid)), float(np.nanmax(grid))
+                level = (grid[j, i] - low) / (high - low) if high > low else 0.0
+                shade = "k" if level < 0.45 else "w"
                 ax.text(i, j, text, ha="center", va="center", fontsize=8, color=shade)
     ax.plot(
         drag.index(best["vegetation_drag"]),
