@@ -237,6 +237,7 @@ def plot_calibration(
         figsize=(1.6 * len(drag) + 2.5, (1.1 + 0.3 * len(others)) * len(friction) + 1.8)
     )
     mesh = ax.imshow(grid, origin="lower", cmap="viridis_r", aspect="auto")
+    low, high = float(np.nanmin(grid)), float(np.nanmax(grid))
     for j in range(len(friction)):
         for i in range(len(drag)):
             if np.isfinite(grid[j, i]):
@@ -244,7 +245,6 @@ def plot_calibration(
                 if notes[j, i]:
                     text += "\n" + notes[j, i]
                 # viridis_r is bright (yellow) at small objectives: dark text there
-                low, high = float(np.nanmin(grid)), float(np.nanmax(grid))
                 level = (grid[j, i] - low) / (high - low) if high > low else 0.0
                 shade = "k" if level < 0.45 else "w"
                 ax.text(i, j, text, ha="center", va="center", fontsize=8, color=shade)

@@ -282,7 +282,6 @@ def calibrate(
         raise ValueError(f"seeds must be distinct non-negative integers, got {seeds!r}")
     measured = data.measured_endpoints("p1", data_dir)
     rows: list[dict[str, Any]] = []
-    objectives: list[float] = []
     total = len(points) * len(seeds)
     for i, parameters in enumerate(points):
         per_seed = []
@@ -294,25 +293,31 @@ def calibrate(
             if progress is not None:
                 progress(i * len(seeds) + j, total)
 
-        def mean(key: str, per_seed: list[dict[str, Any]] = per_seed) -> float:
-            return float(np.mean([m[key] for m in per_seed]))
-
+        means = {
+            key: float(np.mean([m[key] for m in per_seed]))
+            for key in (
+                "runout_wasserstein_m",
+                "lateral_wasserstein_m",
+                "median_runout_simulated_m",
+                "ks_statistic",
+                "fraction_measured_inside_envelope",
+            )
+        }
         pvalues = [m["ks_pvalue"] for m in per_seed]
-        objectives.append(mean("runout_wasserstein_m") + mean("lateral_wasserstein_m"))
         rows.append(
             {
                 **parameters.as_dict(),
-                "objective_m": objectives[-1],
-                "runout_wasserstein_m": mean("runout_wasserstein_m"),
-                "lateral_wasserstein_m": mean("lateral_wasserstein_m"),
-                "median_runout_simulated_m": mean("median_runout_simulated_m"),
-                "ks_statistic": mean("ks_statistic"),
+                "objective_m": means["runout_wasserstein_m"] + means["lateral_wasserstein_m"],
+                "runout_wasserstein_m": means["runout_wasserstein_m"],
+                "lateral_wasserstein_m": means["lateral_wasserstein_m"],
+                "median_runout_simulated_m": means["median_runout_simulated_m"],
+                "ks_statistic": means["ks_statistic"],
                 "ks_pvalue_min": float(min(pvalues)),
                 "ks_pvalue_max": float(max(pvalues)),
-                "fraction_measured_inside_envelope": mean("fraction_measured_inside_envelope"),
+                "fraction_measured_inside_envelope": means["fraction_measured_inside_envelope"],
                 "n_used": int(sum(m["n_used"] for m in per_seed)),
                 "seconds": seconds,
             }
         )
-    best = points[int(np.argmin(objectives))]
+    best = points[int(np.argmin([row["objective_m"] for row in rows]))]
     return Calibration(rows, best, scheme, int(n), seeds, time.perf_counter() - start)
