@@ -6,7 +6,14 @@ Angular velocity by the implicit midpoint rule, eq. 61::
 
 solved by Newton's method with the 3x3 Jacobian ``Theta + dt/2 (wm~ Theta - (Theta wm)~)``
 (Cramer's rule, no LAPACK), each Newton step followed by a chord step on the exactly known
-quadratic remainder of the residual. Orientation by the spin-preserving update, eq. 66-75::
+quadratic remainder of the residual. A body with two equal principal moments ``A`` (axes i, j)
+and ``C`` (the symmetry axis s) needs no iteration: the gyroscopic term ``wm x Theta wm`` has
+no s component, so ``w1_s = w0_s``, and with ``wm_s`` known the i, j components of eq. 61 are
+linear, a rotation of ``(w0_i, w0_j)`` by the Cayley transform of ``k = dt (C - A) wm_s / A``
+(with a torque impulse ``M dt``, a 2x2 solve of determinant ``1 + k^2 / 4``), taken as ``w0``
+plus an increment so that the energy keeps to round-off without drifting (the one rounding of
+``1 / (1 + k^2 / 4)``, the same at every step of a free spin, then scales the increment only).
+Orientation by the spin-preserving update, eq. 66-75::
 
     A1 = A0 exp(dt wm~) B(w0, w1),     B rotates Theta w1 onto exp(-dt wm~) Theta w0
 
@@ -44,10 +51,62 @@ from tumble.status import Status
 # both inlined into their callers (the rockfall step among them), so that their chains of
 # divisions and roots are scheduled together with the caller's independent work
 @jit(inline="always")
+def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3) -> Vec3:
+    """The solution of eq. 61 (plus ``M dt``) for a body with two equal principal moments, in
+    closed form (module docstring). ``s`` is the symmetry axis, ``(i, j) = (s + 1, s + 2)``
+    (mod 3) the axes of the equal moments ``A``, ``C`` the moment about ``s``: the gyroscopic
+    term has no ``s`` component, so ``w1_s = w0_s + M_s dt / C``; the ``i, j`` components are
+    then linear, ``w1_i - w0_i + k wm_j = M_i dt / A`` and ``w1_j - w0_j - k wm_i = M_j dt / A``
+    with ``k = dt (C - A) wm_s / A``, a 2x2 system of determinant ``1 + k^2 / 4``."""
+    if inertia[0] == inertia[1]:
+        s, i, j = 2, 0, 1
+    elif inertia[1] == inertia[2]:
+        s, i, j = 0, 1, 2
+    else:
+        s, i, j = 1, 2, 0
+    moment_a = inertia[i]
+    moment_c = inertia[s]
+    w1_s = w0[s] + torque_impulse[s] / moment_c
+    k = dt * (moment_c - moment_a) * (0.5 * (w0[s] + w1_s)) / moment_a
+    half = 0.5 * k
+    t_i = torque_impulse[i] / moment_a
+    t_j = torque_impulse[j] / moment_a
+    ai = w0[i] - half * w0[j] + t_i
+    aj = w0[j] + half * w0[i] + t_j
+    inv_det = 1.0 / (1.0 + half * half)
+    # w1 = w0 + the increment, (t_i + h t_j - k aj) / det and (t_j - h t_i + k ai) / det: the
+    # rounding of inv_det (the same number at every step of a free spin about s) then scales
+    # only the small increment, and the energy does not drift with the step count
+    w1_i = w0[i] + (t_i + half * t_j - k * aj) * inv_det
+    w1_j = w0[j] + (t_j - half * t_i + k * ai) * inv_det
+    if s == 2:
+        return (w1_i, w1_j, w1_s)
+    if s == 0:
+        return (w1_s, w1_i, w1_j)
+    return (w1_j, w1_s, w1_i)
+
+
+@jit(inline="always")
 def midpoint_omega(
     inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3, tol: float, max_iter: int
 ) -> tuple[Vec3, int]:
-    """Solve eq. 61 (plus ``M dt`` on the right) by Newton's method: returns ``(w1, status)``.
+    """Solve eq. 61 (plus ``M dt`` on the right): returns ``(w1, status)``.
+
+    A body with two equal principal moments (an axisymmetric rock such as EOTA221, a symmetric
+    top) gets the closed-form solution of :func:`_axisymmetric_midpoint`; any other inertia is
+    solved by Newton's method (:func:`newton_midpoint`), to ``tol`` relative to |w1|.
+    """
+    a, b, c = inertia[0], inertia[1], inertia[2]
+    if a == b or c in (a, b):
+        return _axisymmetric_midpoint(inertia, w0, dt, torque_impulse), Status.OK
+    return newton_midpoint(inertia, w0, dt, torque_impulse, tol, max_iter)
+
+
+@jit(inline="always")
+def newton_midpoint(
+    inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3, tol: float, max_iter: int
+) -> tuple[Vec3, int]:
+    """:func:`midpoint_omega` by Newton's method, for any inertia.
 
     The residual ``r(w1) = Theta (w1 - w0) + dt wm x Theta wm - M dt`` is quadratic in ``w1``, so
     after a Newton update ``delta`` the new residual is exactly ``dt/4 delta x Theta delta``.
