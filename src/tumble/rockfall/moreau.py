@@ -520,10 +520,15 @@ def rock_step(
     wm = (0.5 * (w_s[0] + w_e[0]), 0.5 * (w_s[1] + w_e[1]), 0.5 * (w_s[2] + w_e[2]))
     drag_work = -dt * (c_v * dot(vm, vm) + c_r * dot(wm, wm)) + dot(rolling, wm)
 
-    total = 0.0
-    for value in r_e + p_e + v_e + w_e:
-        total += value
-    if not math.isfinite(total + s_e + work):
+    # one sum of every new number, NaN or infinite if any of them is; summed as a tree, so
+    # that the test does not wait for a chain of additions after the last of them
+    total = (
+        ((r_e[0] + r_e[1]) + (r_e[2] + s_e))
+        + ((v_e[0] + v_e[1]) + (v_e[2] + work))
+        + ((w_e[0] + w_e[1]) + w_e[2])
+        + ((p_e[0] + p_e[1]) + (p_e[2] + p_e[3]))
+    )
+    if not math.isfinite(total):
         return NON_FINITE
 
     state[S_R], state[S_R + 1], state[S_R + 2] = r_e
