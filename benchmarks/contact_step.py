@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from tumble._jit import jit, set_threads
+from tumble._jit import jit, jit_leaf, set_threads
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
 from tumble.rockfall import Rock, Soil, Terrain
@@ -95,17 +95,28 @@ I_PLANE, I_BELOW = 25, 29
 N_INPUT = 30
 
 
-@jit
 def time_steps(model, states, follows, reps):
     """``rock_step`` from every state, ``reps`` times; returns (closed contacts, sweeps) per
     state. ``follows[i]`` is True when state i is the successor of state i - 1 in a run."""
-    heights, grid, sv, si, sr, vertices, body, options = model
-    contacts = np.zeros((vertices.shape[0], NCOL))
-    diag = np.zeros(N_DIAG)
-    bounds = np.empty(N_BOUNDS)
-    state = np.empty(STATE_SIZE)
+    vertices = model[5]
     closed = np.zeros(states.shape[0])
     sweeps = np.zeros(states.shape[0])
+    buffers = (
+        np.zeros((vertices.shape[0], NCOL)),
+        np.zeros(N_DIAG),
+        np.empty(N_BOUNDS),
+        np.empty(STATE_SIZE),
+    )
+    _time_steps(model, states, follows, reps, buffers, closed, sweeps)
+    return closed, sweeps
+
+
+# the timed loops are compiled without reference counting, as the ensemble's loop is: a loop that
+# inlines rock_step and counted references would pay for each of its arrays at every step
+@jit_leaf
+def _time_steps(model, states, follows, reps, buffers, closed, sweeps):
+    heights, grid, sv, si, sr, vertices, body, options = model
+    contacts, diag, bounds, state = buffers
     for _ in range(reps):
         forget_percussions(contacts)
         reset_bounds(bounds, vertices, body)
@@ -113,13 +124,13 @@ def time_steps(model, states, follows, reps):
             if not follows[i]:
                 forget_percussions(contacts)
                 reset_bounds(bounds, vertices, body)
-            state[:] = states[i]
+            for j in range(STATE_SIZE):
+                state[j] = states[i, j]
             rock_step(
                 heights, grid, sv, si, sr, vertices, body, options, state, contacts, diag, bounds
             )
             closed[i] = diag[D_CONTACTS]
             sweeps[i] = diag[D_SWEEPS]
-    return closed, sweeps
 
 
 @jit
@@ -192,12 +203,16 @@ def stage_inputs(model, states):
     return out
 
 
-@jit
 def time_stages(model, inputs, follows, stage, reps):
     """Stages 1 .. ``stage`` of the contact problem from every row of ``inputs``: 1 detection,
     2 preparation, 3 solution and contact work. Returns a checksum."""
+    contacts = np.zeros((model[5].shape[0], NCOL))
+    return _time_stages(model, inputs, follows, stage, reps, contacts)
+
+
+@jit_leaf
+def _time_stages(model, inputs, follows, stage, reps, contacts):
     heights, grid, _, _, _, vertices, _, options = model
-    contacts = np.zeros((vertices.shape[0], NCOL))
     total = 0.0
     for _ in range(reps):
         forget_percussions(contacts)
@@ -300,7 +315,7 @@ def trajectory_states(rocks, scheme, seed):
     return rock_model, np.concatenate(blocks), np.concatenate(follows), ensemble
 
 
-@jit
+@jit_leaf
 def time_rotation(model, states, reps):
     """The implicit free rotation of the step alone (:func:`midpoint_omega` and
     :func:`spin_preserving_update`) from every state."""
@@ -324,18 +339,27 @@ def time_rotation(model, states, reps):
     return acc
 
 
-@jit
 def bare_loop(model, start, n_steps, rest_energy, rest_steps):
     """Every rock from its initial state (rows of ``start``) stepped by :func:`rock_step` under
     the ensemble's stopping rules, nothing recorded; returns the steps taken."""
+    vertices = model[5]
+    buffers = (
+        np.zeros((vertices.shape[0], NCOL)),
+        np.zeros(N_DIAG),
+        np.empty(N_BOUNDS),
+        np.empty(STATE_SIZE),
+    )
+    return _bare_loop(model, start, n_steps, rest_energy, rest_steps, buffers)
+
+
+@jit_leaf
+def _bare_loop(model, start, n_steps, rest_energy, rest_steps, buffers):
     heights, grid, sv, si, sr, vertices, body, options = model
-    contacts = np.zeros((vertices.shape[0], NCOL))
-    diag = np.zeros(N_DIAG)
-    bounds = np.empty(N_BOUNDS)
-    state = np.empty(STATE_SIZE)
+    contacts, diag, bounds, state = buffers
     total = 0
     for k in range(start.shape[0]):
-        state[:] = start[k]
+        for j in range(STATE_SIZE):
+            state[j] = start[k, j]
         forget_percussions(contacts)
         reset_bounds(bounds, vertices, body)
         status = RUNNING
