@@ -84,7 +84,7 @@ def test_chunk_sizes_7_50_1000_give_bit_identical_results_and_the_exact_rasters(
     result = results[0]
     rock, cell, value = ens.visits(0, ens.n_rocks)
     # a chunk file of the earlier layout (its visits, no cell reduction) reduces alike
-    chunk, _ = ens._simulate(0, ens.n_rocks)
+    chunk, _, _ = ens._simulate(0, ens.n_rocks)
     old = {**chunk, "visit_rock": rock, "visit_cell": cell, "visit_max": value}
     same_result(result, reduce_chunks(ens, [old], result.summary["wall_time_s"]))
     held = np.isin(result.rocks["status"], ["stopped", "caught"])

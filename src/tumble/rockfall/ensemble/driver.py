@@ -38,7 +38,7 @@ import numpy as np
 from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
-from tumble.rockfall.ensemble.cells import chunk_cells
+from tumble.rockfall.ensemble.cells import CELL_FIELDS, chunk_cells
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -53,6 +53,7 @@ from tumble.rockfall.ensemble.kernels import (
 )
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
+from tumble.rockfall.ensemble.visits import reduce_visits
 from tumble.rockfall.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
@@ -417,13 +418,50 @@ class Ensemble:
 
     def _simulate(
         self, start: int, stop: int
-    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Rocks ``start .. stop - 1``: their per-rock arrays and their cell visits (one row per
-        rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``)."""
+    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict | None]:
+        """Rocks ``start .. stop - 1``: their per-rock arrays, their cell visits (one row per
+        rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``) and the chunk's
+        cell reduction (:func:`chunk_cells`), or None where it is still to be computed."""
         rocks = np.arange(start, stop, dtype=np.int64)
         states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
             rocks, VISIT_CAPACITY
         )
+        reduced = None
+        if np.all(counts[:, R_VISITS] <= VISIT_CAPACITY) and np.all(
+            counts[:, R_CROSSINGS] <= crossings.shape[1]
+        ):
+            # every rock's visits in the buffers: merged and reduced in one compiled pass
+            out = reduce_visits(rocks, visit_cell, visit_value, counts[:, R_VISITS].copy())
+            visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
+            reduced = dict(zip(CELL_FIELDS, out[3:], strict=True))
+            rows = [crossings[i, : counts[i, R_CROSSINGS]] for i in range(rocks.size)]
+        else:
+            visits, rows = self._gather(rocks, visit_cell, visit_value, counts, crossings)
+        maxima[np.isneginf(maxima)] = np.nan
+        chunk = {
+            "rock": rocks,
+            "status": counts[:, R_STATUS].copy(),
+            "steps": counts[:, R_STEPS].copy(),
+            "contact_steps": counts[:, R_CONTACT_STEPS].copy(),
+            "pgs_caps": counts[:, R_PGS_CAPS].copy(),
+            "final_state": states,
+            "maxima": maxima,
+            "path": path,
+            "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
+            "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
+        }
+        return chunk, visits, reduced
+
+    def _gather(
+        self,
+        rocks: np.ndarray,
+        visit_cell: np.ndarray,
+        visit_value: np.ndarray,
+        counts: np.ndarray,
+        crossings: np.ndarray,
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[np.ndarray]]:
+        """The merged visits and each rock's crossings when some rock had more of them than its
+        buffers held: such a rock is run again with room for all of them."""
         cells, values, rows = [], [], []
         for i in range(rocks.size):
             n = int(counts[i, R_VISITS])
@@ -447,21 +485,8 @@ class Ensemble:
         visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
         visit_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
         visits = _merge_visits(visit_rock, visit_cell, visit_value)
-        maxima[np.isneginf(maxima)] = np.nan
         visits[2][np.isneginf(visits[2])] = np.nan
-        chunk = {
-            "rock": rocks,
-            "status": counts[:, R_STATUS].copy(),
-            "steps": counts[:, R_STEPS].copy(),
-            "contact_steps": counts[:, R_CONTACT_STEPS].copy(),
-            "pgs_caps": counts[:, R_PGS_CAPS].copy(),
-            "final_state": states,
-            "maxima": maxima,
-            "path": path,
-            "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
-            "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
-        }
-        return chunk, visits
+        return visits, rows
 
     def zone_by(self, source_of: np.ndarray, n_sources: int) -> None:
         """Count in every chunk, per release area (``source_of[k]`` the area of rock k) and
@@ -477,8 +502,10 @@ class Ensemble:
         self.n_zoning_sources = int(n_sources)
 
     def _run_chunk(self, start: int, stop: int) -> dict:
-        chunk, (visit_rock, visit_cell, visit_max) = self._simulate(start, stop)
-        out = {**chunk, **chunk_cells(visit_cell, visit_max)}
+        chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
+        if reduced is None:
+            reduced = chunk_cells(visit_cell, visit_max)
+        out = {**chunk, **reduced}
         if self.zoning_sources is not None:
             from tumble.rockfall.zoning import exceedance_counts
 

@@ -1,0 +1,248 @@
+"""A chunk's cell visits reduced in compiled code: per rock and cell, then per cell.
+
+The kernel of :mod:`tumble.rockfall.ensemble.kernels` leaves every rock's visits in the order it
+made them (a cell entered twice appears twice). :func:`reduce_visits` turns the buffers of a
+chunk into what the driver keeps, in one compiled pass instead of a dozen numpy passes between
+the chunks, where it is serial work beside a parallel kernel:
+
+* the visits merged per rock and cell (the maxima over its visits of the cell), sorted by rock
+  and cell, ``-inf`` (no flight) as NaN: what :meth:`tumble.rockfall.ensemble.Ensemble.visits`
+  returns and what zoning counts;
+* the chunk's cell reduction of :func:`tumble.rockfall.ensemble.cells.chunk_cells` (fields
+  :data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`) from those rows, with the same integer
+  sums, NaN-ignoring maxima and histogram bins, so the two give equal arrays
+  (``tests/rockfall/ensemble/test_visits.py``).
+
+The rows are ordered by one sort on the key ``cell * rocks + rock`` (cell first), which groups
+both the visits of one rock to one cell and the rocks of one cell; a counting pass over the
+rocks then gives the rock-major order. Nothing here depends on the order of equal keys: the
+merges are maxima and integer sums.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tumble._jit import jit
+from tumble.rockfall.ensemble.cells import (
+    _LIMB,
+    _LOW_MASK,
+    BINS_PER_OCTAVE,
+    FLOOR,
+    LOW_EXPONENT,
+    N_BINS,
+    SUM_BITS,
+    SUM_LIMIT,
+)
+from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP
+
+_SCALE = 2.0**SUM_BITS
+
+
+@jit
+def bin_of(x: float) -> int:
+    """:func:`tumble.rockfall.ensemble.cells.bin_index` of one finite value."""
+    if x < FLOOR:
+        return 0
+    mantissa, exponent = math.frexp(x)
+    within = math.floor((2.0 * mantissa - 1.0) * BINS_PER_OCTAVE)
+    index = (exponent - 1 - LOW_EXPONENT) * BINS_PER_OCTAVE + within + 1
+    return min(index, N_BINS - 1)
+
+
+@jit
+def _fixed(energy: float) -> int:
+    """:func:`tumble.rockfall.ensemble.cells.fixed_point` of one energy."""
+    clipped = min(max(energy, 0.0), SUM_LIMIT)
+    return int(np.rint(clipped * _SCALE))
+
+
+@jit
+def _fmax(a: float, b: float) -> float:
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    return max(a, b)
+
+
+@jit
+def _histogram(keys: np.ndarray, n: int, out_key: np.ndarray, out_count: np.ndarray, k: int) -> int:
+    """The ``n`` first ``keys`` (sorted here in place, by insertion: the rocks of one cell are
+    few) counted per value, appended in ascending order at ``k``."""
+    if n == 0:
+        return k
+    for t in range(1, n):
+        key = keys[t]
+        u = t - 1
+        while u >= 0 and keys[u] > key:
+            keys[u + 1] = keys[u]
+            u -= 1
+        keys[u + 1] = key
+    out_key[k] = keys[0]
+    out_count[k] = 1
+    for t in range(1, n):
+        if keys[t] == out_key[k]:
+            out_count[k] += 1
+        else:
+            k += 1
+            out_key[k] = keys[t]
+            out_count[k] = 1
+    return k + 1
+
+
+@jit
+def _radix_order(keys: np.ndarray) -> np.ndarray:
+    """The stable ascending order of non-negative int64 ``keys``: least significant digit
+    first, 11 bits a pass, as many passes as the largest key needs."""
+    n = keys.size
+    order = np.arange(n)
+    if n < 2:
+        return order
+    top = 0
+    for t in range(n):
+        top = max(top, keys[t])
+    other = np.empty(n, dtype=np.int64)
+    count = np.empty(2049, dtype=np.int64)
+    shift = 0
+    while (top >> shift) > 0:
+        count[:] = 0
+        for t in range(n):
+            count[((keys[order[t]] >> shift) & 2047) + 1] += 1
+        for d in range(2048):
+            count[d + 1] += count[d]
+        for t in range(n):
+            d = (keys[order[t]] >> shift) & 2047
+            other[count[d]] = order[t]
+            count[d] += 1
+        order, other = other, order
+        shift += 11
+    return order
+
+
+@jit
+def reduce_visits(
+    rocks: np.ndarray, visit_cell: np.ndarray, visit_value: np.ndarray, n_visits: np.ndarray
+) -> tuple:
+    """The merged visits and the cell reduction of a chunk (module docstring).
+
+    ``rocks`` (m,) the rocks' indices, ``visit_cell`` (m, cap) and ``visit_value`` (m, cap, 4)
+    the kernel's buffers, ``n_visits`` (m,) the visits of each rock (at most ``cap``). Returns
+    ``(visit_rock, visit_cell, visit_max, cell_index, cell_count, cell_max, cell_energy_sum,
+    energy_bin_key, energy_bin_count, jump_bin_key, jump_bin_count)``.
+    """
+    m = rocks.size
+    total = 0
+    for i in range(m):
+        total += n_visits[i]
+    keys = np.empty(total, dtype=np.int64)
+    src_rock = np.empty(total, dtype=np.int64)
+    src_visit = np.empty(total, dtype=np.int64)
+    t = 0
+    for i in range(m):
+        for j in range(n_visits[i]):
+            keys[t] = visit_cell[i, j] * m + i
+            src_rock[t] = i
+            src_visit[t] = j
+            t += 1
+    order = _radix_order(keys)
+
+    # one row per (cell, rock), in cell-major order: the maxima over the rock's visits
+    row_rock = np.empty(total, dtype=np.int64)
+    row_cell = np.empty(total, dtype=np.int64)
+    row_max = np.empty((total, N_QUANTITIES))
+    rows = 0
+    previous = -1
+    for t in range(total):
+        s = order[t]
+        i = src_rock[s]
+        j = src_visit[s]
+        if keys[s] != previous:
+            previous = keys[s]
+            row_rock[rows] = i
+            row_cell[rows] = visit_cell[i, j]
+            for q in range(N_QUANTITIES):
+                row_max[rows, q] = visit_value[i, j, q]
+            rows += 1
+        else:
+            for q in range(N_QUANTITIES):
+                row_max[rows - 1, q] = max(row_max[rows - 1, q], visit_value[i, j, q])
+    for r in range(rows):
+        for q in range(N_QUANTITIES):
+            if row_max[r, q] == -math.inf:
+                row_max[r, q] = math.nan
+
+    # the cell reduction, one cell at a time
+    cell_index = np.empty(rows, dtype=np.int64)
+    cell_count = np.zeros(rows, dtype=np.int64)
+    cell_max = np.empty((rows, N_QUANTITIES))
+    cell_sum = np.zeros((rows, 2), dtype=np.int64)
+    energy_key = np.empty(rows, dtype=np.int64)
+    energy_count = np.empty(rows, dtype=np.int64)
+    jump_key = np.empty(rows, dtype=np.int64)
+    jump_count = np.empty(rows, dtype=np.int64)
+    energy_bins = np.empty(rows, dtype=np.int64)
+    jump_bins = np.empty(rows, dtype=np.int64)
+    cells = 0
+    n_energy = 0
+    n_jump = 0
+    r = 0
+    while r < rows:
+        cell = row_cell[r]
+        c = cells
+        cell_index[c] = cell
+        for q in range(N_QUANTITIES):
+            cell_max[c, q] = row_max[r, q]
+        n_e = 0
+        n_j = 0
+        while r < rows and row_cell[r] == cell:
+            cell_count[c] += 1
+            for q in range(N_QUANTITIES):
+                cell_max[c, q] = _fmax(cell_max[c, q], row_max[r, q])
+            energy = row_max[r, Q_ENERGY]
+            fixed = _fixed(energy)
+            cell_sum[c, 0] += fixed >> _LIMB
+            cell_sum[c, 1] += fixed & _LOW_MASK
+            energy_bins[n_e] = cell * N_BINS + bin_of(energy)
+            n_e += 1
+            jump = row_max[r, Q_JUMP]
+            if math.isfinite(jump):
+                jump_bins[n_j] = cell * N_BINS + bin_of(jump)
+                n_j += 1
+            r += 1
+        n_energy = _histogram(energy_bins, n_e, energy_key, energy_count, n_energy)
+        n_jump = _histogram(jump_bins, n_j, jump_key, jump_count, n_jump)
+        cells += 1
+
+    # the rows again in rock-major order (stable within a rock: cells ascending)
+    start = np.zeros(m + 1, dtype=np.int64)
+    for r in range(rows):
+        start[row_rock[r] + 1] += 1
+    for i in range(m):
+        start[i + 1] += start[i]
+    visit_rock = np.empty(rows, dtype=np.int64)
+    visit_cell_out = np.empty(rows, dtype=np.int64)
+    visit_max = np.empty((rows, N_QUANTITIES))
+    for r in range(rows):
+        i = row_rock[r]
+        p = start[i]
+        start[i] += 1
+        visit_rock[p] = rocks[i]
+        visit_cell_out[p] = row_cell[r]
+        for q in range(N_QUANTITIES):
+            visit_max[p, q] = row_max[r, q]
+    return (
+        visit_rock,
+        visit_cell_out,
+        visit_max,
+        cell_index[:cells].copy(),
+        cell_count[:cells].copy(),
+        cell_max[:cells].copy(),
+        cell_sum[:cells].copy(),
+        energy_key[:n_energy].copy(),
+        energy_count[:n_energy].copy(),
+        jump_key[:n_jump].copy(),
+        jump_count[:n_jump].copy(),
+    )
