@@ -37,10 +37,12 @@ they are computed exactly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from tumble._jit import jit
 from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP
 
 #: fixed point of the energy sums: values are counted in units of 2^-SUM_BITS J
@@ -113,14 +115,97 @@ def _segments(keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(first)
 
 
-def _histogram(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal keys summed: sorted unique keys and their total counts."""
-    if keys.size == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order]
-    starts = _segments(keys)
-    return keys[starts], np.add.reduceat(counts, starts)
+@jit
+def _fmax(a: float, b: float) -> float:
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    return max(a, b)
+
+
+@jit
+def radix_order(keys: np.ndarray) -> np.ndarray:
+    """The stable ascending order of non-negative int64 ``keys``: least significant digit
+    first, 11 bits a pass, as many passes as the largest key needs."""
+    n = keys.size
+    order = np.arange(n)
+    if n < 2:
+        return order
+    top = 0
+    for t in range(n):
+        top = max(top, keys[t])
+    other = np.empty(n, dtype=np.int64)
+    count = np.empty(2049, dtype=np.int64)
+    shift = 0
+    while (top >> shift) > 0:
+        count[:] = 0
+        for t in range(n):
+            count[((keys[order[t]] >> shift) & 2047) + 1] += 1
+        for d in range(2048):
+            count[d + 1] += count[d]
+        for t in range(n):
+            d = (keys[order[t]] >> shift) & 2047
+            other[count[d]] = order[t]
+            count[d] += 1
+        order, other = other, order
+        shift += 11
+    return order
+
+
+@jit
+def _merge_rows(
+    cell: np.ndarray, count: np.ndarray, maxima: np.ndarray, sums: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of equal ``cell`` merged: counts and limb sums added, maxima NaN-ignoring; the cells
+    ascending."""
+    order = radix_order(cell)
+    n = cell.size
+    out_cell = np.empty(n, dtype=np.int64)
+    out_count = np.zeros(n, dtype=np.int64)
+    out_max = np.empty((n, maxima.shape[1]))
+    out_sum = np.zeros((n, 2), dtype=np.int64)
+    k = -1
+    for t in range(n):
+        r = order[t]
+        if k < 0 or cell[r] != out_cell[k]:
+            k += 1
+            out_cell[k] = cell[r]
+            for q in range(maxima.shape[1]):
+                out_max[k, q] = maxima[r, q]
+        else:
+            for q in range(maxima.shape[1]):
+                out_max[k, q] = _fmax(out_max[k, q], maxima[r, q])
+        out_count[k] += count[r]
+        out_sum[k, 0] += sums[r, 0]
+        out_sum[k, 1] += sums[r, 1]
+    k += 1
+    return out_cell[:k].copy(), out_count[:k].copy(), out_max[:k].copy(), out_sum[:k].copy()
+
+
+@jit
+def _merge_keys(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equal ``keys`` summed: the keys ascending and their total counts."""
+    order = radix_order(keys)
+    n = keys.size
+    out_key = np.empty(n, dtype=np.int64)
+    out_count = np.zeros(n, dtype=np.int64)
+    k = -1
+    for t in range(n):
+        r = order[t]
+        if k < 0 or keys[r] != out_key[k]:
+            k += 1
+            out_key[k] = keys[r]
+        out_count[k] += counts[r]
+    k += 1
+    return out_key[:k].copy(), out_count[:k].copy()
+
+
+def load_merge() -> None:
+    """Compile (or load from the cache) the compiled merges of :func:`merge_cells`."""
+    empty = np.zeros(0, dtype=np.int64)
+    _merge_rows(empty, empty, np.zeros((0, N_QUANTITIES)), np.zeros((0, 2), dtype=np.int64))
+    _merge_keys(empty, empty)
 
 
 def empty_cells() -> dict[str, np.ndarray]:
@@ -173,18 +258,17 @@ def merge_cells(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]
     def cat(name: str) -> np.ndarray:
         return np.concatenate([np.asarray(p[name]) for p in parts])
 
-    cell = cat("cell_index")
-    order = np.argsort(cell, kind="stable")
-    cell = cell[order]
-    starts = _segments(cell)
-    out = {
-        "cell_index": cell[starts],
-        "cell_count": np.add.reduceat(cat("cell_count")[order], starts),
-        "cell_max": np.fmax.reduceat(cat("cell_max")[order], starts, axis=0),
-        "cell_energy_sum": np.add.reduceat(cat("cell_energy_sum")[order], starts, axis=0),
-    }
+    index, count, maxima, sums = _merge_rows(
+        cat("cell_index").astype(np.int64),
+        cat("cell_count").astype(np.int64),
+        cat("cell_max").astype(np.float64),
+        cat("cell_energy_sum").astype(np.int64),
+    )
+    out = {"cell_index": index, "cell_count": count, "cell_max": maxima, "cell_energy_sum": sums}
     for name in ("energy", "jump"):
-        keys, counts = _histogram(cat(f"{name}_bin_key"), cat(f"{name}_bin_count"))
+        keys, counts = _merge_keys(
+            cat(f"{name}_bin_key").astype(np.int64), cat(f"{name}_bin_count").astype(np.int64)
+        )
         out[f"{name}_bin_key"], out[f"{name}_bin_count"] = keys, counts
     return out
 

@@ -38,7 +38,7 @@ import numpy as np
 from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
-from tumble.rockfall.ensemble.cells import CELL_FIELDS, chunk_cells
+from tumble.rockfall.ensemble.cells import CELL_FIELDS, chunk_cells, load_merge
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -367,10 +367,14 @@ class Ensemble:
 
     def warm_up(self) -> float:
         """Compile (or load from the cache) the parallel kernel for this ensemble's array types
-        without simulating a rock, and load the statistics module of the final reduction
-        (scipy.stats, about half a second); returns the seconds it took."""
+        and the compiled reductions of the chunks without simulating a rock, and load the
+        statistics module of the final reduction (scipy.stats, about half a second); returns
+        the seconds it took."""
         t0 = time.perf_counter()
-        self._kernel(np.zeros(0, dtype=np.int64), 1)
+        rocks = np.zeros(0, dtype=np.int64)
+        raw = self._kernel(rocks, 1)
+        reduce_visits(rocks, raw[3], raw[4], raw[5][:, R_VISITS].copy())
+        load_merge()
         import scipy.stats  # noqa: F401
 
         return time.perf_counter() - t0

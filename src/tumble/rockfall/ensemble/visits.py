@@ -35,6 +35,8 @@ from tumble.rockfall.ensemble.cells import (
     N_BINS,
     SUM_BITS,
     SUM_LIMIT,
+    _fmax,
+    radix_order,
 )
 from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP
 
@@ -57,15 +59,6 @@ def _fixed(energy: float) -> int:
     """:func:`tumble.rockfall.ensemble.cells.fixed_point` of one energy."""
     clipped = min(max(energy, 0.0), SUM_LIMIT)
     return int(np.rint(clipped * _SCALE))
-
-
-@jit
-def _fmax(a: float, b: float) -> float:
-    if math.isnan(a):
-        return b
-    if math.isnan(b):
-        return a
-    return max(a, b)
 
 
 @jit
@@ -94,35 +87,6 @@ def _histogram(keys: np.ndarray, n: int, out_key: np.ndarray, out_count: np.ndar
 
 
 @jit
-def _radix_order(keys: np.ndarray) -> np.ndarray:
-    """The stable ascending order of non-negative int64 ``keys``: least significant digit
-    first, 11 bits a pass, as many passes as the largest key needs."""
-    n = keys.size
-    order = np.arange(n)
-    if n < 2:
-        return order
-    top = 0
-    for t in range(n):
-        top = max(top, keys[t])
-    other = np.empty(n, dtype=np.int64)
-    count = np.empty(2049, dtype=np.int64)
-    shift = 0
-    while (top >> shift) > 0:
-        count[:] = 0
-        for t in range(n):
-            count[((keys[order[t]] >> shift) & 2047) + 1] += 1
-        for d in range(2048):
-            count[d + 1] += count[d]
-        for t in range(n):
-            d = (keys[order[t]] >> shift) & 2047
-            other[count[d]] = order[t]
-            count[d] += 1
-        order, other = other, order
-        shift += 11
-    return order
-
-
-@jit
 def reduce_visits(
     rocks: np.ndarray, visit_cell: np.ndarray, visit_value: np.ndarray, n_visits: np.ndarray
 ) -> tuple:
@@ -147,7 +111,7 @@ def reduce_visits(
             src_rock[t] = i
             src_visit[t] = j
             t += 1
-    order = _radix_order(keys)
+    order = radix_order(keys)
 
     # one row per (cell, rock), in cell-major order: the maxima over the rock's visits
     row_rock = np.empty(total, dtype=np.int64)
