@@ -123,36 +123,39 @@ def matrix_to_q(r: Mat3) -> Quat:
     return q_normalize(q)
 
 
+@jit(inline="always")
+def half_angle_series(h2: float) -> tuple[float, float]:
+    """``cos(h)`` and ``sin(h) / h`` from ``h2 = h^2`` for a half angle h below 0.1 rad (a time
+    step of a spinning body), by their Taylor series through h^12, whose truncation errors
+    h^14/15! and h^14/14! (below 1.2e-25) lie far below round-off; no library call."""
+    c = 1.0 + h2 * (
+        -1.0 / 2.0
+        + h2
+        * (
+            1.0 / 24.0
+            + h2
+            * (-1.0 / 720.0 + h2 * (1.0 / 40320.0 + h2 * (-1.0 / 3628800.0 + h2 / 479001600.0)))
+        )
+    )
+    sinc = 1.0 + h2 * (
+        -1.0 / 6.0
+        + h2
+        * (
+            1.0 / 120.0
+            + h2
+            * (-1.0 / 5040.0 + h2 * (1.0 / 362880.0 + h2 * (-1.0 / 39916800.0 + h2 / 6227020800.0)))
+        )
+    )
+    return c, sinc
+
+
 @jit
 def q_exp(v: Vec3) -> Quat:
     """Unit quaternion of the rotation vector ``v`` (angle |v| about v/|v|): exp((0, v/2))."""
     angle2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
     h2 = 0.25 * angle2  # the half angle squared
     if h2 < 0.01:
-        # the half angle h below 0.1 rad (a time step of a spinning body): sin(h)/h and cos(h)
-        # by their Taylor series through h^12, whose truncation errors h^14/15! and h^14/14!
-        # (below 1.2e-25) lie far below round-off; no library call
-        c = 1.0 + h2 * (
-            -1.0 / 2.0
-            + h2
-            * (
-                1.0 / 24.0
-                + h2
-                * (-1.0 / 720.0 + h2 * (1.0 / 40320.0 + h2 * (-1.0 / 3628800.0 + h2 / 479001600.0)))
-            )
-        )
-        sinc = 1.0 + h2 * (
-            -1.0 / 6.0
-            + h2
-            * (
-                1.0 / 120.0
-                + h2
-                * (
-                    -1.0 / 5040.0
-                    + h2 * (1.0 / 362880.0 + h2 * (-1.0 / 39916800.0 + h2 / 6227020800.0))
-                )
-            )
-        )
+        c, sinc = half_angle_series(h2)
         s = 0.5 * sinc
         return (c, s * v[0], s * v[1], s * v[2])
     angle = math.sqrt(angle2)
