@@ -48,7 +48,7 @@ from tumble.rotation.vec3 import Vec3, Vec3Like, cross, dot, factor3, mul_diag, 
 from tumble.status import Status
 
 
-# both inlined into their callers (the rockfall step among them), so that their chains of
+# all inlined into their callers (the rockfall step among them), so that their chains of
 # divisions and roots are scheduled together with the caller's independent work
 @jit(inline="always")
 def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3) -> Vec3:

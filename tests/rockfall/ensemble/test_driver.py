@@ -9,7 +9,14 @@ import pytest
 
 from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain, simulate
-from tumble.rockfall.ensemble import RASTERS, Ensemble, read_chunk, reduce_chunks, run_chunks
+from tumble.rockfall.ensemble import (
+    RASTERS,
+    Ensemble,
+    driver,
+    read_chunk,
+    reduce_chunks,
+    run_chunks,
+)
 from tumble.rockfall.ensemble.cells import FLOOR, RELATIVE_ERROR
 from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_visits
 from tumble.rockfall.release import Release, rock_rng, uniform_quaternion
@@ -335,3 +342,19 @@ def test_bad_inputs_fail_before_any_work():
         Ensemble(TERRAIN, Rock.eota221(mass=780.0), SOIL, low.draw(TERRAIN, 3, seed=1))
     with pytest.raises(ValueError, match="exactly one"):
         Release(point=(1.0, 0.0), line=((0, 0), (1, 1)))
+
+
+def test_rocks_that_overflow_their_visit_buffers_give_the_same_chunk(monkeypatch):
+    """With room for 5 visits a rock, every rock is run again with room for all of its visits:
+    the chunk (per-rock arrays, merged visits, cell reduction) is the one of the full buffers."""
+    ens = ensemble(n=6)
+    full = ens.run_chunk(0, 6)
+    visits = ens.visits(0, 6)
+    monkeypatch.setattr(driver, "VISIT_CAPACITY", 5)
+    assert np.all(ens._kernel(np.arange(6), 5)[5][:, driver.R_VISITS] > 5)
+    small = ens.run_chunk(0, 6)
+    assert full.keys() == small.keys()
+    for name in full:
+        assert np.array_equal(full[name], small[name], equal_nan=True), name
+    for a, b in zip(visits, ens.visits(0, 6), strict=True):
+        assert np.array_equal(a, b, equal_nan=True)

@@ -1,11 +1,22 @@
-"""The compiled reduction of a chunk's visits against the numpy reduction it replaces."""
+"""The compiled reduction of a chunk's visits against the numpy reduction it replaces, read in
+the kernel's buffers and with the visits of the rocks one after another."""
 
 import numpy as np
 import pytest
 
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, bin_index, chunk_cells
-from tumble.rockfall.ensemble.driver import _merge_visits
 from tumble.rockfall.ensemble.visits import bin_of, reduce_visits
+
+
+def _merge_visits(rock, cell, value):
+    """One row per (rock, cell), the maxima over its visits, sorted by rock and cell: numpy."""
+    if rock.size == 0:
+        return rock, cell, value
+    order = np.lexsort((cell, rock))
+    rock, cell, value = rock[order], cell[order], value[order]
+    first = np.r_[True, (rock[1:] != rock[:-1]) | (cell[1:] != cell[:-1])]
+    starts = np.flatnonzero(first)
+    return rock[starts], cell[starts], np.maximum.reduceat(value, starts, axis=0)
 
 
 def _buffers(rng, m, cap, cells):
@@ -43,13 +54,23 @@ def test_compiled_reduction_equals_the_numpy_one(seed, m, cap, cells):
     rocks = np.arange(100, 100 + m, dtype=np.int64)
     n_visits, visit_cell, visit_value = _buffers(rng, m, cap, cells)
     (ref_rock, ref_cell, ref_max), ref_cells = _reference(rocks, n_visits, visit_cell, visit_value)
-    out = reduce_visits(rocks, visit_cell, visit_value, n_visits)
-    assert np.array_equal(out[0], ref_rock)
-    assert np.array_equal(out[1], ref_cell)
-    assert np.array_equal(out[2], ref_max, equal_nan=True)
-    for name, value in zip(CELL_FIELDS, out[3:], strict=True):
-        assert value.dtype == ref_cells[name].dtype, name
-        assert np.array_equal(value, ref_cells[name], equal_nan=True), name
+    in_buffers = reduce_visits(
+        rocks, np.arange(m) * cap, n_visits, visit_cell.reshape(-1), visit_value.reshape(-1, 4)
+    )
+    in_turn = reduce_visits(
+        rocks,
+        np.r_[0, np.cumsum(n_visits)[:-1]],
+        n_visits,
+        np.concatenate([visit_cell[i, : n_visits[i]] for i in range(m)]),
+        np.concatenate([visit_value[i, : n_visits[i]] for i in range(m)]).reshape(-1, 4),
+    )
+    for out in (in_buffers, in_turn):
+        assert np.array_equal(out[0], ref_rock)
+        assert np.array_equal(out[1], ref_cell)
+        assert np.array_equal(out[2], ref_max, equal_nan=True)
+        for name, value in zip(CELL_FIELDS, out[3:], strict=True):
+            assert value.dtype == ref_cells[name].dtype, name
+            assert np.array_equal(value, ref_cells[name], equal_nan=True), name
 
 
 def test_bin_of_equals_bin_index_at_the_bin_edges():

@@ -259,15 +259,16 @@ def merge_cells(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]
         return np.concatenate([np.asarray(p[name]) for p in parts])
 
     index, count, maxima, sums = _merge_rows(
-        cat("cell_index").astype(np.int64),
-        cat("cell_count").astype(np.int64),
-        cat("cell_max").astype(np.float64),
-        cat("cell_energy_sum").astype(np.int64),
+        cat("cell_index").astype(np.int64, copy=False),
+        cat("cell_count").astype(np.int64, copy=False),
+        cat("cell_max").astype(np.float64, copy=False),
+        cat("cell_energy_sum").astype(np.int64, copy=False),
     )
     out = {"cell_index": index, "cell_count": count, "cell_max": maxima, "cell_energy_sum": sums}
     for name in ("energy", "jump"):
         keys, counts = _merge_keys(
-            cat(f"{name}_bin_key").astype(np.int64), cat(f"{name}_bin_count").astype(np.int64)
+            cat(f"{name}_bin_key").astype(np.int64, copy=False),
+            cat(f"{name}_bin_count").astype(np.int64, copy=False),
         )
         out[f"{name}_bin_key"], out[f"{name}_bin_count"] = keys, counts
     return out

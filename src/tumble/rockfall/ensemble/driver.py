@@ -38,7 +38,7 @@ import numpy as np
 from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
-from tumble.rockfall.ensemble.cells import CELL_FIELDS, chunk_cells, load_merge
+from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -373,7 +373,8 @@ class Ensemble:
         t0 = time.perf_counter()
         rocks = np.zeros(0, dtype=np.int64)
         raw = self._kernel(rocks, 1)
-        reduce_visits(rocks, raw[3], raw[4], raw[5][:, R_VISITS].copy())
+        none = np.zeros(0, dtype=np.int64)
+        reduce_visits(rocks, none, none, raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES))
         load_merge()
         import scipy.stats  # noqa: F401
 
@@ -422,25 +423,33 @@ class Ensemble:
 
     def _simulate(
         self, start: int, stop: int
-    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict | None]:
+    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]:
         """Rocks ``start .. stop - 1``: their per-rock arrays, their cell visits (one row per
         rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``) and the chunk's
-        cell reduction (:func:`chunk_cells`), or None where it is still to be computed."""
+        cell reduction (that of :func:`tumble.rockfall.ensemble.cells.chunk_cells`), both from
+        :func:`tumble.rockfall.ensemble.visits.reduce_visits`."""
         rocks = np.arange(start, stop, dtype=np.int64)
         states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
             rocks, VISIT_CAPACITY
         )
-        reduced = None
-        if np.all(counts[:, R_VISITS] <= VISIT_CAPACITY) and np.all(
+        n_visits = counts[:, R_VISITS].copy()
+        if np.all(n_visits <= VISIT_CAPACITY) and np.all(
             counts[:, R_CROSSINGS] <= crossings.shape[1]
         ):
-            # every rock's visits in the buffers: merged and reduced in one compiled pass
-            out = reduce_visits(rocks, visit_cell, visit_value, counts[:, R_VISITS].copy())
-            visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
-            reduced = dict(zip(CELL_FIELDS, out[3:], strict=True))
+            # every rock's visits and crossings in its buffers, read where they are
+            first_row = np.arange(rocks.size, dtype=np.int64) * VISIT_CAPACITY
+            flat_cell = visit_cell.reshape(-1)
+            flat_value = visit_value.reshape(-1, N_QUANTITIES)
             rows = [crossings[i, : counts[i, R_CROSSINGS]] for i in range(rocks.size)]
         else:
-            visits, rows = self._gather(rocks, visit_cell, visit_value, counts, crossings)
+            flat_cell, flat_value, rows = self._gather(
+                rocks, visit_cell, visit_value, counts, crossings
+            )
+            first_row = np.concatenate(([0], np.cumsum(n_visits)[:-1])).astype(np.int64)
+        # merged per rock and cell and reduced per cell in one compiled pass
+        out = reduce_visits(rocks, first_row, n_visits, flat_cell, flat_value)
+        visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
+        reduced = dict(zip(CELL_FIELDS, out[3:], strict=True))
         maxima[np.isneginf(maxima)] = np.nan
         chunk = {
             "rock": rocks,
@@ -463,9 +472,10 @@ class Ensemble:
         visit_value: np.ndarray,
         counts: np.ndarray,
         crossings: np.ndarray,
-    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[np.ndarray]]:
-        """The merged visits and each rock's crossings when some rock had more of them than its
-        buffers held: such a rock is run again with room for all of them."""
+    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """The visits of the rocks one after another (cells, values) and each rock's crossings,
+        when some rock had more of them than its buffers held: such a rock is run again with
+        room for all of them."""
         cells, values, rows = [], [], []
         for i in range(rocks.size):
             n = int(counts[i, R_VISITS])
@@ -484,13 +494,9 @@ class Ensemble:
                 cells.append(visit_cell[i, :n])
                 values.append(visit_value[i, :n])
                 rows.append(crossings[i, :c])
-        lengths = np.array([c.size for c in cells], dtype=np.int64)
-        visit_rock = np.repeat(rocks, lengths)
-        visit_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
-        visit_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
-        visits = _merge_visits(visit_rock, visit_cell, visit_value)
-        visits[2][np.isneginf(visits[2])] = np.nan
-        return visits, rows
+        flat_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
+        flat_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
+        return flat_cell, flat_value, rows
 
     def zone_by(self, source_of: np.ndarray, n_sources: int) -> None:
         """Count in every chunk, per release area (``source_of[k]`` the area of rock k) and
@@ -507,8 +513,6 @@ class Ensemble:
 
     def _run_chunk(self, start: int, stop: int) -> dict:
         chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
-        if reduced is None:
-            reduced = chunk_cells(visit_cell, visit_max)
         out = {**chunk, **reduced}
         if self.zoning_sources is not None:
             from tumble.rockfall.zoning import exceedance_counts
@@ -557,18 +561,3 @@ class Ensemble:
                 reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(stop - start, int(chunk["steps"].sum()))
         return reduction.result(wall_time=time.perf_counter() - t0)
-
-
-def _merge_visits(
-    rock: np.ndarray, cell: np.ndarray, value: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One row per (rock, cell): the maxima over the rock's visits of the cell, sorted by rock
-    and cell (NaN-free: -inf stands for no flight)."""
-    if rock.size == 0:
-        return rock, cell, value
-    order = np.lexsort((cell, rock))
-    rock, cell, value = rock[order], cell[order], value[order]
-    first = np.ones(rock.size, dtype=bool)
-    first[1:] = (rock[1:] != rock[:-1]) | (cell[1:] != cell[:-1])
-    starts = np.flatnonzero(first)
-    return rock[starts], cell[starts], np.maximum.reduceat(value, starts, axis=0)

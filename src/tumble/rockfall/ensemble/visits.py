@@ -1,9 +1,10 @@
 """A chunk's cell visits reduced in compiled code: per rock and cell, then per cell.
 
 The kernel of :mod:`tumble.rockfall.ensemble.kernels` leaves every rock's visits in the order it
-made them (a cell entered twice appears twice). :func:`reduce_visits` turns the buffers of a
-chunk into what the driver keeps, in one compiled pass instead of a dozen numpy passes between
-the chunks, where it is serial work beside a parallel kernel:
+made them (a cell entered twice appears twice), in its buffers, or one rock after another when
+a rock outgrew them and was run again. :func:`reduce_visits` turns those visits into what the
+driver keeps, in one compiled pass instead of a dozen numpy passes between the chunks, where it
+is serial work beside a parallel kernel:
 
 * the visits merged per rock and cell (the maxima over its visits of the cell), sorted by rock
   and cell, ``-inf`` (no flight) as NaN: what :meth:`tumble.rockfall.ensemble.Ensemble.visits`
@@ -88,14 +89,20 @@ def _histogram(keys: np.ndarray, n: int, out_key: np.ndarray, out_count: np.ndar
 
 @jit
 def reduce_visits(
-    rocks: np.ndarray, visit_cell: np.ndarray, visit_value: np.ndarray, n_visits: np.ndarray
+    rocks: np.ndarray,
+    start: np.ndarray,
+    n_visits: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
 ) -> tuple:
     """The merged visits and the cell reduction of a chunk (module docstring).
 
-    ``rocks`` (m,) the rocks' indices, ``visit_cell`` (m, cap) and ``visit_value`` (m, cap, 4)
-    the kernel's buffers, ``n_visits`` (m,) the visits of each rock (at most ``cap``). Returns
-    ``(visit_rock, visit_cell, visit_max, cell_index, cell_count, cell_max, cell_energy_sum,
-    energy_bin_key, energy_bin_count, jump_bin_key, jump_bin_count)``.
+    ``rocks`` (m,) the rocks' indices; rock i's visits are the rows ``start[i] ..
+    start[i] + n_visits[i] - 1`` of ``visit_cell`` (N,) and ``visit_value`` (N, 4), in the
+    order it made them (the kernel's buffers of capacity ``cap`` flattened, ``start[i] = i cap``,
+    or the visits of the rocks one after another). Returns ``(visit_rock, visit_cell,
+    visit_max, cell_index, cell_count, cell_max, cell_energy_sum, energy_bin_key,
+    energy_bin_count, jump_bin_key, jump_bin_count)``.
     """
     m = rocks.size
     total = 0
@@ -103,13 +110,13 @@ def reduce_visits(
         total += n_visits[i]
     keys = np.empty(total, dtype=np.int64)
     src_rock = np.empty(total, dtype=np.int64)
-    src_visit = np.empty(total, dtype=np.int64)
+    src_row = np.empty(total, dtype=np.int64)
     t = 0
     for i in range(m):
-        for j in range(n_visits[i]):
-            keys[t] = visit_cell[i, j] * m + i
+        for j in range(start[i], start[i] + n_visits[i]):
+            keys[t] = visit_cell[j] * m + i
             src_rock[t] = i
-            src_visit[t] = j
+            src_row[t] = j
             t += 1
     order = radix_order(keys)
 
@@ -121,18 +128,17 @@ def reduce_visits(
     previous = -1
     for t in range(total):
         s = order[t]
-        i = src_rock[s]
-        j = src_visit[s]
+        j = src_row[s]
         if keys[s] != previous:
             previous = keys[s]
-            row_rock[rows] = i
-            row_cell[rows] = visit_cell[i, j]
+            row_rock[rows] = src_rock[s]
+            row_cell[rows] = visit_cell[j]
             for q in range(N_QUANTITIES):
-                row_max[rows, q] = visit_value[i, j, q]
+                row_max[rows, q] = visit_value[j, q]
             rows += 1
         else:
             for q in range(N_QUANTITIES):
-                row_max[rows - 1, q] = max(row_max[rows - 1, q], visit_value[i, j, q])
+                row_max[rows - 1, q] = max(row_max[rows - 1, q], visit_value[j, q])
     for r in range(rows):
         for q in range(N_QUANTITIES):
             if row_max[r, q] == -math.inf:
