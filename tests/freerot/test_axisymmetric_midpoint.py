@@ -6,7 +6,13 @@ import pytest
 
 from tumble._jit import jit
 from tumble.freerot import exact, integrate
-from tumble.freerot.implicit_midpoint import midpoint_omega, newton_midpoint
+from tumble.freerot.implicit_midpoint import (
+    free_precession,
+    midpoint_omega,
+    newton_midpoint,
+    spin_preserving_increment,
+    turn_increment,
+)
 from tumble.rockfall import Rock
 
 
@@ -64,3 +70,42 @@ def test_closed_form_follows_the_exact_precession():
     traj = integrate("implicit", inertia, w0, dt=0.001, t_end=10.0)
     ref = exact(inertia, w0, (1.0, 0.0, 0.0, 0.0), traj.t)
     assert np.max(np.abs(np.asarray(traj.omega) - np.asarray(ref.omega))) < 2e-5
+
+
+@jit
+def _turned_and_next(inertia, w0, dt):
+    w1, _ = midpoint_omega(inertia, w0, dt, (0.0, 0.0, 0.0), 1e-15, 50)
+    w2, _ = midpoint_omega(inertia, w1, dt, (0.0, 0.0, 0.0), 1e-15, 50)
+    axis, cos, sin = free_precession(inertia, w1, dt)
+    turned = turn_increment(spin_preserving_increment(w0, w1, inertia, dt), axis, cos, sin)
+    return w1, w2, axis, cos, sin, turned, spin_preserving_increment(w1, w2, inertia, dt)
+
+
+@pytest.mark.parametrize(
+    "inertia", [(52.06, 52.06, 83.3), (83.3, 52.06, 52.06), (52.06, 83.3, 52.06), (3.0, 3.0, 1.0)]
+)
+def test_free_increment_turns_with_the_precession(inertia):
+    """Without torque the midpoint rule turns w about the symmetry axis by the angle of
+    ``free_precession`` (w2 = R w1 to 1e-15 relative), and the next step's spin-preserving
+    increment is this step's increment conjugated by R (to 1e-15): the identity the rockfall
+    step uses for its free flights."""
+    rng = np.random.default_rng(11)
+    symmetry = next(k for k in range(3) if inertia[k] not in np.delete(inertia, k))
+    for _ in range(50):
+        w0 = tuple(rng.uniform(-60.0, 60.0, 3))
+        dt = float(rng.choice([0.002, 0.01, 0.05]))
+        w1, w2, axis, cos, sin, turned, direct = _turned_and_next(inertia, w0, dt)
+        assert axis == symmetry
+        assert abs(cos * cos + sin * sin - 1.0) < 1e-15
+        i, j = (axis + 1) % 3, (axis + 2) % 3
+        rotated = np.array(w1)
+        rotated[i] = cos * w1[i] - sin * w1[j]
+        rotated[j] = sin * w1[i] + cos * w1[j]
+        assert np.allclose(rotated, w2, rtol=0.0, atol=1e-15 * np.linalg.norm(w0))
+        assert abs(np.linalg.norm(direct) - 1.0) < 1e-15
+        assert np.allclose(turned, direct, rtol=0.0, atol=1e-15)
+
+
+def test_three_distinct_moments_have_no_free_precession():
+    axis, cos, sin = _turned_and_next((1.0, 2.0, 3.0), (0.3, 0.2, 0.1), 0.01)[2:5]
+    assert (axis, cos, sin) == (-1, 1.0, 0.0)

@@ -155,24 +155,76 @@ def newton_midpoint(
 
 
 @jit(inline="always")
-def spin_preserving_update(p0: Quat, w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> Quat:
-    """Orientation update of eq. 66-75: ``p0 (x) exp(dt wm / 2) (x) q_B``, normalised."""
+def _update_factors(w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> tuple[Quat, Quat]:
+    """``(exp(dt wm / 2), q_B)`` of eq. 66-75, q_B unnormalised (module docstring)."""
     wm = (0.5 * (w0[0] + w1[0]), 0.5 * (w0[1] + w1[1]), 0.5 * (w0[2] + w1[2]))
     q_rot = q_exp((dt * wm[0], dt * wm[1], dt * wm[2]))
     b = mul_diag(inertia, w1)
     c = q_rotate_inverse(q_rot, mul_diag(inertia, w0))
     if dot(b, b) == 0.0:
-        return q_normalize(q_mul(p0, q_rot))
+        return q_rot, (1.0, 0.0, 0.0, 0.0)
     # q_B of eq. 72-73 as the unnormalised (|b||c| + b.c, b x c): the final normalisation
     # scales it with the product (q_between normalises it first, an extra root)
     k = cross(b, c)
     nbc = math.sqrt(dot(b, b) * dot(c, c))
     w = nbc + dot(b, c)
     if w <= 1e-15 * nbc:
-        q_b = q_between(b, c)  # antiparallel: q_between picks an axis
-    else:
-        q_b = (w, k[0], k[1], k[2])
+        return q_rot, q_between(b, c)  # antiparallel: q_between picks an axis
+    return q_rot, (w, k[0], k[1], k[2])
+
+
+@jit(inline="always")
+def spin_preserving_update(p0: Quat, w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> Quat:
+    """Orientation update of eq. 66-75: ``p0 (x) exp(dt wm / 2) (x) q_B``, normalised."""
+    q_rot, q_b = _update_factors(w0, w1, inertia, dt)
     return q_normalize(q_mul(q_mul(p0, q_rot), q_b))
+
+
+@jit(inline="always")
+def spin_preserving_increment(w0: Vec3, w1: Vec3, inertia: Vec3Like, dt: float) -> Quat:
+    """The unit increment ``dq = exp(dt wm / 2) (x) q_B`` of eq. 66-75, so that the update is
+    ``p1 = p0 (x) dq`` (:func:`spin_preserving_update` up to the order of the products)."""
+    q_rot, q_b = _update_factors(w0, w1, inertia, dt)
+    return q_normalize(q_mul(q_rot, q_b))
+
+
+@jit(inline="always")
+def free_precession(inertia: Vec3Like, w0: Vec3, dt: float) -> tuple[int, float, float]:
+    """The step of the free axisymmetric midpoint rule as a rotation: returns ``(s, cos, sin)``,
+    ``s`` the symmetry axis (-1 if no two moments are equal) and the angle ``phi`` by which
+    :func:`_axisymmetric_midpoint` turns ``w`` about it without torque, ``w1 = R_s(phi) w0``.
+
+    Its Cayley transform of ``k = dt (C - A) w0_s / A`` is the rotation with
+    ``cos phi = (1 - k^2/4) / (1 + k^2/4)`` and ``sin phi = k / (1 + k^2/4)``.
+
+    Every factor of the spin-preserving update commutes with a rotation ``R`` about ``s`` (it
+    commutes with Theta), so the increment of ``R w0`` is the increment of ``w0`` conjugated by
+    ``R``: from one step of a free flight to the next, the vector part of ``dq`` turns by
+    ``phi`` about ``s`` and its scalar part stays (:func:`turn_increment`).
+    """
+    if inertia[0] == inertia[1]:
+        s, i = 2, 0
+    elif inertia[1] == inertia[2]:
+        s, i = 0, 1
+    elif inertia[2] == inertia[0]:
+        s, i = 1, 2
+    else:
+        return -1, 1.0, 0.0
+    k = dt * (inertia[s] - inertia[i]) * w0[s] / inertia[i]
+    half = 0.5 * k
+    inv = 1.0 / (1.0 + half * half)
+    return s, (1.0 - half * half) * inv, k * inv
+
+
+@jit(inline="always")
+def turn_increment(dq: Quat, s: int, cos: float, sin: float) -> Quat:
+    """``R dq R*`` for the rotation ``R`` by ``phi`` about axis ``s`` (:func:`free_precession`):
+    the components ``i, j = s + 1, s + 2`` (mod 3) of the vector part turn by ``phi``."""
+    if s == 2:
+        return (dq[0], cos * dq[1] - sin * dq[2], sin * dq[1] + cos * dq[2], dq[3])
+    if s == 0:
+        return (dq[0], dq[1], cos * dq[2] - sin * dq[3], sin * dq[2] + cos * dq[3])
+    return (dq[0], sin * dq[3] + cos * dq[1], dq[2], cos * dq[3] - sin * dq[1])
 
 
 @jit

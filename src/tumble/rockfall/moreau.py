@@ -34,6 +34,10 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
    ``p_E = normalise(p_M + h F(p_M) omega_E)`` (eq. 83); ``implicit``: the spin-preserving update
    of eq. 87 driven by omega_FREE, ``A_E = A_B exp(dt w_m~) B(omega_B, omega_free)``
    (:func:`spin_preserving_update`), because the contact step does not conserve the spin.
+   For a body with two equal moments, a step that starts with the angular velocity the step
+   before ended with (a free flight) takes that step's increment ``exp(dt w_m~) B`` turned by
+   the free precession about the symmetry axis instead of forming it again: the same increment
+   to round-off (:func:`tumble.freerot.implicit_midpoint.free_precession`).
 
    With ``soil.rolling_resistance > 0`` and closed contacts, the free angular velocity first
    receives the rolling-resistance impulse of :func:`rolling_impulse` (Ai et al. 2011, model A;
@@ -75,7 +79,13 @@ import numpy as np
 
 from tumble._jit import jit, jit_leaf
 from tumble.freerot.explicit import quaternion_half_step
-from tumble.freerot.implicit_midpoint import midpoint_omega, spin_preserving_update
+from tumble.freerot.implicit_midpoint import (
+    free_precession,
+    midpoint_omega,
+    spin_preserving_increment,
+    spin_preserving_update,
+    turn_increment,
+)
 from tumble.rockfall.contact import (
     C_GAP,
     C_WARM,
@@ -113,7 +123,7 @@ from tumble.rockfall.status import (
     SINGULAR_MATRIX,
 )
 from tumble.rockfall.surface import bilinear, upper_plane
-from tumble.rotation.quaternion import q_normalize, q_to_matrix
+from tumble.rotation.quaternion import q_mul, q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
 
@@ -137,7 +147,12 @@ B_RADIUS, B_X, B_Y, B_HALF, B_A, B_GX, B_GY, B_WARM, B_DECAY = range(9)
 #: and, for the steps without drag, ``sqrt(1 + B_GX^2 + B_GY^2)`` and the inverses of the mass
 #: and of the principal moments of inertia
 B_SLOPE, B_INV_M, B_INV_A, B_INV_B, B_INV_C = range(9, 14)
-N_BOUNDS = 14
+#: and, for the implicit scheme and a body with two equal moments, the symmetry axis (B_AXIS,
+#: -1 for none) and the free flight's increment of the orientation (:func:`rock_step`): the
+#: increment B_DQ (4) of the last step, the angular velocity B_TURN_W (3) the next step starts
+#: from if that step was free (NaN until the first step) and cos, sin of the free precession
+B_AXIS, B_TURN_W, B_DQ, B_COS, B_SIN = 14, 15, 18, 22, 23
+N_BOUNDS = 24
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -252,6 +267,10 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_INV_A] = 1.0 / body[1]
     bounds[B_INV_B] = 1.0 / body[2]
     bounds[B_INV_C] = 1.0 / body[3]
+    axis, _, _ = free_precession((body[1], body[2], body[3]), (0.0, 0.0, 0.0), 1.0)
+    bounds[B_AXIS] = axis
+    for j in range(3):
+        bounds[B_TURN_W + j] = math.nan
 
 
 @jit_leaf
@@ -303,7 +322,9 @@ def rock_step(
     test wherever the centre of mass lies that high above it. The soil's friction and restitution
     are looked up only for a step with contacts, its slippage decay only for a flight with
     slippage left, and the warm start is cleared only when the previous step left one. None of
-    this changes a number: every shortcut gives what the full computation gives.
+    this changes a number: every shortcut gives what the full computation gives. The orientation
+    increment of an axisymmetric rock's free flight is carried from step to step (turned by the
+    free precession, module docstring), the same increment up to round-off.
     """
     dt = options[O_DT]
     h = 0.5 * dt
@@ -496,8 +517,29 @@ def rock_step(
         if not have_p_m:
             p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
         p_e = q_normalize(quaternion_half_step(p_m, w_e, h))
-    else:
+    elif bounds[B_AXIS] < 0.0:
         p_e = spin_preserving_update(p_b, w_b, w_s, inertia, dt)
+    else:
+        # two equal moments: the increment of a step that starts where the last free step
+        # ended is that step's increment turned by the free precession (free_precession)
+        axis = int(bounds[B_AXIS])
+        if (
+            w_b[0] == bounds[B_TURN_W]
+            and w_b[1] == bounds[B_TURN_W + 1]
+            and (w_b[2] == bounds[B_TURN_W + 2])
+        ):
+            dq = turn_increment(
+                (bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3]),
+                axis,
+                bounds[B_COS],
+                bounds[B_SIN],
+            )
+        else:
+            dq = spin_preserving_increment(w_b, w_s, inertia, dt)
+            _, bounds[B_COS], bounds[B_SIN] = free_precession(inertia, w_s, dt)
+        bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3] = dq
+        bounds[B_TURN_W], bounds[B_TURN_W + 1], bounds[B_TURN_W + 2] = w_s
+        p_e = q_normalize(q_mul(p_b, dq))
 
     # slippage (L14 eq. 51)
     if n_closed > 0:
