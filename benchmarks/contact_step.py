@@ -42,13 +42,7 @@ import numpy as np
 
 from tumble._jit import jit, jit_leaf, set_threads
 from tumble.freerot.explicit import quaternion_half_step
-from tumble.freerot.implicit_midpoint import (
-    free_precession,
-    midpoint_omega,
-    spin_preserving_increment,
-    spin_preserving_update,
-    turn_increment,
-)
+from tumble.freerot.implicit_midpoint import midpoint_omega
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.contact import (
     NCOL,
@@ -83,6 +77,7 @@ from tumble.rockfall.moreau import (
     N_BOUNDS,
     N_DIAG,
     friction,
+    implicit_orientation,
     reset_bounds,
     rock_step,
     soil_param,
@@ -91,7 +86,7 @@ from tumble.rockfall.release import Release
 from tumble.rockfall.status import RUNNING
 from tumble.rockfall.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.surface import surface, upper_plane
-from tumble.rotation.quaternion import q_mul, q_normalize, q_to_matrix
+from tumble.rotation.quaternion import q_normalize, q_to_matrix
 
 #: soil fields read here (layout of :mod:`tumble.rockfall.moreau`)
 _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = 4, 5, 6, 7
@@ -323,22 +318,18 @@ def trajectory_states(rocks, scheme, seed):
 
 
 @jit_leaf
-def time_rotation(model, states, follows, reps):
+def time_rotation(model, states, follows, reps, bounds):
     """The implicit free rotation of the step alone from every state, as :func:`rock_step`
-    takes it: :func:`midpoint_omega`, then for a rock with two equal moments the increment of
-    the state before turned by the free precession when the state follows it with the angular
-    velocity that step ended with (:func:`turn_increment`), else the increment formed afresh
-    (:func:`spin_preserving_increment`); :func:`spin_preserving_update` for other rocks."""
-    body, options = model[6], model[7]
+    takes it: :func:`midpoint_omega` and :func:`implicit_orientation`, which carries the
+    increment of a free step to the state that follows it (``bounds`` reset for any other)."""
+    vertices, body, options = model[5], model[6], model[7]
     inertia = (body[1], body[2], body[3])
     dt = options[O_DT]
-    axis, _, _ = free_precession(inertia, (0.0, 0.0, 0.0), dt)
     acc = 0.0
     for _ in range(reps):
-        last = (math.nan, math.nan, math.nan)
-        dq = (1.0, 0.0, 0.0, 0.0)
-        cos, sin = 1.0, 0.0
         for i in range(states.shape[0]):
+            if not follows[i]:
+                reset_bounds(bounds, vertices, body)
             w0 = (states[i, S_OMEGA], states[i, S_OMEGA + 1], states[i, S_OMEGA + 2])
             p0 = (states[i, S_P], states[i, S_P + 1], states[i, S_P + 2], states[i, S_P + 3])
             w1, _ = midpoint_omega(
@@ -349,16 +340,7 @@ def time_rotation(model, states, follows, reps):
                 options[O_NEWTON_TOL],
                 int(options[O_NEWTON_MAX_ITER]),
             )
-            if axis < 0:
-                acc += spin_preserving_update(p0, w0, w1, inertia, dt)[0]
-                continue
-            if follows[i] and w0[0] == last[0] and w0[1] == last[1] and w0[2] == last[2]:
-                dq = turn_increment(dq, axis, cos, sin)
-            else:
-                dq = spin_preserving_increment(w0, w1, inertia, dt)
-                _, cos, sin = free_precession(inertia, w1, dt)
-            last = w1
-            acc += q_normalize(q_mul(p0, dq))[0]
+            acc += implicit_orientation(bounds, p0, w0, w1, inertia, dt)[0]
     return acc
 
 
@@ -436,9 +418,12 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     flights = subsets["flight"][0]
     if scheme == "implicit":
         chain = subsets["flight"][1]
-        time_rotation(model, flights[:5], chain[:5], 1)
+        bounds = np.empty(N_BOUNDS)
+        time_rotation(model, flights[:5], chain[:5], 1, bounds)
         ns["rotation"] = (
-            1e9 * best_of(lambda: time_rotation(model, flights, chain, 1), repeat) / len(flights)
+            1e9
+            * best_of(lambda: time_rotation(model, flights, chain, 1, bounds), repeat)
+            / len(flights)
         )
 
     s, chain = subsets["contact"]

@@ -51,6 +51,19 @@ from tumble.status import Status
 # all inlined into their callers (the rockfall step among them), so that their chains of
 # divisions and roots are scheduled together with the caller's independent work
 @jit(inline="always")
+def symmetry_axes(inertia: Vec3Like) -> tuple[int, int, int]:
+    """``(s, i, j)``: the symmetry axis ``s`` of a body with two equal principal moments and the
+    axes ``i, j = s + 1, s + 2`` (mod 3) of the equal ones; ``s = -1`` if no two are equal."""
+    if inertia[0] == inertia[1]:
+        return 2, 0, 1
+    if inertia[1] == inertia[2]:
+        return 0, 1, 2
+    if inertia[2] == inertia[0]:
+        return 1, 2, 0
+    return -1, 0, 0
+
+
+@jit(inline="always")
 def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impulse: Vec3) -> Vec3:
     """The solution of eq. 61 (plus ``M dt``) for a body with two equal principal moments, in
     closed form (module docstring). ``s`` is the symmetry axis, ``(i, j) = (s + 1, s + 2)``
@@ -58,12 +71,7 @@ def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impuls
     term has no ``s`` component, so ``w1_s = w0_s + M_s dt / C``; the ``i, j`` components are
     then linear, ``w1_i - w0_i + k wm_j = M_i dt / A`` and ``w1_j - w0_j - k wm_i = M_j dt / A``
     with ``k = dt (C - A) wm_s / A``, a 2x2 system of determinant ``1 + k^2 / 4``."""
-    if inertia[0] == inertia[1]:
-        s, i, j = 2, 0, 1
-    elif inertia[1] == inertia[2]:
-        s, i, j = 0, 1, 2
-    else:
-        s, i, j = 1, 2, 0
+    s, i, j = symmetry_axes(inertia)
     moment_a = inertia[i]
     moment_c = inertia[s]
     w1_s = w0[s] + torque_impulse[s] / moment_c
@@ -96,8 +104,7 @@ def midpoint_omega(
     top) gets the closed-form solution of :func:`_axisymmetric_midpoint`; any other inertia is
     solved by Newton's method (:func:`newton_midpoint`), to ``tol`` relative to |w1|.
     """
-    a, b, c = inertia[0], inertia[1], inertia[2]
-    if a == b or c in (a, b):
+    if symmetry_axes(inertia)[0] >= 0:
         return _axisymmetric_midpoint(inertia, w0, dt, torque_impulse), Status.OK
     return newton_midpoint(inertia, w0, dt, torque_impulse, tol, max_iter)
 
@@ -202,13 +209,8 @@ def free_precession(inertia: Vec3Like, w0: Vec3, dt: float) -> tuple[int, float,
     ``R``: from one step of a free flight to the next, the vector part of ``dq`` turns by
     ``phi`` about ``s`` and its scalar part stays (:func:`turn_increment`).
     """
-    if inertia[0] == inertia[1]:
-        s, i = 2, 0
-    elif inertia[1] == inertia[2]:
-        s, i = 0, 1
-    elif inertia[2] == inertia[0]:
-        s, i = 1, 2
-    else:
+    s, i, _ = symmetry_axes(inertia)
+    if s < 0:
         return -1, 1.0, 0.0
     k = dt * (inertia[s] - inertia[i]) * w0[s] / inertia[i]
     half = 0.5 * k

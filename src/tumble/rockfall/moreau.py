@@ -34,10 +34,8 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
    ``p_E = normalise(p_M + h F(p_M) omega_E)`` (eq. 83); ``implicit``: the spin-preserving update
    of eq. 87 driven by omega_FREE, ``A_E = A_B exp(dt w_m~) B(omega_B, omega_free)``
    (:func:`spin_preserving_update`), because the contact step does not conserve the spin.
-   For a body with two equal moments, a step that starts with the angular velocity the step
-   before ended with (a free flight) takes that step's increment ``exp(dt w_m~) B`` turned by
-   the free precession about the symmetry axis instead of forming it again: the same increment
-   to round-off (:func:`tumble.freerot.implicit_midpoint.free_precession`).
+   A free flight of a body with two equal moments turns the step before's increment
+   ``exp(dt w_m~) B`` by the free precession instead of forming it (:func:`implicit_orientation`).
 
    With ``soil.rolling_resistance > 0`` and closed contacts, the free angular velocity first
    receives the rolling-resistance impulse of :func:`rolling_impulse` (Ai et al. 2011, model A;
@@ -84,6 +82,7 @@ from tumble.freerot.implicit_midpoint import (
     midpoint_omega,
     spin_preserving_increment,
     spin_preserving_update,
+    symmetry_axes,
     turn_increment,
 )
 from tumble.rockfall.contact import (
@@ -123,7 +122,7 @@ from tumble.rockfall.status import (
     SINGULAR_MATRIX,
 )
 from tumble.rockfall.surface import bilinear, upper_plane
-from tumble.rotation.quaternion import q_mul, q_normalize, q_to_matrix
+from tumble.rotation.quaternion import Quat, q_mul, q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
 
@@ -267,8 +266,7 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_INV_A] = 1.0 / body[1]
     bounds[B_INV_B] = 1.0 / body[2]
     bounds[B_INV_C] = 1.0 / body[3]
-    axis, _, _ = free_precession((body[1], body[2], body[3]), (0.0, 0.0, 0.0), 1.0)
-    bounds[B_AXIS] = axis
+    bounds[B_AXIS] = symmetry_axes((body[1], body[2], body[3]))[0]
     for j in range(3):
         bounds[B_TURN_W + j] = math.nan
 
@@ -281,6 +279,40 @@ def penetrated(contacts: np.ndarray, n_closed: int, radius: float) -> bool:
     for i in range(n_closed):
         deepest = min(deepest, contacts[i, C_GAP])
     return -deepest > radius
+
+
+@jit(inline="always")
+def implicit_orientation(
+    bounds: np.ndarray, p_b: Quat, w_b: Vec3, w_s: Vec3, inertia: Vec3Like, dt: float
+) -> Quat:
+    """The orientation at the end of an implicit step from ``p_b``, driven by ``w_b`` and the
+    free midpoint solution ``w_s`` (eq. 87, :func:`spin_preserving_update`).
+
+    For a body with two equal moments (``bounds[B_AXIS] >= 0``) a step that starts where the
+    last free step ended (``w_b`` equal to ``B_TURN_W``) takes that step's increment turned by
+    the free precession (:func:`tumble.freerot.implicit_midpoint.free_precession`), any other
+    step forms it afresh; the increment, ``w_s`` and the precession are kept in ``bounds``
+    for the next step. Returns the unit quaternion of the end of the step.
+    """
+    if bounds[B_AXIS] < 0.0:
+        return spin_preserving_update(p_b, w_b, w_s, inertia, dt)
+    if (
+        w_b[0] == bounds[B_TURN_W]
+        and w_b[1] == bounds[B_TURN_W + 1]
+        and (w_b[2] == bounds[B_TURN_W + 2])
+    ):
+        dq = turn_increment(
+            (bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3]),
+            int(bounds[B_AXIS]),
+            bounds[B_COS],
+            bounds[B_SIN],
+        )
+    else:
+        dq = spin_preserving_increment(w_b, w_s, inertia, dt)
+        _, bounds[B_COS], bounds[B_SIN] = free_precession(inertia, w_s, dt)
+    bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3] = dq
+    bounds[B_TURN_W], bounds[B_TURN_W + 1], bounds[B_TURN_W + 2] = w_s
+    return q_normalize(q_mul(p_b, dq))
 
 
 # inlined into the per-rock loops (run_one, run_rock): the loop and the step are then compiled as
@@ -322,9 +354,9 @@ def rock_step(
     test wherever the centre of mass lies that high above it. The soil's friction and restitution
     are looked up only for a step with contacts, its slippage decay only for a flight with
     slippage left, and the warm start is cleared only when the previous step left one. None of
-    this changes a number: every shortcut gives what the full computation gives. The orientation
-    increment of an axisymmetric rock's free flight is carried from step to step (turned by the
-    free precession, module docstring), the same increment up to round-off.
+    this changes a number: every shortcut gives what the full computation gives, apart from
+    the orientation increment of a free flight (:func:`implicit_orientation`, the same to
+    round-off).
     """
     dt = options[O_DT]
     h = 0.5 * dt
@@ -517,29 +549,8 @@ def rock_step(
         if not have_p_m:
             p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
         p_e = q_normalize(quaternion_half_step(p_m, w_e, h))
-    elif bounds[B_AXIS] < 0.0:
-        p_e = spin_preserving_update(p_b, w_b, w_s, inertia, dt)
     else:
-        # two equal moments: the increment of a step that starts where the last free step
-        # ended is that step's increment turned by the free precession (free_precession)
-        axis = int(bounds[B_AXIS])
-        if (
-            w_b[0] == bounds[B_TURN_W]
-            and w_b[1] == bounds[B_TURN_W + 1]
-            and (w_b[2] == bounds[B_TURN_W + 2])
-        ):
-            dq = turn_increment(
-                (bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3]),
-                axis,
-                bounds[B_COS],
-                bounds[B_SIN],
-            )
-        else:
-            dq = spin_preserving_increment(w_b, w_s, inertia, dt)
-            _, bounds[B_COS], bounds[B_SIN] = free_precession(inertia, w_s, dt)
-        bounds[B_DQ], bounds[B_DQ + 1], bounds[B_DQ + 2], bounds[B_DQ + 3] = dq
-        bounds[B_TURN_W], bounds[B_TURN_W + 1], bounds[B_TURN_W + 2] = w_s
-        p_e = q_normalize(q_mul(p_b, dq))
+        p_e = implicit_orientation(bounds, p_b, w_b, w_s, inertia, dt)
 
     # slippage (L14 eq. 51)
     if n_closed > 0:
