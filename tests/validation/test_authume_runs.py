@@ -119,10 +119,13 @@ def test_soil_table_scales_and_adds_the_vegetation_layer():
         assert set(row) == set(FIELDS)
         assert row["kappa"] == base["kappa"] and row["beta"] == base["beta"]
         assert row["restitution"] == 0.0
+    assert table["gray"]["mu_min"] == pytest.approx(1.5 * base["mu_min"], rel=1e-15)
+    assert table["gray"]["mu_max"] == pytest.approx(1.5 * base["mu_max"], rel=1e-15)
+    # the Red zone (rocky slope), which no calibration profile crosses, keeps the published set
+    assert table["red"]["mu_min"] == base["mu_min"] and table["red"]["mu_max"] == base["mu_max"]
     for zone in ("gray", "red"):
-        assert table[zone]["mu_min"] == pytest.approx(1.5 * base["mu_min"], rel=1e-15)
-        assert table[zone]["mu_max"] == pytest.approx(1.5 * base["mu_max"], rel=1e-15)
         assert table[zone]["drag"] == 0.0
+        assert table[zone]["rolling_resistance"] == 0.0
     assert table["blue"]["mu_min"] == base["mu_min"]
     assert table["blue"]["drag"] == 120.0
     # the vegetation layer resists translation only (docs/validation_authume.md)
@@ -154,6 +157,16 @@ def test_soil_table_scales_and_adds_the_vegetation_layer():
         A.SoilParameters(vegetated_friction=0.0)
     with pytest.raises(ValueError, match="vegetated_friction"):
         A.SoilParameters(vegetated_friction="rough")
+    # the rolling resistance acts on the unvegetated zones, the Red factor on Red only
+    rolling = A.SoilParameters(120.0, 0.5, rolling_resistance=0.125, rocky_friction=0.8).table()
+    assert rolling["gray"]["rolling_resistance"] == rolling["red"]["rolling_resistance"] == 0.125
+    assert rolling["blue"]["rolling_resistance"] == 0.0
+    assert rolling["red"]["mu_min"] == pytest.approx(0.8 * base["mu_min"], rel=1e-15)
+    assert rolling["gray"]["mu_max"] == pytest.approx(0.5 * base["mu_max"], rel=1e-15)
+    with pytest.raises(ValueError, match="rolling_resistance"):
+        A.SoilParameters(rolling_resistance=-0.1)
+    with pytest.raises(ValueError, match="rocky_friction"):
+        A.SoilParameters(rocky_friction=0.0)
 
 
 def test_zone_soil_maps_each_node_to_its_row_and_outside_to_gray():
@@ -265,6 +278,34 @@ def test_the_vegetated_slope_friction_keeps_elongated_blocks_tumbling():
     base, calibrated = early[1.0], early[A.CALIBRATED.vegetated_friction]
     assert base[0] > 0.08 and base[1] > 0.5
     assert calibrated[0] < 0.05 and calibrated[1] < 0.35
+
+
+def test_the_rocky_slope_keeps_blocks_tumbling():
+    """Rocks 4 and 8 of P2 (SP1A, 569 and 541 kg) cross the Red talus below the cliff. With the
+    Gray factor 0.3 on Red (the set before, which tied Red to Gray) they slide down it on a flat
+    face, hardly turning (median |omega| on Red below 1 rad/s), and stop on the upper platform
+    before 47 m; with the published set on Red they tumble (above 5 rad/s) and, with no rolling
+    resistance on the hard zones, roll over the lower platform's rim and down the slope beyond
+    70 m."""
+    import dataclasses
+
+    before = A.SoilParameters(900.0, 0.3, drop_offset=3.5, vegetated_friction=1.5)
+    terrain = A.authume_terrain()
+    for k in (4, 8):
+        runout = {}
+        for name, parameters in (
+            ("tied", dataclasses.replace(before, rocky_friction=0.3)),
+            ("published", before),
+        ):
+            runout[name], trajectory = _single("p2", parameters, k, 3.5)
+            assert trajectory.status == "stopped"
+            xy = trajectory.position[:, :2]
+            on_red = np.abs(terrain.sample("zone", xy[:, 0], xy[:, 1]) - 3.0) < 0.5
+            assert on_red.sum() * trajectory.dt > 2.0
+            spin = np.median(np.linalg.norm(trajectory.omega[on_red], axis=1))
+            assert spin < 1.0 if name == "tied" else spin > 5.0
+        assert runout["tied"] < 47.0
+        assert runout["published"] > 70.0
 
 
 # --- runs -------------------------------------------------------------------------------------

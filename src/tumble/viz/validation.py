@@ -210,8 +210,8 @@ def plot_calibration(
 ) -> None:
     """Objective of the calibration grid on P1: a heat map over vegetation drag and friction
     factor, each cell the best over the other grid axes (their values at that best point written
-    under the objective: drop offset and vegetated-slope friction factor, where the grid varies
-    them), the chosen point circled; ``rows`` as
+    under the objective: drop offset, vegetated-slope friction factor and rolling resistance,
+    where the grid varies them), the chosen point circled; ``rows`` as
     :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)
     if not rows:
@@ -221,6 +221,7 @@ def plot_calibration(
     labels = {
         "drop_offset": "{:g} m",
         "vegetated_friction": "Blue x{:g}",
+        "rolling_resistance": "mu_r {:g}",
     }
     others = [k for k in labels if len({row.get(k) for row in rows}) > 1]
     grid = np.full((len(friction), len(drag)), np.nan)
@@ -260,7 +261,7 @@ def plot_calibration(
     ax.set_xticks(range(len(drag)), [f"{v:g}" for v in drag])
     ax.set_yticks(range(len(friction)), [f"{v:g}" for v in friction])
     ax.set_xlabel("vegetation drag on Blue, block of 1 m^3 (kg/s)")
-    ax.set_ylabel("friction factor, Gray and Red")
+    ax.set_ylabel("friction factor, Gray")
     fig.colorbar(mesh, ax=ax, label="run-out + lateral Wasserstein on P1 (m), mean over seeds")
     ax.set_title(title or "calibration on P1", fontsize=10, loc="left")
     fig.tight_layout()
