@@ -169,9 +169,11 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(dem, tmp_p
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    manifest = out / "chunks" / "manifest.json"
+    # the first chunk file (written under a temporary name, then renamed): the session has
+    # finished a chunk, so it counts as one of the run's sessions
+    first = out / "chunks" / "chunk_000000.npz"
     deadline = time.monotonic() + 300
-    while not manifest.exists() and process.poll() is None and time.monotonic() < deadline:
+    while not first.exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)

@@ -243,22 +243,22 @@ def run_chunks(
     done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
     steps_now = 0
     chunks_now = 0
+    # steps of each chunk of this session, noted before its file is written: an interruption
+    # between the file's rename and the bookkeeping still counts the chunk (its file is there)
+    steps_of: dict[int, int] = {}
     if missing:
         t0 = time.perf_counter()
         c0 = time.process_time()
         compile_s = 0.0
 
         def finished(index: int, chunk: dict) -> None:
-            nonlocal steps_now, chunks_now
             if not manifest_path.exists():
                 write_json_atomic(manifest_path, manifest)
+            steps_of[index] = int(chunk["steps"].sum())
             write_chunk(directory, index, chunk)
             reduction.add(chunk)
             added.add(index)
-            steps = int(chunk["steps"].sum())
-            steps_now += steps
-            chunks_now += 1
-            bar.update(spans[index][1] - spans[index][0], steps)
+            bar.update(spans[index][1] - spans[index][0], steps_of[index])
 
         try:
             with Progress(ensemble.n_rocks, done_rocks, progress_mode(progress)) as bar:
@@ -279,6 +279,9 @@ def run_chunks(
         finally:
             # an interrupted session that finished chunks counts too: its time is part of the
             # run's wall time, and the speed printed after a resume divides by all of it
+            written = [i for i in steps_of if chunk_path(directory, i).exists()]
+            chunks_now = len(written)
+            steps_now = sum(steps_of[i] for i in written)
             if chunks_now:
                 manifest["sessions"].append(
                     {
