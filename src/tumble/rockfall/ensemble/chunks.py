@@ -241,7 +241,6 @@ def run_chunks(
     if max_chunks is not None:
         missing = missing[: _check.positive_int(max_chunks, "max_chunks")]
     done_rocks = ensemble.n_rocks - sum(spans[i][1] - spans[i][0] for i in missing)
-    steps_now = 0
     chunks_now = 0
     # steps of each chunk of this session, noted before its file is written: an interruption
     # between the file's rename and the bookkeeping still counts the chunk (its file is there)

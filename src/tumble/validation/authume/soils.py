@@ -129,24 +129,22 @@ class SoilParameters:
         (:data:`ZONES`) -> every field of :class:`Soil`."""
         drag = self.vegetation_drag * float(vegetation_scale(volume))
         base = dict.fromkeys(FIELDS, 0.0) | BASE_FRICTION
-        hard = base | {
-            "mu_min": base["mu_min"] * self.hard_friction,
-            "mu_max": base["mu_max"] * self.hard_friction,
-            "rolling_resistance": self.rolling_resistance,
+
+        def row(friction: float, **fields: float) -> dict[str, float]:
+            """The base row, its friction scaled by ``friction``, with ``fields`` set."""
+            scaled = {"mu_min": base["mu_min"] * friction, "mu_max": base["mu_max"] * friction}
+            return base | scaled | fields
+
+        return {
+            "blue": row(
+                self.vegetated_friction,
+                drag=drag,
+                drag_torque=drag * VEGETATION_LEVER**2,
+                drag_height=VEGETATION_HEIGHT if drag > 0.0 else 0.0,
+            ),
+            "gray": row(self.hard_friction, rolling_resistance=self.rolling_resistance),
+            "red": row(self.rocky_friction, rolling_resistance=self.rolling_resistance),
         }
-        rocky = base | {
-            "mu_min": base["mu_min"] * self.rocky_friction,
-            "mu_max": base["mu_max"] * self.rocky_friction,
-            "rolling_resistance": self.rolling_resistance,
-        }
-        blue = base | {
-            "mu_min": base["mu_min"] * self.vegetated_friction,
-            "mu_max": base["mu_max"] * self.vegetated_friction,
-            "drag": drag,
-            "drag_torque": drag * VEGETATION_LEVER**2,
-            "drag_height": VEGETATION_HEIGHT if drag > 0.0 else 0.0,
-        }
-        return {"blue": blue, "gray": hard, "red": rocky}
 
     def as_dict(self) -> dict[str, float | None]:
         return asdict(self)
