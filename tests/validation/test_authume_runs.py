@@ -363,10 +363,16 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
     out = tmp_path / "authume"
     argv = ["validate", "authume", "--out", str(out), "--rocks-per-profile", "4"]
     assert main([*argv, "--t-max", "2", "--workers", "2"]) == 0
-    assert "p2" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "p2" in printed
     metrics = json.loads((out / "metrics.json").read_text())
     for profile, n_measured in (("p1", 41), ("p2", 48)):
         assert metrics[profile]["n_measured"] == n_measured
+        # the published discrete element end points, scored and printed beside the runs
+        reference = metrics[profile]["reference_dem"]
+        assert reference["n_simulated"] == 1024
+        assert f"{profile:<8}rockable" in printed
+        assert reference == A.reference_metrics(profile, A.measured_endpoints(profile))
         for scheme in ("implicit", "explicit"):
             entry = metrics[profile][scheme]
             assert set(METRIC_KEYS) <= set(entry)

@@ -197,6 +197,7 @@ def run(args) -> int:
 
     runs: dict[str, dict[str, ProfileRun]] = {}
     measured: dict[str, MeasuredEndpoints] = {}
+    reference: dict[str, np.ndarray] = {}
     metrics: dict = {
         "site": "authume",
         "soil_parameters": parameters.as_dict(),
@@ -246,6 +247,14 @@ def run(args) -> int:
             entry[scheme] = authume.profile_metrics(
                 run, measured[profile], args.data_dir, bandwidth=args.bandwidth
             )
+        entry["reference_dem"] = authume.reference_metrics(
+            profile, measured[profile], args.data_dir, bandwidth=args.bandwidth
+        )
+        endpoints = authume.reference_endpoints(profile, args.data_dir)
+        if endpoints is not None:
+            reference[profile] = authume.profile_coordinates(
+                profile, endpoints.position, args.data_dir
+            )
         metrics[profile] = entry
 
     terrain = authume.authume_terrain(args.data_dir)
@@ -277,7 +286,7 @@ def run(args) -> int:
         plot_stop_map(
             terrain, runs, measured, stage / "stop_map.png", bandwidth=args.bandwidth, title=label
         )
-        plot_runout(runs, measured, stage / "runout.png", title=label)
+        plot_runout(runs, measured, stage / "runout.png", title=label, reference=reference)
         if calibration is not None:
             columns = {
                 k: np.array([row[k] for row in calibration.rows]) for k in calibration.rows[0]
@@ -331,5 +340,19 @@ def run(args) -> int:
                 f"{m['fraction_measured_inside_envelope']:8.2f}"
                 f"{m['seconds']:9.1f}"
             )
+        ref = metrics[profile]["reference_dem"]
+        if ref is not None:
+            print(
+                f"{profile:<8}{'rockable':<10}{m['median_runout_measured_m']:12.2f}"
+                f"{ref['median_runout_simulated_m']:11.2f}{ref['runout_wasserstein_m']:10.2f}"
+                f"{ref['lateral_wasserstein_m']:10.2f}{ref['ks_statistic']:7.3f}"
+                f"{ref['ks_pvalue']:8.3f}{ref['fraction_measured_inside_envelope']:8.2f}"
+                f"{'-':>9}"
+            )
+    if not reference:
+        print(
+            "no published DEM end points in the data directory "
+            f"({authume.REFERENCE_FILE}); the rockable rows are left out"
+        )
     print(f"wrote {args.out}/")
     return 0

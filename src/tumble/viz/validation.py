@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 ZONE_COLORS = ("white", "tab:blue", "0.55", "tab:red")
 SCHEME_COLORS = {"implicit": "tab:orange", "explicit": "tab:green"}
 MEASURED_COLOR = "k"
+#: Legend label of the published discrete element trajectories.
+REFERENCE_LABEL = "Rockable DEM (published)"
 
 
 def _extent(terrain: Terrain) -> tuple[float, float, float, float]:
@@ -144,11 +146,15 @@ def plot_runout(
     measured: Mapping[str, MeasuredEndpoints],
     path: str | os.PathLike[str],
     title: str = "",
+    reference: Mapping[str, np.ndarray] | None = None,
 ) -> None:
     """Run-out (distance along the profile from the drop line) and lateral offset, measured
     against simulated: per profile (rows) the ECDFs of the run-out, its histograms, and the
     ECDFs of the lateral offset; one curve per scheme. The run-out legend gives the two-sample
-    Kolmogorov-Smirnov statistic and p-value of each scheme against the measured run-out."""
+    Kolmogorov-Smirnov statistic and p-value of each scheme against the measured run-out.
+    ``reference``: profile -> (n, 2) run-out and lateral offset of the discrete element
+    trajectories published with the data (:mod:`tumble.validation.authume.reference`), drawn
+    dashed."""
     profiles = list(runs)
     if not profiles:
         raise ValueError("no runs to draw")
@@ -160,7 +166,10 @@ def plot_runout(
         simulated = {
             s: run.coordinates[run.regular] for s, run in runs[profile].items() if run.regular.any()
         }
-        top = max([observed[:, 0].max(), *(v[:, 0].max() for v in simulated.values())])
+        curves = dict(simulated)
+        if reference is not None and profile in reference:
+            curves[REFERENCE_LABEL] = reference[profile]
+        top = max([observed[:, 0].max(), *(v[:, 0].max() for v in curves.values())])
         bins = np.arange(0.0, top + 2.5, 2.0)
         ax_cdf, ax_hist, ax_lat = axes[r]
         label = f"measured (n = {observed.shape[0]})"
@@ -169,20 +178,18 @@ def plot_runout(
         ax_hist.hist(
             observed[:, 0], bins=bins, density=True, color="0.6", alpha=0.6, label="measured"
         )
-        for scheme, coords in simulated.items():
-            color = SCHEME_COLORS.get(scheme, "tab:purple")
+        for scheme, coords in curves.items():
+            style = (
+                {"color": "0.25", "ls": "--", "lw": 1.2}
+                if scheme == REFERENCE_LABEL
+                else {"color": SCHEME_COLORS.get(scheme, "tab:purple"), "lw": 1.5}
+            )
             ks_d, ks_p = authume.kolmogorov_smirnov(observed[:, 0], coords[:, 0])
-            label = f"{scheme} (n = {coords.shape[0]}), KS D = {ks_d:.3f}, p = {ks_p:.3f}"
-            _ecdf(ax_cdf, coords[:, 0], color=color, lw=1.5, label=label)
-            _ecdf(ax_lat, coords[:, 1], color=color, lw=1.5, label=label)
+            label = f"{scheme} (n = {coords.shape[0]}), KS D = {ks_d:.3f}, p = {ks_p:.3g}"
+            _ecdf(ax_cdf, coords[:, 0], label=label, **style)
+            _ecdf(ax_lat, coords[:, 1], label=label, **style)
             ax_hist.hist(
-                coords[:, 0],
-                bins=bins,
-                density=True,
-                histtype="step",
-                lw=1.5,
-                color=color,
-                label=scheme,
+                coords[:, 0], bins=bins, density=True, histtype="step", label=scheme, **style
             )
         ax_cdf.set_xlabel("run-out along the profile (m)")
         ax_cdf.set_ylabel("fraction of blocks")

@@ -18,7 +18,9 @@ compares the stop points:
 * :mod:`~tumble.validation.authume.runs`: the releases of a profile run by the ensemble driver;
 * :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the
   Kolmogorov-Smirnov test of the run-out, the stop envelope, and the calibration on P1 (P2 is
-  the held-out check).
+  the held-out check);
+* :mod:`~tumble.validation.authume.reference`: the discrete element trajectories published with
+  the data (Rockable), their end points scored with the same metrics.
 
 References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022) 106855.
 F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
@@ -56,6 +58,16 @@ from tumble.validation.authume.metrics import (
     profile_metrics,
     stop_envelope,
     wasserstein,
+)
+from tumble.validation.authume.reference import (
+    MOVING_SPEED,
+    REFERENCE_COLUMNS,
+    REFERENCE_FILE,
+    ReferenceEndpoints,
+    extract_reference_endpoints,
+    reference_endpoints,
+    reference_file,
+    reference_metrics,
 )
 from tumble.validation.authume.releases import (
     CREST_DROP,
@@ -118,9 +130,12 @@ __all__ = [
     "ENVELOPE_BANDWIDTH",
     "ENVELOPE_CONTENT",
     "LAMBERT93_SHIFT",
+    "MOVING_SPEED",
     "N_CYCLE",
     "PROFILES",
     "Q_DATA_TO_TUMBLE",
+    "REFERENCE_COLUMNS",
+    "REFERENCE_FILE",
     "ROCKS_PER_PROFILE",
     "SCENARIOS",
     "SCENARIO_NAMES",
@@ -140,6 +155,7 @@ __all__ = [
     "MeasuredEndpoints",
     "ProfileGeometry",
     "ProfileRun",
+    "ReferenceEndpoints",
     "SoilParameters",
     "StopEnvelope",
     "TinRaster",
@@ -153,6 +169,7 @@ __all__ = [
     "crest_offsets",
     "data_directory",
     "drop_points",
+    "extract_reference_endpoints",
     "fraction_inside",
     "kolmogorov_smirnov",
     "measured_endpoints",
@@ -161,6 +178,9 @@ __all__ = [
     "profile_geometry",
     "profile_metrics",
     "rasterise_triangles",
+    "reference_endpoints",
+    "reference_file",
+    "reference_metrics",
     "run_profile",
     "stop_envelope",
     "terrain_triangles",
