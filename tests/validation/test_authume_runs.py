@@ -402,12 +402,66 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
     assert "not the Authume data directory" in capsys.readouterr().err
 
 
+def test_pooled_metrics_are_those_of_the_runs_stop_points_together():
+    measured = A.measured_endpoints("p1")
+    sets = A.CALIBRATION_EQUIVALENT[:2]
+    runs = [A.run_profile("p1", p, n=4, seed=3, t_max=2.0, workers=2) for p in sets]
+    pooled = A.pooled_metrics(runs, measured)
+    together = A.sample_metrics("p1", np.concatenate([r.stop for r in runs]), measured)
+    for key in ("ks_statistic", "ks_pvalue", "runout_wasserstein_m", "median_runout_simulated_m"):
+        assert pooled[key] == together[key]
+    assert pooled["n_simulated"] == pooled["n_used"] == 8
+    assert pooled["soil_parameters"] == [p.as_dict() for p in sets]
+    # each set's own KS p-value is that of its run alone
+    for run, p_value in zip(runs, pooled["ks_pvalue_per_set"], strict=True):
+        assert p_value == A.profile_metrics(run, measured)["ks_pvalue"]
+    other = A.run_profile("p2", n=2, seed=0, t_max=1.0)
+    with pytest.raises(ValueError, match="one profile and scheme"):
+        A.pooled_metrics([runs[0], other], measured)
+    with pytest.raises(ValueError, match="one or more"):
+        A.pooled_metrics([], measured)
+
+
+def test_cli_equivalent_pools_the_stored_sets_on_the_same_releases(tmp_path, capsys):
+    out = tmp_path / "eq"
+    argv = ["validate", "authume", "--out", str(out), "--rocks-per-profile", "4", "--equivalent"]
+    assert main([*argv, "--t-max", "2", "--scheme", "implicit", "--workers", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert f"pooled over the {len(A.CALIBRATION_EQUIVALENT)} grid points" in printed
+    metrics = json.loads((out / "metrics.json").read_text())
+    sets = [p.as_dict() for p in A.CALIBRATION_EQUIVALENT]
+    assert metrics["equivalent_sets"] == sets
+    for profile in ("p1", "p2"):
+        pooled = metrics[profile]["equivalent"]["implicit"]
+        assert pooled["n_simulated"] == 4 * len(sets)
+        rows = _rows(out / f"stops_{profile}_implicit_equivalent.csv")
+        assert [int(r["set"]) for r in rows] == [i for i in range(len(sets)) for _ in range(4)]
+        # set 0 is the calibrated set: the rows of the plain run
+        plain = _rows(out / f"stops_{profile}_implicit.csv")
+        assert [{k: r[k] for k in plain[0]} for r in rows[:4]] == plain
+        # every set ran the same releases
+        for rock in range(4):
+            same = {(r["drop"], r["orientation"], r["mass_kg"]) for r in rows[rock::4]}
+            assert len(same) == 1
+        runout = [float(r["runout_m"]) for r in rows]
+        observed = [float(r["runout_m"]) for r in _rows(out / f"measured_{profile}.csv")]
+        assert pooled["ks_pvalue"] == float(ks_2samp(runout, observed).pvalue)
+
+
 def _rows(path):
     with open(path, newline="") as handle:
         return list(csv.DictReader(handle))
 
 
 # --- calibration ------------------------------------------------------------------------------
+
+
+def test_equivalent_points_are_the_flagged_rows_best_first():
+    sets = [A.SoilParameters(d, 0.3, 3.5, 1.5, mu) for d in (700.0, 900.0) for mu in (0.1, 0.2)]
+    flags = [False, True, True, False]
+    rows = [p.as_dict() | {"within_one_se": f} for p, f in zip(sets, flags, strict=True)]
+    result = A.Calibration(rows, sets[2], "implicit", 256, (0, 1, 2), 1.0)
+    assert result.equivalent == (sets[2], sets[1])
 
 
 def test_calibration_reads_only_p1(monkeypatch):
@@ -438,12 +492,23 @@ def test_calibration_reads_only_p1(monkeypatch):
         A.profile_metrics(
             A.run_profile("p1", parameters, n=2, seed=s, t_max=2.0),
             field_data.measured_endpoints("p1"),
-        )["runout_wasserstein_m"]
+        )
         for s in (0, 4)
     ]
-    assert result.rows[1]["runout_wasserstein_m"] == pytest.approx(np.mean(single), rel=1e-12)
+    runout = [m["runout_wasserstein_m"] for m in single]
+    assert result.rows[1]["runout_wasserstein_m"] == pytest.approx(np.mean(runout), rel=1e-12)
+    # the standard error of the objective over the two seeds: |o0 - o1| / 2
+    objective = [m["runout_wasserstein_m"] + m["lateral_wasserstein_m"] for m in single]
+    se = abs(objective[0] - objective[1]) / 2.0
+    assert result.rows[1]["objective_se_m"] == pytest.approx(se, rel=1e-12, abs=1e-15)
     best = min(result.rows, key=lambda row: row["objective_m"])
     assert result.best == A.SoilParameters(best["vegetation_drag"], best["hard_friction"], 2.0)
+    # the points P1 cannot tell apart: the best first, then those within its standard error
+    limit = best["objective_m"] + best["objective_se_m"]
+    within = [row["objective_m"] <= limit for row in result.rows]
+    assert [row["within_one_se"] for row in result.rows] == within
+    assert result.equivalent[0] == result.best
+    assert len(result.equivalent) == sum(within)
     with pytest.raises(ValueError, match="seeds"):
         A.calibrate(grid, n=2, seeds=(1, 1), t_max=2.0)
     with pytest.raises(ValueError, match="unknown calibration parameter"):

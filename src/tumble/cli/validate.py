@@ -74,6 +74,13 @@ def add_parser(sub) -> None:
         "averaged over them (default 0,1,2)",
     )
     p.add_argument(
+        "--equivalent",
+        action="store_true",
+        help="also run every calibration grid point P1 cannot tell apart from the best "
+        "(objective within one standard error of the minimum; the stored set, or this run's "
+        "with --calibrate) on the same releases and report their pooled prediction",
+    )
+    p.add_argument(
         "--bandwidth",
         type=positive_float,
         default=3.0,
@@ -104,27 +111,34 @@ def _progress(total: int, label: str) -> Progress:
     return Progress(total, 0, "auto", label=label)
 
 
-def _stop_table(run: ProfileRun, path: Path) -> None:
+def _stop_table(runs: ProfileRun | list[ProfileRun], path: Path) -> None:
+    """One row per simulated rock; several runs (the parameter sets of a pooled prediction)
+    one after the other, with the set's index in column ``set``."""
     from tumble.io import write_csv
 
+    if isinstance(runs, list):
+        tables = [_stop_columns(run) | {"set": np.full(len(run), i)} for i, run in enumerate(runs)]
+        write_csv(path, {k: np.concatenate([t[k] for t in tables]) for k in tables[0]})
+    else:
+        write_csv(path, _stop_columns(runs))
+
+
+def _stop_columns(run: ProfileRun) -> dict[str, np.ndarray]:
     r = run.releases
-    write_csv(
-        path,
-        {
-            "rock": np.arange(len(run)),
-            "drop": r.drop_id,
-            "orientation": r.orientation_id,
-            "shape": np.array([r.shape_names[s] for s in r.shape_id]),
-            "mass_kg": r.mass,
-            "status": np.array(run.status),
-            "t_end_s": run.t_end,
-            "x_m": run.stop[:, 0],
-            "y_m": run.stop[:, 1],
-            "z_m": run.stop[:, 2],
-            "runout_m": run.coordinates[:, 0],
-            "lateral_m": run.coordinates[:, 1],
-        },
-    )
+    return {
+        "rock": np.arange(len(run)),
+        "drop": r.drop_id,
+        "orientation": r.orientation_id,
+        "shape": np.array([r.shape_names[s] for s in r.shape_id]),
+        "mass_kg": r.mass,
+        "status": np.array(run.status),
+        "t_end_s": run.t_end,
+        "x_m": run.stop[:, 0],
+        "y_m": run.stop[:, 1],
+        "z_m": run.stop[:, 2],
+        "runout_m": run.coordinates[:, 0],
+        "lateral_m": run.coordinates[:, 1],
+    }
 
 
 def _measured_table(
@@ -257,6 +271,40 @@ def run(args) -> int:
             )
         metrics[profile] = entry
 
+    pooled: dict[str, dict[str, list[ProfileRun]]] = {}
+    if args.equivalent:
+        sets = calibration.equivalent if calibration is not None else authume.CALIBRATION_EQUIVALENT
+        metrics["equivalent_sets"] = [p.as_dict() for p in sets]
+        for profile in authume.PROFILES:
+            pooled[profile] = {}
+            pooled_entry: dict[str, Any] = {}
+            metrics[profile]["equivalent"] = pooled_entry
+            for scheme in schemes:
+                bar = _progress(n * (len(sets) - 1), f"{profile.upper()} {scheme}, other sets")
+                pooled[profile][scheme] = [
+                    runs[profile][scheme]
+                    if p == parameters
+                    else authume.run_profile(
+                        profile,
+                        p,
+                        scheme,
+                        n=n,
+                        seed=args.seed,
+                        t_max=args.t_max,
+                        workers=workers,
+                        data_dir=args.data_dir,
+                        progress=_advance(bar),
+                    )
+                    for p in sets
+                ]
+                bar.close()
+                pooled_entry[scheme] = authume.pooled_metrics(
+                    pooled[profile][scheme],
+                    measured[profile],
+                    args.data_dir,
+                    bandwidth=args.bandwidth,
+                )
+
     terrain = authume.authume_terrain(args.data_dir)
     config = {
         "site": args.site,
@@ -266,6 +314,7 @@ def run(args) -> int:
         "t_max": args.t_max,
         "workers": workers,
         "calibrate": bool(args.calibrate),
+        "equivalent": bool(args.equivalent),
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
         "calibration_seeds": list(calibration.seeds) if calibration is not None else None,
         "calibration_grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
@@ -282,6 +331,9 @@ def run(args) -> int:
             )
             for scheme, run in by_scheme.items():
                 _stop_table(run, stage / f"stops_{profile}_{scheme}.csv")
+        for profile, by_scheme_runs in pooled.items():
+            for scheme, group in by_scheme_runs.items():
+                _stop_table(group, stage / f"stops_{profile}_{scheme}_equivalent.csv")
         label = f"soil {parameters.as_dict()}, {n} rocks per profile, seed {args.seed}"
         plot_stop_map(
             terrain, runs, measured, stage / "stop_map.png", bandwidth=args.bandwidth, title=label
@@ -303,6 +355,9 @@ def run(args) -> int:
                         "mean over the seeds",
                         "grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
                         "best": calibration.best.as_dict(),
+                        "equivalent": [p.as_dict() for p in calibration.equivalent],
+                        "equivalent_rule": "objective within one standard error (over the "
+                        "seeds) of the minimum",
                         "seconds": calibration.seconds,
                     },
                     indent=2,
@@ -323,6 +378,10 @@ def run(args) -> int:
             f"calibration on P1 ({calibration.scheme}): {len(calibration.rows)} grid points x "
             f"{len(calibration.seeds)} seeds, "
             f"{calibration.seconds:.1f} s; best {calibration.best.as_dict()}"
+        )
+        print(
+            f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (objective within "
+            "one standard error of the minimum); see calibration.csv, column within_one_se"
         )
     print(f"soil parameters {parameters.as_dict()}")
     header = (
@@ -349,6 +408,20 @@ def run(args) -> int:
                 f"{ref['ks_pvalue']:8.3f}{ref['fraction_measured_inside_envelope']:8.2f}"
                 f"{'-':>9}"
             )
+    if pooled:
+        count = len(metrics["equivalent_sets"])
+        print(f"pooled over the {count} grid points P1 cannot tell apart (--equivalent):")
+        print(header)
+        for profile in pooled:
+            for scheme in pooled[profile]:
+                m = metrics[profile]["equivalent"][scheme]
+                print(
+                    f"{profile:<8}{scheme:<10}{m['median_runout_measured_m']:12.2f}"
+                    f"{m['median_runout_simulated_m']:11.2f}{m['runout_wasserstein_m']:10.2f}"
+                    f"{m['lateral_wasserstein_m']:10.2f}{m['ks_statistic']:7.3f}"
+                    f"{m['ks_pvalue']:8.3f}{m['fraction_measured_inside_envelope']:8.2f}"
+                    f"{m['seconds']:9.1f}"
+                )
     if not reference:
         print(
             "no published DEM end points in the data directory "

@@ -27,11 +27,17 @@ lateral Wasserstein distances on P1 averaged over the seeds (one seed's sample o
 moves it by about 0.8 m, the size of the differences near the minimum); the best point is kept.
 The function takes no profile argument and reads only P1's data: P2 is the held-out check.
 :data:`~tumble.validation.authume.soils.CALIBRATED` holds the result of
-:data:`~tumble.validation.authume.soils.CALIBRATION_COMMAND`.
+:data:`~tumble.validation.authume.soils.CALIBRATION_COMMAND`. Each row also holds the standard
+error of its objective over the seeds; the points whose objective exceeds the minimum by at most
+the minimum's standard error are those P1 cannot tell apart (:attr:`Calibration.equivalent`,
+stored as :data:`~tumble.validation.authume.soils.CALIBRATION_EQUIVALENT`), and
+:func:`pooled_metrics` scores their predictions pooled.
 
 References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022) 106855.
 F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
 R. J. Hyndman, Computing and graphing highest density regions, Am. Stat. 50 (1996) 120-126.
+L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone, Classification and Regression Trees,
+Wadsworth (1984): the one-standard-error rule.
 """
 
 from __future__ import annotations
@@ -165,21 +171,23 @@ def _quantiles(values: np.ndarray) -> dict[str, float]:
     return {f"p{round(p * 100):02d}": float(v) for p, v in zip(levels, values, strict=True)}
 
 
-def profile_metrics(
-    run: ProfileRun,
+def sample_metrics(
+    profile: str | int,
+    stops: ArrayLike,
     measured: MeasuredEndpoints,
     data_dir: str | os.PathLike[str] | None = None,
     content: float = ENVELOPE_CONTENT,
     bandwidth: float = ENVELOPE_BANDWIDTH,
 ) -> dict[str, Any]:
-    """Measured against simulated stop points of one profile and scheme (module docstring)."""
-    ok = run.regular
-    if not ok.any():
-        raise ValueError(f"no rock of {run.profile} ({run.scheme}) ended regularly")
-    simulated = run.coordinates[ok]
-    observed = data.profile_coordinates(run.profile, measured.position, data_dir)
-    envelope = stop_envelope(run.stop[ok, :2], content, bandwidth)
-    statuses = run.status_counts()
+    """Measured against simulated stop points ``stops`` (n, 2 or 3) of a profile: the run-out
+    and lateral metrics, the KS test and the stop envelope (module docstring)."""
+    stops = np.asarray(stops, dtype=np.float64)
+    if stops.ndim == 2 and stops.shape[1] == 3:
+        stops = stops[:, :2]  # heights carry no information (module docstring)
+    stops = _sample(stops, "simulated stop points", ndim=2)
+    simulated = data.profile_coordinates(profile, stops, data_dir)
+    observed = data.profile_coordinates(profile, measured.position, data_dir)
+    envelope = stop_envelope(stops, content, bandwidth)
     ks_statistic, ks_pvalue = kolmogorov_smirnov(observed[:, 0], simulated[:, 0])
     return {
         "median_runout_measured_m": float(np.median(observed[:, 0])),
@@ -189,8 +197,6 @@ def profile_metrics(
         "ks_statistic": ks_statistic,
         "ks_pvalue": ks_pvalue,
         "fraction_measured_inside_envelope": fraction_inside(envelope, measured.position[:, :2]),
-        "soil_parameters": run.parameters.as_dict(),
-        "soil": run.parameters.table(),
         "runout_measured_quantiles_m": _quantiles(observed[:, 0]),
         "runout_simulated_quantiles_m": _quantiles(simulated[:, 0]),
         "median_lateral_measured_m": float(np.median(observed[:, 1])),
@@ -204,11 +210,63 @@ def profile_metrics(
             "area_m2": envelope.area(),
         },
         "n_measured": int(observed.shape[0]),
+    }
+
+
+def profile_metrics(
+    run: ProfileRun,
+    measured: MeasuredEndpoints,
+    data_dir: str | os.PathLike[str] | None = None,
+    content: float = ENVELOPE_CONTENT,
+    bandwidth: float = ENVELOPE_BANDWIDTH,
+) -> dict[str, Any]:
+    """Measured against simulated stop points of one profile and scheme (module docstring):
+    :func:`sample_metrics` of the rocks that ended regularly, with the run's parameters,
+    status counts and timing."""
+    ok = run.regular
+    if not ok.any():
+        raise ValueError(f"no rock of {run.profile} ({run.scheme}) ended regularly")
+    metrics = sample_metrics(run.profile, run.stop[ok], measured, data_dir, content, bandwidth)
+    return {
+        **metrics,
+        "soil_parameters": run.parameters.as_dict(),
+        "soil": run.parameters.table(),
         "n_simulated": len(run),
         "n_used": int(ok.sum()),
-        "status": statuses,
+        "status": run.status_counts(),
         "fraction_stopped_outside_survey": _outside_fraction(run, ok, data_dir),
         "seconds": run.seconds,
+    }
+
+
+def pooled_metrics(
+    runs: Iterable[ProfileRun],
+    measured: MeasuredEndpoints,
+    data_dir: str | os.PathLike[str] | None = None,
+    content: float = ENVELOPE_CONTENT,
+    bandwidth: float = ENVELOPE_BANDWIDTH,
+) -> dict[str, Any]:
+    """:func:`sample_metrics` of the stop points of several runs of one profile and scheme
+    pooled, each run weighted by its rocks (runs of the same releases with different
+    parameters: the prediction over the parameter sets), with each run's parameters and own KS
+    p-value."""
+    runs = list(runs)
+    if not runs or len({(run.profile, run.scheme) for run in runs}) != 1:
+        raise ValueError("pooled runs must be one or more runs of one profile and scheme")
+    if not all(run.regular.any() for run in runs):
+        raise ValueError(f"a run of {runs[0].profile} has no rock that ended regularly")
+    stops = np.concatenate([run.stop[run.regular] for run in runs])
+    metrics = sample_metrics(runs[0].profile, stops, measured, data_dir, content, bandwidth)
+    observed = data.profile_coordinates(runs[0].profile, measured.position, data_dir)[:, 0]
+    return {
+        **metrics,
+        "soil_parameters": [run.parameters.as_dict() for run in runs],
+        "ks_pvalue_per_set": [
+            kolmogorov_smirnov(observed, run.coordinates[run.regular, 0])[1] for run in runs
+        ],
+        "n_simulated": sum(len(run) for run in runs),
+        "n_used": int(stops.shape[0]),
+        "seconds": sum(run.seconds for run in runs),
     }
 
 
@@ -239,6 +297,17 @@ class Calibration:
     n: int
     seeds: tuple[int, ...]
     seconds: float
+
+    @property
+    def equivalent(self) -> tuple[SoilParameters, ...]:
+        """The grid points P1 cannot tell apart from the best: those whose objective exceeds
+        the minimum by at most the minimum's standard error over the seeds (the
+        one-standard-error rule of Breiman et al. 1984), the best first, then in grid order.
+        With a single seed the standard error is unknown and only the best is returned."""
+        names = [f.name for f in fields(SoilParameters)]
+        chosen = [row for row in self.rows if row["within_one_se"]]
+        others = [SoilParameters(**{k: row[k] for k in names}) for row in chosen]
+        return (self.best, *(p for p in others if p != self.best))
 
 
 def calibration_points(grid: Mapping[str, Iterable[float]]) -> list[SoilParameters]:
@@ -304,10 +373,15 @@ def calibrate(
             )
         }
         pvalues = [m["ks_pvalue"] for m in per_seed]
+        objectives = [m["runout_wasserstein_m"] + m["lateral_wasserstein_m"] for m in per_seed]
         rows.append(
             {
                 **parameters.as_dict(),
                 "objective_m": means["runout_wasserstein_m"] + means["lateral_wasserstein_m"],
+                # standard error of the mean over the seeds; unknown with one seed
+                "objective_se_m": float(np.std(objectives, ddof=1) / math.sqrt(len(seeds)))
+                if len(seeds) > 1
+                else math.nan,
                 "runout_wasserstein_m": means["runout_wasserstein_m"],
                 "lateral_wasserstein_m": means["lateral_wasserstein_m"],
                 "median_runout_simulated_m": means["median_runout_simulated_m"],
@@ -319,5 +393,8 @@ def calibrate(
                 "seconds": seconds,
             }
         )
-    best = points[int(np.argmin([row["objective_m"] for row in rows]))]
-    return Calibration(rows, best, scheme, int(n), seeds, time.perf_counter() - start)
+    i_best = int(np.argmin([row["objective_m"] for row in rows]))
+    limit = rows[i_best]["objective_m"] + rows[i_best]["objective_se_m"]
+    for i, row in enumerate(rows):
+        row["within_one_se"] = i == i_best or bool(row["objective_m"] <= limit)
+    return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)

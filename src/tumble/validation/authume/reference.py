@@ -40,11 +40,7 @@ from tumble.validation.authume import data
 from tumble.validation.authume.metrics import (
     ENVELOPE_BANDWIDTH,
     ENVELOPE_CONTENT,
-    _quantiles,
-    fraction_inside,
-    kolmogorov_smirnov,
-    stop_envelope,
-    wasserstein,
+    sample_metrics,
 )
 
 #: The end-point table inside the data directory.
@@ -180,23 +176,13 @@ def reference_metrics(
     reference = reference_endpoints(profile, data_dir)
     if reference is None:
         return None
-    simulated = data.profile_coordinates(profile, reference.position, data_dir)
-    observed = data.profile_coordinates(profile, measured.position, data_dir)
-    envelope = stop_envelope(reference.position[:, :2], content, bandwidth)
-    ks_statistic, ks_pvalue = kolmogorov_smirnov(observed[:, 0], simulated[:, 0])
+    metrics = sample_metrics(profile, reference.position, measured, data_dir, content, bandwidth)
     return {
         "model": "Rockable discrete element trajectories published with the data set "
         "(Garcia et al. 2022); real block meshes on the terrain meshes, contact parameters "
         "not given with the data",
-        "median_runout_simulated_m": float(np.median(simulated[:, 0])),
-        "runout_wasserstein_m": wasserstein(observed[:, 0], simulated[:, 0]),
-        "lateral_wasserstein_m": wasserstein(observed[:, 1], simulated[:, 1]),
-        "ks_statistic": ks_statistic,
-        "ks_pvalue": ks_pvalue,
-        "fraction_measured_inside_envelope": fraction_inside(envelope, measured.position[:, :2]),
-        "runout_simulated_quantiles_m": _quantiles(simulated[:, 0]),
-        "envelope": {"content": content, "bandwidth_m": bandwidth, "area_m2": envelope.area()},
-        "n_simulated": int(simulated.shape[0]),
+        **metrics,
+        "n_simulated": int(reference.position.shape[0]),
         "n_moving": int(reference.moving.sum()),
         "moving_speed_m_s": MOVING_SPEED,
         "t_end_s": float(reference.time.max()),

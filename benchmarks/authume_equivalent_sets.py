@@ -1,0 +1,70 @@
+"""The Authume prediction with the calibration's uncertainty carried along.
+
+The calibration on P1 leaves several grid points within one standard error of its minimum
+(:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`, the best first): P1 cannot tell them
+apart. This script runs the same releases of a profile with each of them and pools the stop
+points (each set weighted equally, the predictive ensemble over the sets), then prints per
+release seed the pooled scores against the measured stop points (KS statistic and p-value of the
+run-out, run-out Wasserstein distance, measured blocks inside the 95 % envelope, the simulated
+5 % quantile of the run-out, the share past 65 m) and each set's own KS p-value.
+
+Run from the repository root:
+
+    PYTHONPATH=src python benchmarks/authume_equivalent_sets.py [--profile p2] [--seeds 5]
+        [--scheme implicit] [--rocks 256] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from tumble.validation import authume
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--profile", choices=authume.PROFILES, default="p2")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
+    parser.add_argument("--rocks", type=int, default=authume.ROCKS_PER_PROFILE)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    sets = authume.CALIBRATION_EQUIVALENT
+    measured = authume.measured_endpoints(args.profile)
+    observed = authume.profile_coordinates(args.profile, measured.position)
+    half_p05 = 0.5 * np.quantile(observed[:, 0], 0.05)
+    print(f"{args.profile.upper()} {args.scheme}, {args.rocks} rocks per set, sets:")
+    for parameters in sets:
+        print(f"  {parameters.as_dict()}")
+    passed = 0
+    for seed in range(args.seeds):
+        runs = [
+            authume.run_profile(
+                args.profile, p, args.scheme, n=args.rocks, seed=seed, workers=args.workers
+            )
+            for p in sets
+        ]
+        coords = np.concatenate([run.coordinates[run.regular] for run in runs])
+        stops = np.concatenate([run.stop[run.regular, :2] for run in runs])
+        d, p = authume.kolmogorov_smirnov(observed[:, 0], coords[:, 0])
+        inside = authume.fraction_inside(authume.stop_envelope(stops), measured.position[:, :2])
+        single = [
+            authume.kolmogorov_smirnov(observed[:, 0], run.coordinates[run.regular, 0])[1]
+            for run in runs
+        ]
+        passed += p >= 0.05
+        print(
+            f"seed {seed}: pooled n = {coords.shape[0]}  KS D {d:.3f} p {p:.3f}  "
+            f"W {authume.wasserstein(observed[:, 0], coords[:, 0]):.2f} m  inside {inside:.2f}  "
+            f"p05 {np.quantile(coords[:, 0], 0.05):.1f} m (limit {half_p05:.1f})  "
+            f"past 65 m {np.mean(coords[:, 0] > 65):.2f}  per-set KS p "
+            f"{np.round(single, 3).tolist()}",
+            flush=True,
+        )
+    print(f"pooled KS p >= 0.05 in {passed}/{args.seeds} seeds")
+
+
+if __name__ == "__main__":
+    main()
