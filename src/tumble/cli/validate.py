@@ -338,7 +338,21 @@ def run(args) -> int:
         plot_stop_map(
             terrain, runs, measured, stage / "stop_map.png", bandwidth=args.bandwidth, title=label
         )
-        plot_runout(runs, measured, stage / "runout.png", title=label, reference=reference)
+        pooled_coords = {
+            profile: {
+                scheme: np.concatenate([run.coordinates[run.regular] for run in group])
+                for scheme, group in by_scheme_runs.items()
+            }
+            for profile, by_scheme_runs in pooled.items()
+        }
+        plot_runout(
+            runs,
+            measured,
+            stage / "runout.png",
+            title=label,
+            reference=reference,
+            pooled=pooled_coords,
+        )
         if calibration is not None:
             columns = {
                 k: np.array([row[k] for row in calibration.rows]) for k in calibration.rows[0]

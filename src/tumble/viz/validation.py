@@ -31,6 +31,8 @@ SCHEME_COLORS = {"implicit": "tab:orange", "explicit": "tab:green"}
 MEASURED_COLOR = "k"
 #: Legend label of the published discrete element trajectories.
 REFERENCE_LABEL = "Rockable DEM (published)"
+#: Legend label of the pooled prediction over the calibration's equivalent sets.
+POOLED_LABEL = "pooled sets"
 
 
 def _extent(terrain: Terrain) -> tuple[float, float, float, float]:
@@ -147,6 +149,7 @@ def plot_runout(
     path: str | os.PathLike[str],
     title: str = "",
     reference: Mapping[str, np.ndarray] | None = None,
+    pooled: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> None:
     """Run-out (distance along the profile from the drop line) and lateral offset, measured
     against simulated: per profile (rows) the ECDFs of the run-out, its histograms, and the
@@ -154,7 +157,8 @@ def plot_runout(
     Kolmogorov-Smirnov statistic and p-value of each scheme against the measured run-out.
     ``reference``: profile -> (n, 2) run-out and lateral offset of the discrete element
     trajectories published with the data (:mod:`tumble.validation.authume.reference`), drawn
-    dashed."""
+    dashed; ``pooled``: profile -> scheme -> (n, 2) the same of the pooled prediction over the
+    calibration's equivalent sets, drawn dotted in the scheme's colour."""
     profiles = list(runs)
     if not profiles:
         raise ValueError("no runs to draw")
@@ -167,8 +171,14 @@ def plot_runout(
             s: run.coordinates[run.regular] for s, run in runs[profile].items() if run.regular.any()
         }
         curves = dict(simulated)
+        styles = {s: {"color": SCHEME_COLORS.get(s, "tab:purple"), "lw": 1.5} for s in curves}
+        for scheme, coords in (pooled or {}).get(profile, {}).items():
+            name = f"{scheme}, {POOLED_LABEL}"
+            curves[name] = coords
+            styles[name] = {"color": SCHEME_COLORS.get(scheme, "tab:purple"), "ls": ":", "lw": 1.5}
         if reference is not None and profile in reference:
             curves[REFERENCE_LABEL] = reference[profile]
+            styles[REFERENCE_LABEL] = {"color": "0.25", "ls": "--", "lw": 1.2}
         top = max([observed[:, 0].max(), *(v[:, 0].max() for v in curves.values())])
         bins = np.arange(0.0, top + 2.5, 2.0)
         ax_cdf, ax_hist, ax_lat = axes[r]
@@ -179,11 +189,7 @@ def plot_runout(
             observed[:, 0], bins=bins, density=True, color="0.6", alpha=0.6, label="measured"
         )
         for scheme, coords in curves.items():
-            style = (
-                {"color": "0.25", "ls": "--", "lw": 1.2}
-                if scheme == REFERENCE_LABEL
-                else {"color": SCHEME_COLORS.get(scheme, "tab:purple"), "lw": 1.5}
-            )
+            style = styles[scheme]
             ks_d, ks_p = authume.kolmogorov_smirnov(observed[:, 0], coords[:, 0])
             label = f"{scheme} (n = {coords.shape[0]}), KS D = {ks_d:.3f}, p = {ks_p:.3g}"
             _ecdf(ax_cdf, coords[:, 0], label=label, **style)
@@ -202,9 +208,10 @@ def plot_runout(
         ax_lat.set_xlabel("lateral offset, left of the profile (m)")
         ax_lat.set_ylabel("fraction of blocks")
         ax_lat.set_title(f"{profile.upper()}: lateral ECDF", fontsize=10, loc="left")
-        for ax in axes[r]:
+        # the ECDFs rise from the left: their lower right corner is free
+        for ax, place in zip(axes[r], ("lower right", "upper right", "lower right"), strict=True):
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=8, loc="best")
+            ax.legend(fontsize=7, loc=place)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
