@@ -15,7 +15,7 @@ from tumble.cli.common import non_negative_int, positive_float, positive_int
 from tumble.rockfall.ensemble.progress import Progress
 
 if TYPE_CHECKING:
-    from tumble.validation.authume import MeasuredEndpoints, ProfileRun
+    from tumble.validation.authume import MeasuredEndpoints, ProfileRun, SoilParameters
 
 SCHEME_CHOICES = ("both", "implicit", "explicit")
 
@@ -209,6 +209,20 @@ def run(args) -> int:
         parameters = calibration.best
         timings["calibration"] = calibration.seconds
 
+    def simulate(profile: str, soil: SoilParameters, scheme: str, bar: Progress) -> ProfileRun:
+        """One profile run with this command's settings, advancing ``bar`` per rock."""
+        return authume.run_profile(
+            profile,
+            soil,
+            scheme,
+            n=n,
+            seed=args.seed,
+            t_max=args.t_max,
+            workers=workers,
+            data_dir=args.data_dir,
+            progress=_advance(bar),
+        )
+
     runs: dict[str, dict[str, ProfileRun]] = {}
     measured: dict[str, MeasuredEndpoints] = {}
     reference: dict[str, np.ndarray] = {}
@@ -244,27 +258,17 @@ def run(args) -> int:
         runs[profile] = {}
         for scheme in schemes:
             bar = _progress(n, f"{profile.upper()} {scheme}")
-            run = authume.run_profile(
-                profile,
-                parameters,
-                scheme,
-                n=n,
-                seed=args.seed,
-                t_max=args.t_max,
-                workers=workers,
-                data_dir=args.data_dir,
-                progress=_advance(bar),
-            )
+            run = simulate(profile, parameters, scheme, bar)
             bar.close()
             runs[profile][scheme] = run
             timings[f"{profile}_{scheme}"] = run.seconds
             entry[scheme] = authume.profile_metrics(
                 run, measured[profile], args.data_dir, bandwidth=args.bandwidth
             )
-        entry["reference_dem"] = authume.reference_metrics(
-            profile, measured[profile], args.data_dir, bandwidth=args.bandwidth
-        )
         endpoints = authume.reference_endpoints(profile, args.data_dir)
+        entry["reference_dem"] = authume.reference_metrics(
+            profile, measured[profile], args.data_dir, bandwidth=args.bandwidth, reference=endpoints
+        )
         if endpoints is not None:
             reference[profile] = authume.profile_coordinates(
                 profile, endpoints.position, args.data_dir
@@ -282,19 +286,7 @@ def run(args) -> int:
             for scheme in schemes:
                 bar = _progress(n * (len(sets) - 1), f"{profile.upper()} {scheme}, other sets")
                 pooled[profile][scheme] = [
-                    runs[profile][scheme]
-                    if p == parameters
-                    else authume.run_profile(
-                        profile,
-                        p,
-                        scheme,
-                        n=n,
-                        seed=args.seed,
-                        t_max=args.t_max,
-                        workers=workers,
-                        data_dir=args.data_dir,
-                        progress=_advance(bar),
-                    )
+                    runs[profile][scheme] if p == parameters else simulate(profile, p, scheme, bar)
                     for p in sets
                 ]
                 bar.close()

@@ -169,11 +169,14 @@ def reference_metrics(
     data_dir: str | os.PathLike[str] | None = None,
     content: float = ENVELOPE_CONTENT,
     bandwidth: float = ENVELOPE_BANDWIDTH,
+    reference: ReferenceEndpoints | None = None,
 ) -> dict[str, Any] | None:
     """The published trajectories' end points of a profile against the measured stop points,
     with the metrics of :func:`~tumble.validation.authume.metrics.profile_metrics` (all shapes,
-    drop points and orientations, equally weighted); None without an end-point table."""
-    reference = reference_endpoints(profile, data_dir)
+    drop points and orientations, equally weighted); None without an end-point table.
+    ``reference``: the profile's end points when already read (else they are read here)."""
+    if reference is None:
+        reference = reference_endpoints(profile, data_dir)
     if reference is None:
         return None
     metrics = sample_metrics(profile, reference.position, measured, data_dir, content, bandwidth)
