@@ -3,7 +3,7 @@ bookkeeping of the ensemble kernel.
 
 The states are those of real trajectories: ``--rocks`` EOTA221 rocks of 780 kg released on
 ``slope40`` (implicit scheme unless ``--scheme explicit``, ``medium`` soil, dt = 0.002 s) are run
-once, every step is saved, and :func:`tumble.rockfall.moreau.rock_step` is then timed from each
+once, every step is saved, and :func:`tumble.rockfall.step.moreau.rock_step` is then timed from each
 saved state, one core, split by whether the step had a closed contact. Consecutive contact steps
 of a rock are timed in their order, so that the Gauss-Seidel solver starts from the percussions
 of the step before, as in a run (the warm start is cleared after a flight step and between rocks).
@@ -44,16 +44,18 @@ from tumble._jit import jit, jit_leaf, set_threads
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import midpoint_omega
 from tumble.rockfall import Rock, Soil, Terrain
-from tumble.rockfall.contact import (
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.release import Release
+from tumble.rockfall.status import RUNNING
+from tumble.rockfall.step.contact import (
     NCOL,
     contact_work,
     forget_percussions,
     prepare_contacts,
     solve_pgs,
 )
-from tumble.rockfall.detection import find_contacts, find_contacts_below
-from tumble.rockfall.ensemble import Ensemble
-from tumble.rockfall.model import (
+from tumble.rockfall.step.detection import find_contacts, find_contacts_below
+from tumble.rockfall.step.model import (
     IMPLICIT,
     O_DT,
     O_GAP_TOL,
@@ -70,7 +72,7 @@ from tumble.rockfall.model import (
     S_V,
     STATE_SIZE,
 )
-from tumble.rockfall.moreau import (
+from tumble.rockfall.step.moreau import (
     D_CONTACTS,
     D_SWEEPS,
     FLIGHT_MARGIN,
@@ -82,13 +84,11 @@ from tumble.rockfall.moreau import (
     rock_step,
     soil_param,
 )
-from tumble.rockfall.release import Release
-from tumble.rockfall.status import RUNNING
-from tumble.rockfall.stepping import kinetic_energy, stopping_rules
-from tumble.rockfall.surface import surface, upper_plane
+from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
+from tumble.rockfall.step.surface import surface, upper_plane
 from tumble.rotation.quaternion import q_normalize, q_to_matrix
 
-#: soil fields read here (layout of :mod:`tumble.rockfall.moreau`)
+#: soil fields read here (layout of :mod:`tumble.rockfall.step.moreau`)
 _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT = 4, 5, 6, 7
 #: columns of the stage inputs: r_m, p_m, m_inv, rot_inv diagonal, u_pre, u_free, mu, eps_n
 I_R, I_P, I_MINV, I_ROT, I_UPRE, I_UFREE, I_MU, I_EPS = 0, 3, 7, 8, 11, 17, 23, 24

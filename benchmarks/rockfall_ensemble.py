@@ -29,8 +29,8 @@ from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import CHUNK_SIZE, Ensemble
 from tumble.rockfall.ensemble.reduce import STATISTICS
-from tumble.rockfall.model import ENSEMBLE_PGS_TOL as PGS_TOL
 from tumble.rockfall.release import Release
+from tumble.rockfall.step.model import ENSEMBLE_PGS_TOL as PGS_TOL
 from tumble.validation.slope40 import PUBLISHED_SLOPE40
 
 

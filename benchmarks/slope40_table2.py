@@ -29,7 +29,7 @@ import time
 from typing import Any
 
 from tumble.io.config import validate
-from tumble.rockfall.from_config import build_ensemble
+from tumble.rockfall.site.from_config import build_ensemble
 from tumble.validation.slope40 import PUBLISHED_SLOPE40
 from tumble.validation.slope40_table2 import (
     CANDIDATES,

@@ -16,7 +16,7 @@ def test_the_engine_does_not_import_the_extras():
     """``import tumble.rockfall`` (and the ensemble driver, the configuration glue, the
     validation layer) loads none of the web or cluster packages, in a fresh interpreter."""
     code = (
-        "import sys, tumble.rockfall, tumble.rockfall.ensemble, tumble.rockfall.from_config, "
+        "import sys, tumble.rockfall, tumble.rockfall.ensemble, tumble.rockfall.site.from_config, "
         "tumble.validation, tumble.stability, tumble.freerot; "
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {EXTRAS!r}))"
     )

@@ -206,7 +206,7 @@ def test_interrupted_cli_run_resumes_to_the_uninterrupted_result(dem, tmp_path):
     statistics equal those of one uninterrupted run; then compare writes the table."""
     from tumble.io.config import load_config
     from tumble.rockfall.ensemble import run_chunks
-    from tumble.rockfall.from_config import build_ensemble
+    from tumble.rockfall.site.from_config import build_ensemble
 
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     common = ["--rocks", "6", "--chunk-size", "2", "--no-figures", "output.trajectories=0"]

@@ -15,8 +15,8 @@ import rasterio
 from tumble.cli.main import main
 from tumble.io.config import load_config
 from tumble.rockfall.ensemble import reduce_chunks
-from tumble.rockfall.from_config import build_run
-from tumble.rockfall.site import largest_remainder
+from tumble.rockfall.site.areas import largest_remainder
+from tumble.rockfall.site.from_config import build_run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "site"
 

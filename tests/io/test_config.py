@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tumble.io.config import RockfallConfig, SolverConfig, load_config, validate
-from tumble.rockfall.model import SCHEME_NAMES, Options
+from tumble.rockfall.step.model import SCHEME_NAMES, Options
 
 
 def test_config_schemes_are_the_engines():

@@ -274,7 +274,7 @@ class ApiCase:
 
 
 def _options(**kw: Any) -> Any:
-    from tumble.rockfall.model import Options
+    from tumble.rockfall.step.model import Options
 
     return Options(**kw)
 
@@ -303,7 +303,7 @@ def _config(data: dict) -> Any:
 
 def _ensemble(rocks: int, **kw: Any) -> Any:
     from tumble.io.config import load_config
-    from tumble.rockfall.from_config import build_run
+    from tumble.rockfall.site.from_config import build_run
 
     return build_run(load_config(settings={"rocks": rocks, **kw}))
 

@@ -14,11 +14,11 @@ from tumble.io.config import load_config
 from tumble.io.vectors import write_lines
 from tumble.rockfall.barriers import (
     Barrier,
-    barriers_from_config,
     crossings,
     pack_barriers,
     segment_crossing,
 )
+from tumble.rockfall.site.barrier_files import barriers_from_config
 from tumble.rockfall.terrain import Terrain
 
 # --- segment_crossing ----------------------------------------------------------------------------

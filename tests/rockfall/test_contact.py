@@ -1,4 +1,4 @@
-"""Kernels of :mod:`tumble.rockfall.contact` against hand-computed contact geometry and impacts.
+"""Kernels of the step's contact module against hand-computed contact geometry and impacts.
 
 Conventions used in the hand computations: quaternions are (w, x, y, z), body (K) to inertial
 (I); ``R_y(theta)`` has the quaternion ``(cos theta/2, 0, sin theta/2, 0)`` and maps
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from tumble.rockfall.contact import (
+from tumble.rockfall.step.contact import (
     C_GAMMA_B,
     C_GAP,
     C_GINV,
@@ -31,7 +31,7 @@ from tumble.rockfall.contact import (
     prepare_contacts,
     solve_pgs,
 )
-from tumble.rockfall.detection import find_contacts, tangent_frame
+from tumble.rockfall.step.detection import find_contacts, tangent_frame
 from tumble.rockfall.terrain import Terrain
 
 GAP_TOL = 1e-8

@@ -1,4 +1,4 @@
-"""Barrier statistics and UNI 11211-4 design values (``tumble.rockfall.design``): the design
+"""Barrier statistics and UNI 11211-4 design values (``tumble.rockfall.hazard.design``): the design
 values recomputed by hand, only each rock's first downslope crossing counted, percentile-bootstrap
 intervals (contain the estimate, reproducible, shrink as 1/sqrt(n)), the probabilities of a net
 by hand, the verification flags, a barrier nobody crossed, JSON-ready output."""
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from tumble.rockfall.design import (
+from tumble.rockfall.hazard.design import (
     QUANTITIES,
     DesignFactors,
     barrier_statistics,

@@ -1,4 +1,4 @@
-"""Soil and forest class maps (``tumble.rockfall.landcover``) through a run configuration: maps
+"""Soil and forest class maps (``tumble.rockfall.site.landcover``) through a run configuration: maps
 on any grid resampled to the DEM, per-class soils, the forest drag layer (Leine et al. 2014,
 eq. 10-11) and clear errors for bad maps."""
 
@@ -10,8 +10,8 @@ import pytest
 from tumble.io.config import validate
 from tumble.io.dem import write_raster
 from tumble.rockfall import Rock, Soil, Terrain, simulate
-from tumble.rockfall.from_config import build_ensemble
-from tumble.rockfall.landcover import ForestDrag, with_forest
+from tumble.rockfall.site.from_config import build_ensemble
+from tumble.rockfall.site.landcover import ForestDrag, with_forest
 from tumble.rockfall.soil import CATALOGUE, PRESETS
 
 CRS = "EPSG:2056"

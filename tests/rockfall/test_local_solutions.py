@@ -1,11 +1,11 @@
-"""Local solutions of :mod:`tumble.rockfall.local_solutions` against the equations they solve."""
+"""Local solutions of the contact solver against the equations they solve."""
 
 import math
 
 import numpy as np
 import pytest
 
-from tumble.rockfall.local_solutions import PAIR_REGULARISATION, pair_setup, sliding
+from tumble.rockfall.step.local_solutions import PAIR_REGULARISATION, pair_setup, sliding
 
 
 def as_rows(m):

@@ -10,7 +10,9 @@ import pytest
 from tumble.rockfall import Rock, Soil, Terrain, simulate
 from tumble.rockfall.barriers import Barrier
 from tumble.rockfall.ensemble import Ensemble
-from tumble.rockfall.nets import (
+from tumble.rockfall.hazard.design import add_barrier_statistics
+from tumble.rockfall.release import Release
+from tumble.rockfall.step.nets import (
     CAUGHT,
     OVERTOPPED,
     PASSED,
@@ -25,7 +27,6 @@ from tumble.rockfall.nets import (
     X_Y,
     X_Z,
 )
-from tumble.rockfall.release import Release
 
 G = 9.81
 
@@ -116,6 +117,7 @@ def _ensemble(slope, *barriers):
 def test_a_net_that_catches_everything_leaves_nothing_beyond(slope):
     net = Barrier("net", np.array([[40.0, -19.0], [40.0, 19.0]]), height=50.0, capacity=1e9)
     result = _ensemble(slope, net).run()
+    add_barrier_statistics(result, [net], seed=4)
     caught = result.rocks["status"] == "caught"
     assert caught.sum() >= 10, result.rocks["status"]
     assert np.all(result.rocks["x"] <= 40.0 + 1e-9)
@@ -137,6 +139,7 @@ def test_a_net_that_everything_overtops_changes_nothing_below(slope):
     (same final states, rasters and statistics), with the crossings recorded as overtopped."""
     low = Barrier("low", np.array([[40.0, -19.0], [40.0, 19.0]]), height=0.05, capacity=1.0)
     with_net = _ensemble(slope, low).run()
+    add_barrier_statistics(with_net, [low], seed=4)
     without = _ensemble(slope).run()
     assert set(with_net.crossings["outcome"]) == {"overtopped"}
     for name in ("x", "y", "z", "steps", "kinetic_energy_max_kJ"):

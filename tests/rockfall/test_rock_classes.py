@@ -1,4 +1,4 @@
-"""Rock classes (tumble.rockfall.rock_classes): shares within binomial tolerance, the volume
+"""Rock classes (tumble.rockfall.site.rock_classes): shares within binomial tolerance, the volume
 distributions against their distribution functions, one stream per rock, bad shares."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 
 from tumble.io.config import validate
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.rock_classes import (
+from tumble.rockfall.site.rock_classes import (
     RockClass,
     VolumeDistribution,
     check_shares,

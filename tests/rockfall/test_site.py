@@ -1,4 +1,4 @@
-"""Release areas (tumble.rockfall.site): the largest-remainder split, rocks inside their own
+"""Release areas (tumble.rockfall.site.areas): the largest-remainder split, rocks inside their own
 polygons, a source raster, the CRS transform and bad inputs."""
 
 import json
@@ -12,7 +12,7 @@ from tumble.io.dem import write_raster
 from tumble.io.vectors import transform_xy, write_polygons
 from tumble.rockfall import Terrain
 from tumble.rockfall.release import Release
-from tumble.rockfall.site import ReleaseAreas, inside_rings, largest_remainder
+from tumble.rockfall.site.areas import ReleaseAreas, inside_rings, largest_remainder
 
 CRS = "EPSG:2056"
 X0, Y0 = 2_600_000.0, 1_200_000.0
@@ -190,7 +190,7 @@ def test_release_area_over_a_nodata_hole_is_refused(tmp_path):
 
 def test_source_raster_and_area_keys_from_a_configuration(terrain, tmp_path):
     from tumble.io.config import validate
-    from tumble.rockfall.from_config import build_run
+    from tumble.rockfall.site.from_config import build_run
 
     dem = terrain.write(tmp_path / "dem.tif")
     values = np.zeros((3, 3))

@@ -1,5 +1,5 @@
-"""The guards of the rockfall step: the bound on dt (:func:`tumble.rockfall.model.max_dt`) and
-the penetration status of :func:`tumble.rockfall.moreau.rock_step`."""
+"""The guards of the rockfall step: the bound on dt (:func:`tumble.rockfall.step.model.max_dt`) and
+the penetration status of :func:`tumble.rockfall.step.moreau.rock_step`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tumble.rockfall import Options, Rock, Soil, Terrain, simulate
-from tumble.rockfall.contact import NCOL
-from tumble.rockfall.model import (
+from tumble.rockfall.status import OK, PENETRATED, REGULAR, RockStatus
+from tumble.rockfall.step.contact import NCOL
+from tumble.rockfall.step.model import (
     GRAVITY,
     S_OMEGA,
     S_P,
@@ -21,8 +22,7 @@ from tumble.rockfall.model import (
     pack_model,
     speed_bound,
 )
-from tumble.rockfall.moreau import N_BOUNDS, N_DIAG, reset_bounds, rock_step
-from tumble.rockfall.status import OK, PENETRATED, REGULAR, RockStatus
+from tumble.rockfall.step.moreau import N_BOUNDS, N_DIAG, reset_bounds, rock_step
 
 BOX = (1.0, 0.8, 0.6)
 
@@ -99,10 +99,10 @@ def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
     near the plane) are those the full vertex search finds at the same midpoint configuration,
     row for row; both flights and contact steps occur, and the cached plane is reused."""
     from tumble.freerot.explicit import quaternion_half_step
-    from tumble.rockfall.contact import C_VERTEX, C_W
-    from tumble.rockfall.detection import find_contacts
-    from tumble.rockfall.model import O_DT, O_GAP_TOL, S_OMEGA, S_V
-    from tumble.rockfall.moreau import B_X, D_CONTACTS
+    from tumble.rockfall.step.contact import C_VERTEX, C_W
+    from tumble.rockfall.step.detection import find_contacts
+    from tumble.rockfall.step.model import O_DT, O_GAP_TOL, S_OMEGA, S_V
+    from tumble.rockfall.step.moreau import B_X, D_CONTACTS
     from tumble.rotation.quaternion import q_normalize
 
     rng = np.random.default_rng(11)
@@ -145,7 +145,7 @@ def test_initial_states_are_initial_state_for_every_rock():
     """The batch set-up of an ensemble gives, bit for bit, the state initial_state gives each
     rock (two shapes, scaled, random orientations, some quaternions slightly off unit norm),
     and names the first rock it refuses with initial_state's reason."""
-    from tumble.rockfall.model import initial_states
+    from tumble.rockfall.step.model import initial_states
 
     terrain = Terrain.plane(0.0, size=(40.0, 40.0), spacing=1.0)
     shapes = [Rock.box(*BOX, density=2500.0), Rock.eota221(mass=780.0)]

@@ -1,5 +1,5 @@
 """The plane above the terrain that lets a flight skip the contact search
-(:func:`tumble.rockfall.surface.upper_plane`): a rigorous bound, and the surface itself on a
+(:func:`tumble.rockfall.step.surface.upper_plane`): a rigorous bound, and the surface itself on a
 planar slope."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from tumble.rockfall.surface import PLANE_MARGIN, bilinear, upper_plane
+from tumble.rockfall.step.surface import PLANE_MARGIN, bilinear, upper_plane
 
 X0, Y0, DX, DY = -3.0, 2.0, 1.0, 0.75
 

@@ -1,10 +1,10 @@
-"""Hazard zoning (tumble.rockfall.zoning): annual exceedance frequencies and the intensity x
+"""Hazard zoning (tumble.rockfall.hazard.zoning): annual exceedance frequencies and the intensity x
 probability matrix on a hand-built case."""
 
 import numpy as np
 import pytest
 
-from tumble.rockfall.zoning import (
+from tumble.rockfall.hazard.zoning import (
     ZONE_MATRIX,
     exceedance_frequency,
     hazard_zone,
@@ -83,25 +83,28 @@ def test_chunk_counts_add_up_to_the_counts_of_all_visits():
     of the run at once, for two chunkings: integers, so exactly."""
     from tumble.rockfall import Rock, Soil, Terrain
     from tumble.rockfall.ensemble import Ensemble
+    from tumble.rockfall.ensemble.counts import exceedance_counts, merge_counts
     from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS
     from tumble.rockfall.ensemble.kernels import Q_ENERGY
+    from tumble.rockfall.hazard.zoning import ENERGY_LEVELS_KJ
     from tumble.rockfall.release import Release
-    from tumble.rockfall.zoning import exceedance_counts, merge_counts
 
     terrain = Terrain.scenario("slope40")
     states = Release.for_scenario("slope40").draw(terrain, 12, seed=3)
+    source_of = np.arange(12) % 3
     ensemble = Ensemble(
         terrain,
         Rock.eota221(mass=780.0),
         Soil.preset("medium"),
         states,
         options=ENSEMBLE_OPTIONS.replace(t_max=6.0),
+        count_groups=source_of,
+        n_count_groups=3,
+        count_levels_kJ=ENERGY_LEVELS_KJ,
     )
-    source_of = np.arange(12) % 3
-    ensemble.zone_by(source_of, 3)
     rock, cell, maxima = ensemble.visits(0, 12)
     expected = exceedance_counts(
-        rock, cell, maxima[:, Q_ENERGY] * 1e-3, source_of, 3, terrain.heights.size
+        rock, cell, maxima[:, Q_ENERGY] * 1e-3, source_of, 3, terrain.heights.size, ENERGY_LEVELS_KJ
     )
     assert expected["exceed_count"].sum() > 0
     for size in (5, 12):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tumble.rockfall.design import DesignFactors, barrier_statistics
+from tumble.rockfall.hazard.design import DesignFactors, barrier_statistics
 from tumble.viz.barriers import barrier_slug, plot_barrier
 
 

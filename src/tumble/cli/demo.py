@@ -150,7 +150,7 @@ def rockfall_report(args) -> None:
 
     from tumble.cli import rockfall
     from tumble.cli.common import invoke
-    from tumble.rockfall.model import SCHEME_NAMES
+    from tumble.rockfall.step.model import SCHEME_NAMES
     from tumble.viz.report import write_report
 
     def main(argv: list[str]) -> int:

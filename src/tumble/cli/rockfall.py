@@ -41,7 +41,7 @@ from tumble.cli.common import float_tuple, positive_float, positive_int
 from tumble.cli.rockfall_barriers import add_barriers_parser
 from tumble.cli.rockfall_compare import add_compare_parser
 from tumble.cli.rockfall_soils import add_soils_parser
-from tumble.rockfall.model import SCHEME_NAMES, TRAJECTORY_COLUMNS
+from tumble.rockfall.step.model import SCHEME_NAMES, TRAJECTORY_COLUMNS
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
 
@@ -293,7 +293,7 @@ def run_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.lock import FolderLock
     from tumble.io.results import check_result_target
-    from tumble.rockfall.from_config import build_run
+    from tumble.rockfall.site.from_config import build_run
 
     started = time.perf_counter()
     config = load_config(
@@ -315,7 +315,8 @@ def _run_locked(args, config, setup, started: float) -> int:
     from tumble.io.results import prepare_result_dir
     from tumble.rockfall.ensemble import run_chunks, summary_line
     from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
-    from tumble.rockfall.from_config import resolved_config
+    from tumble.rockfall.hazard.design import add_barrier_statistics
+    from tumble.rockfall.site.from_config import resolved_config
     from tumble.viz.run_report import write_run_report
 
     ensemble = setup.ensemble
@@ -336,7 +337,8 @@ def _run_locked(args, config, setup, started: float) -> int:
         inputs=config.physics(),
     )
     reduce_start = time.perf_counter()
-    result = chunk_run.reduction.result(chunk_run.wall_time, design=setup.design)
+    result = chunk_run.reduction.result(chunk_run.wall_time)
+    add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
     result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
     result.summary["sessions"] = len(chunk_run.sessions)
     zoning = setup.site.apply(result)

@@ -3,7 +3,7 @@
 The crossings of the barrier lines given (``--line``, ``--barriers FILE``; by default the run's
 own) are replayed on the trajectories the run kept (``trajectories.parquet``,
 :mod:`tumble.rockfall.ensemble.replay`), without simulating again, and turned into the statistics
-and design values of a run (:func:`tumble.rockfall.design.barrier_statistics`, with the run's
+and design values of a run (:func:`tumble.rockfall.hazard.design.barrier_statistics`, with the run's
 ``[design]`` factors and seed). Written to ``--out`` (default ``RUN_DIR/barriers``)::
 
     barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "sample_interval_s",
@@ -144,10 +144,10 @@ def barriers_command(args) -> int:
     from tumble.io.config import validate
     from tumble.io.provenance import write_provenance
     from tumble.io.results import ResultDir, prepare_result_dir, write_json_atomic
-    from tumble.rockfall.barriers import barriers_from_config
-    from tumble.rockfall.design import barrier_statistics
     from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
-    from tumble.rockfall.from_config import rebuild_run
+    from tumble.rockfall.hazard.design import barrier_statistics
+    from tumble.rockfall.site.barrier_files import barriers_from_config
+    from tumble.rockfall.site.from_config import rebuild_run
 
     from .rockfall import barrier_lines, write_parquet
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tumble.rockfall.landcover import FOREST_PRESETS, UNSOURCED_FOREST_PRESETS
+from tumble.rockfall.site.landcover import FOREST_PRESETS, UNSOURCED_FOREST_PRESETS
 from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, Soil
 
 #: columns of the table and their units

@@ -1,6 +1,6 @@
 """Configuration keys of a real site (part of :mod:`tumble.io.config`): release areas and rock
 classes. Only types and ranges are checked here; files and physics are the engine's
-(:mod:`tumble.rockfall.site`, :mod:`tumble.rockfall.rock_classes`). File names given in a
+(:mod:`tumble.rockfall.site.areas`, :mod:`tumble.rockfall.site.rock_classes`). File names given in a
 configuration file (``release.areas``, ``release.raster``, ``rock.classes.file``) are relative to
 its folder, as every file name of :mod:`tumble.io.config`.
 

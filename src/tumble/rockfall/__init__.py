@@ -6,11 +6,11 @@
 >>> traj = simulate(terrain, rock, Soil.preset("medium"), position=(10.0, 0.0, 170.0))
 """
 
-from tumble.rockfall.model import Options, RockModel
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.simulate import RockTrajectory, simulate
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import RockStatus
+from tumble.rockfall.step.model import Options, RockModel
 from tumble.rockfall.terrain import Terrain
 
 __all__ = [

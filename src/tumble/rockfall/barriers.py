@@ -6,11 +6,9 @@ fly on. With a height (m) and/or a capacity (kJ) it is a *net* (kind ``"net"``) 
 simulation: a rock reaching it below its height with no more energy than its capacity is caught,
 one passing above overtops, one with more energy breaks through.
 
-:func:`barriers_from_config` builds the barriers of a run from its validated ``[[barrier]]``
-entries (:class:`tumble.io.config.BarrierConfig`): inline lines, or lines read from vector files
-through :func:`tumble.io.vectors.read_lines`, their CRS checked against the DEM's. Every line is
-checked once here (at least two points, finite, no repeated consecutive point, not crossing
-itself, every vertex on the DEM's surface) with a ValueError naming the barrier.
+A line is checked once, when the :class:`Barrier` is made (at least two points, finite, no
+repeated consecutive point, not crossing itself); a run's barriers come from its configuration
+through :func:`tumble.rockfall.site.barrier_files.barriers_from_config`.
 
 :func:`pack_barriers` lays all barriers out as flat arrays for the compiled kernels
 (:class:`BarrierArrays`), and :func:`segment_crossing` is the kernel's crossing test of one step
@@ -37,10 +35,8 @@ its apex) counts as one crossing.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -50,8 +46,7 @@ from tumble import _check
 from tumble._jit import jit
 
 if TYPE_CHECKING:
-    from tumble.io.config import BarrierConfig
-    from tumble.rockfall.terrain import Terrain
+    pass
 
 #: joules per kilojoule (capacities are given in kJ, kernels work in J)
 J_PER_KJ = 1000.0
@@ -154,126 +149,6 @@ class Barrier:
 
     def __hash__(self) -> int:
         return hash((self.name, self.line.tobytes(), self.height, self.capacity))
-
-
-def _entry(entry: BarrierConfig | Mapping[str, Any], key: str) -> Any:
-    if isinstance(entry, Mapping):
-        return entry.get(key)
-    return getattr(entry, key, None)
-
-
-def _same_crs(file_crs: str | None, terrain_crs: Any) -> tuple[bool, str, str]:
-    """Whether a file's CRS (WKT or None) agrees with the DEM's, and both as short text."""
-    from rasterio.crs import CRS
-
-    def text(crs: Any) -> str:
-        if crs is None:
-            return "none"
-        epsg = crs.to_epsg()
-        return f"EPSG:{epsg}" if epsg is not None else str(crs.to_wkt())[:80] + "..."
-
-    a = None if file_crs is None else CRS.from_user_input(file_crs)
-    b = None if terrain_crs is None else CRS.from_user_input(terrain_crs)
-    # a side without a CRS takes the other's: the coordinates are checked against the DEM anyway
-    same = a is None or b is None or a == b
-    return same, text(a), text(b)
-
-
-def _line_from_file(
-    entry: BarrierConfig | Mapping[str, Any], name: str, terrain: Terrain, base: Path
-) -> np.ndarray:
-    from tumble.io.vectors import read_lines
-
-    where = f"barrier {name!r}"
-    path = Path(str(_entry(entry, "file")))
-    path = path if path.is_absolute() else base / path
-    layer = _entry(entry, "layer")
-    name_field = _entry(entry, "name_field")
-    feature = _entry(entry, "feature")
-    try:
-        names, lines, crs = read_lines(path, layer=layer, name_field=name_field)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-    same, file_text, dem_text = _same_crs(crs, terrain.crs)
-    if not same:
-        raise ValueError(
-            f"{where}: {path} is in {file_text}, the DEM in {dem_text}; give the line in the "
-            "DEM's coordinate reference system"
-        )
-    if name_field is not None:
-        chosen = [k for k, n in enumerate(names) if n == name]
-        if not chosen:
-            shown = ", ".join(repr(n) for n in sorted(set(names))[:10])
-            raise ValueError(
-                f"{where}: {path} has no line whose {name_field!r} is {name!r} (found: {shown})"
-            )
-        if len(chosen) > 1:
-            raise ValueError(
-                f"{where}: {path} has {len(chosen)} lines whose {name_field!r} is {name!r} "
-                "(several features or a multi-line's parts); a barrier is one line"
-            )
-        k = chosen[0]
-    elif feature is not None:
-        if not 1 <= int(feature) <= len(lines):
-            raise ValueError(
-                f"{where}: feature {feature} of {path}, which holds {len(lines)} line(s)"
-            )
-        k = int(feature) - 1
-    else:
-        if len(lines) != 1:
-            raise ValueError(
-                f"{where}: {path} holds {len(lines)} lines; give name_field (the attribute that "
-                "holds the barrier's name) or feature (the line's index, from 1) to choose one"
-            )
-        k = 0
-    return lines[k][:, :2]
-
-
-def barriers_from_config(
-    entries: Iterable[BarrierConfig | Mapping[str, Any]],
-    terrain: Terrain,
-    base_dir: str | os.PathLike = ".",
-) -> tuple[Barrier, ...]:
-    """The barriers of a run from its ``[[barrier]]`` entries (validated
-    :class:`~tumble.io.config.BarrierConfig` objects or plain dicts with the same keys).
-
-    A relative ``file`` is taken from ``base_dir``. A file's CRS must equal the DEM's (a side
-    without a CRS is taken to be in the other's: GeoJSON without a ``crs`` member is EPSG:4326
-    by its standard). Every vertex must lie on the DEM's surface (:meth:`Terrain.contains`).
-    ValueError naming the barrier and the problem.
-    """
-    base = Path(base_dir)
-    barriers: list[Barrier] = []
-    seen: set[str] = set()
-    for entry in entries:
-        name = _entry(entry, "name")
-        if not isinstance(name, str) or not name.strip():
-            raise ValueError(f"a barrier needs a non-empty name, got {name!r}")
-        where = f"barrier {name!r}"
-        if name in seen:
-            raise ValueError(f"{where} is given twice; barrier names must be unique")
-        seen.add(name)
-        inline, file = _entry(entry, "line"), _entry(entry, "file")
-        if (inline is None) == (file is None):
-            raise ValueError(f"{where}: give exactly one of line or file")
-        line = inline if file is None else _line_from_file(entry, name, terrain, base)
-        barrier = Barrier(
-            name=name,
-            line=line,
-            height=_entry(entry, "height"),
-            capacity=_entry(entry, "capacity"),
-        )
-        inside = np.asarray(terrain.contains(barrier.line[:, 0], barrier.line[:, 1]))
-        if not inside.all():
-            k = int(np.argmin(inside))
-            b = terrain.bounds
-            raise ValueError(
-                f"{where}: point {k} of the line ({barrier.line[k, 0]:.6g}, "
-                f"{barrier.line[k, 1]:.6g}) lies outside the DEM, which covers "
-                f"x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]"
-            )
-        barriers.append(barrier)
-    return tuple(barriers)
 
 
 @dataclass(frozen=True, eq=False)

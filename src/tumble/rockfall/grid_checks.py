@@ -2,7 +2,7 @@
 holes, a surface normal that is defined everywhere, and whole numbers of cells.
 
 The normal is that of the bilinear surface of Leine et al. 2014, eq. 7
-(:mod:`tumble.rockfall.surface`): ``(-dh_x dy, -dh_y dx, dx dy)`` normalised.
+(:mod:`tumble.rockfall.step.surface`): ``(-dh_x dy, -dh_y dx, dx dy)`` normalised.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def degenerate_message(
 ) -> str | None:
     """Why the surface normal of the grid is undefined somewhere, or None.
 
-    The normal of :mod:`tumble.rockfall.surface` is ``(-dh_x dy, -dh_y dx, dx dy)`` normalised:
+    The normal of :mod:`tumble.rockfall.step.surface` is ``(-dh_x dy, -dh_y dx, dx dy)`` normalised:
     it needs distinct sample coordinates (a spacing too small for the origin in float64 puts
     neighbouring samples on one coordinate: duplicate samples, a cell of no width), a cell area
     ``dx dy`` that is a normal float (neither zero by underflow nor infinite), and height

@@ -4,7 +4,7 @@ A :class:`Release` describes the start of every rock of an ensemble:
 
 * the place: a ``point`` (x, y), a ``line`` between two points (uniform along it), a
   ``polygon`` area (uniform over it, by rejection in its bounding box), or ``areas``: release
-  areas from a GIS file or a source raster (:class:`tumble.rockfall.site.ReleaseAreas`, which
+  areas from a GIS file or a source raster (:class:`tumble.rockfall.site.areas.ReleaseAreas`, which
   also split the rocks over the areas);
 * ``height``: the centre of mass this far above the terrain below it (m);
 * the velocity: a vector ``velocity`` (m/s, terrain frame) or a ``speed_downslope`` (m/s) along
@@ -38,9 +38,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble import _check
+from tumble.rockfall.polygons import inside_rings, ring_area
 
 if TYPE_CHECKING:
-    from tumble.rockfall.site import ReleaseAreas
+    from tumble.rockfall.site.areas import ReleaseAreas
     from tumble.rockfall.terrain import Terrain
 
 #: default releases of the built-in terrains (fields of :class:`Release`)
@@ -73,25 +74,6 @@ def uniform_quaternion(rng: np.random.Generator) -> np.ndarray:
         ]
     )
     return q if q[0] >= 0.0 else -q
-
-
-def _inside_polygon(x: float, y: float, polygon: np.ndarray) -> bool:
-    """Even-odd rule."""
-    inside = False
-    xs, ys = polygon[:, 0], polygon[:, 1]
-    j = len(polygon) - 1
-    for i in range(len(polygon)):
-        if (ys[i] > y) != (ys[j] > y):
-            cross = xs[i] + (y - ys[i]) * (xs[j] - xs[i]) / (ys[j] - ys[i])
-            if x < cross:
-                inside = not inside
-        j = i
-    return inside
-
-
-def _polygon_area(polygon: np.ndarray) -> float:
-    x, y = polygon[:, 0], polygon[:, 1]
-    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
 @dataclass(frozen=True)
@@ -133,7 +115,7 @@ class Release:
                 raise ValueError(
                     f"release.polygon must be a list of points [x, y], got {self.polygon!r}"
                 ) from None
-            if len(corners) < 3 or _polygon_area(np.array(corners)) <= 0.0:
+            if len(corners) < 3 or ring_area(np.array(corners)) <= 0.0:
                 raise ValueError(
                     "release.polygon needs at least 3 corners enclosing a positive area, "
                     f"got {self.polygon!r}"
@@ -222,7 +204,7 @@ class Release:
             u = rng.random(2)
             x = float(lo[0] + u[0] * (hi[0] - lo[0]))
             y = float(lo[1] + u[1] * (hi[1] - lo[1]))
-            if _inside_polygon(x, y, corners):
+            if inside_rings(np.array([x]), np.array([y]), [corners])[0]:
                 return x, y
         raise ValueError("release.polygon: no point inside it was drawn; is its area zero?")
 

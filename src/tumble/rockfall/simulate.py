@@ -2,7 +2,7 @@
 
 :func:`simulate` checks the inputs once, packs terrain, soil, rock and options into the plain
 arrays of :class:`RockModel` (shared by every rock of an ensemble), runs
-:func:`tumble.rockfall.stepping.run_rock` and returns a :class:`RockTrajectory`.
+:func:`tumble.rockfall.step.stepping.run_rock` and returns a :class:`RockTrajectory`.
 
 Terrain: any object with the attributes ``heights`` (ny, nx) float64, ``x0``, ``y0``, ``dx``,
 ``dy`` (``heights[j, i]`` is the height at ``x = x0 + i dx``, ``y = y0 + j dy``), such as
@@ -29,8 +29,11 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.barriers import Barrier, pack_barriers
-from tumble.rockfall.contact import NCOL
-from tumble.rockfall.model import (
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.soil import Soil
+from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
+from tumble.rockfall.step.contact import NCOL
+from tumble.rockfall.step.model import (
     DT,
     GRAVITY,
     NEWTON_MAX_ITER,
@@ -53,7 +56,7 @@ from tumble.rockfall.model import (
     pack_model,
     resolve_options,
 )
-from tumble.rockfall.moreau import (
+from tumble.rockfall.step.moreau import (
     D_CAPPED,
     D_CONTACT_WORK,
     D_CONTACTS,
@@ -65,11 +68,8 @@ from tumble.rockfall.moreau import (
     D_SWEEPS,
     N_SAVED_DIAG,
 )
-from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
-from tumble.rockfall.rock import Rock
-from tumble.rockfall.soil import Soil
-from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
-from tumble.rockfall.stepping import run_rock
+from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
+from tumble.rockfall.step.stepping import run_rock
 from tumble.rotation.quaternion import quat_rotate
 
 __all__ = [
@@ -217,12 +217,12 @@ def simulate(
     ``orientation`` is the unit quaternion (w, x, y, z) from the rock's principal frame to the
     terrain frame (normalised here; far from unit is refused), ``velocity`` the centre-of-mass
     velocity (m/s), ``omega`` the angular velocity in the body frame (rad/s). The solver settings
-    are an :class:`~tumble.rockfall.model.Options` record (default ``Options()``: the implicit
+    are an :class:`~tumble.rockfall.step.model.Options` record (default ``Options()``: the implicit
     scheme of Leine et al. 2021, eq. 84-87, dt = 2 ms, t_max = 60 s); keyword ``settings`` with
     the names of its fields (``scheme="explicit"``, ``t_max=5.0``, ...) change single ones.
     Every ``save_every``-th step is saved, and always the final one. See the module docstring
     for the stopping rules. ``barriers``: lines and nets of :mod:`tumble.rockfall.barriers`,
-    whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.nets`);
+    whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.step.nets`);
     a net may catch the rock (status ``caught``).
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)

@@ -5,7 +5,7 @@ leaves the DEM, or one of the failure codes of :class:`tumble.status.Status` (th
 iteration of the implicit scheme, a singular 3x3 system, a NaN, ``PENETRATED``: a hull vertex
 deeper below the terrain than the rock's radius, a step the contact model could not resolve).
 The per-rock loop adds ``STOPPED`` (at rest), ``TIMED_OUT`` (``t_max`` reached) and ``CAUGHT``
-(held by a net of :mod:`tumble.rockfall.nets`). The Python API turns codes into the strings of
+(held by a net of :mod:`tumble.rockfall.step.nets`). The Python API turns codes into the strings of
 :data:`NAMES`; an ensemble keeps the code of every rock.
 """
 

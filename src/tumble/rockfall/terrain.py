@@ -8,10 +8,10 @@ centres** of a GeoTIFF: a north-up file with transform ``(a, 0, c, 0, e, f)``, `
 conversions; writing inverts them exactly, so a DEM survives a round trip).
 
 The surface is the bilinear interpolant of the samples with the upward normal of L14 eq. 7
-(formulas and compiled kernels in :mod:`tumble.rockfall.surface`). It is defined on the rectangle
-spanned by the outer sample centres (:attr:`Terrain.bounds`), half a cell smaller on each side
-than a GeoTIFF's pixel extent. Cells may be non-square (``dx != dy``); rotated or sheared grids
-are refused.
+(formulas and compiled kernels in :mod:`tumble.rockfall.step.surface`). It is defined on the
+rectangle spanned by the outer sample centres (:attr:`Terrain.bounds`), half a cell smaller on
+each side than a GeoTIFF's pixel extent. Cells may be non-square (``dx != dy``); rotated or
+sheared grids are refused.
 
 Holes: nodata samples of the DEM are NaN. Every cell with a NaN corner is outside the domain,
 like the area beyond the grid's edge: a rock reaching it has left the DEM (status ``left``), a
@@ -62,7 +62,7 @@ from tumble.rockfall.grid_checks import (
 )
 from tumble.rockfall.scenarios import scenario
 from tumble.rockfall.soil import FIELDS as SOIL_FIELDS
-from tumble.rockfall.surface import (
+from tumble.rockfall.step.surface import (
     EDGE_SLACK,
     bilinear,
     bilinear_batch,

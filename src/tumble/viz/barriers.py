@@ -1,8 +1,8 @@
 """Figures of a barrier line: what a fence there must take, and where along it the load comes.
 
 :func:`plot_barrier` writes, for one barrier and over each rock's first downslope crossing of it
-(:func:`tumble.rockfall.design.first_downslope`, the sample of
-:func:`tumble.rockfall.design.barrier_statistics`):
+(:func:`tumble.rockfall.hazard.design.first_downslope`, the sample of
+:func:`tumble.rockfall.hazard.design.barrier_statistics`):
 
 * ``barrier_<slug>_exceedance.png``: the empirical exceedance curves ``1 - F`` (the fraction of
   the crossing rocks at or above a value, log scale) of the kinetic energy (kJ) and of the passing
@@ -32,7 +32,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from tumble.rockfall.design import OUTCOMES, first_downslope
+from tumble.rockfall.hazard.design import OUTCOMES, first_downslope
 
 #: colours of the marks: percentiles, design values, the net
 P95_COLOR, P99_COLOR, DESIGN_COLOR, NET_COLOR = "tab:orange", "tab:red", "tab:purple", "black"
@@ -90,7 +90,7 @@ def plot_barrier(
 ) -> list[Path]:
     """Write the exceedance and along-line figures of ``barrier`` into ``directory`` (created
     if needed) and return their paths. ``stats`` is the barrier's dict of
-    :func:`tumble.rockfall.design.barrier_statistics`; ``crossings`` the crossings table;
+    :func:`tumble.rockfall.hazard.design.barrier_statistics`; ``crossings`` the crossings table;
     ``barrier`` the object with ``name``, ``kind``, ``height``, ``capacity``, ``length``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

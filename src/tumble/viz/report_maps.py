@@ -41,7 +41,7 @@ MAPS: dict[str, tuple[str, str, float]] = {
 OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
     "hazard_zone": ("Hazard zone", "zones", 0.0),
 }
-#: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.zoning`)
+#: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
 
 #: rasters whose zero means that no rock was there (drawn transparent, like NaN)

@@ -10,7 +10,7 @@
    probability, maximum and 95th percentile kinetic energy, maximum jump height and deposits,
    each with its description and unit from :data:`~tumble.rockfall.ensemble.rasters.RASTER_INFO`,
    and the hazard zones when the run has them (``rasters["hazard_zone"]``, yellow, blue, red;
-   :mod:`tumble.rockfall.zoning`);
+   :mod:`tumble.rockfall.hazard.zoning`);
 4. the statistics of ``summary.json``: per-rock maxima (mean, std, p50, p95, max, each with its
    unit and, where the summary gives one as ``<key>_ci = [low, high]``, its confidence interval
    beside it), the path statistics, and any list of records under ``barriers``, ``sources`` or
@@ -60,7 +60,7 @@ import numpy as np
 from tumble.io.config import flatten_keys
 from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
-from tumble.rockfall.zoning import ZONING_RASTERS
+from tumble.rockfall.hazard.zoning import ZONING_RASTERS
 from tumble.viz.grids import window_values
 
 if TYPE_CHECKING:

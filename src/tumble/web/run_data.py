@@ -360,7 +360,7 @@ class RunFolder:
         from_files = [dict(e) for e in entries if e.get("file") and not e.get("line")]
         if not from_files:
             return lines
-        from tumble.rockfall.barriers import barriers_from_config
+        from tumble.rockfall.site.barrier_files import barriers_from_config
         from tumble.rockfall.terrain import Terrain
 
         inputs = self.provenance.get("inputs", {})
@@ -402,14 +402,14 @@ class RunFolder:
         with the resolved mass and principal moments (its edges a_i from A_i = m (a_j^2 +
         a_k^2) / 12)."""
         from tumble.io.config import RockConfig, RockfallConfig
-        from tumble.rockfall.from_config import build_rock
         from tumble.rockfall.rock import Rock
+        from tumble.rockfall.site.from_config import build_rock
 
         config = self.provenance.get("config", {})
         given = dict((config.get("physics") or {}).get("rock") or self.resolved.get("rock", {}))
         if given.get("classes"):
             # several rock classes: the run rebuilt from its provenance (fingerprint checked)
-            from tumble.rockfall.from_config import rebuild_run
+            from tumble.rockfall.site.from_config import rebuild_run
 
             try:
                 _, setup = rebuild_run(self.path)

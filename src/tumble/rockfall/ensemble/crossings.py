@@ -1,6 +1,6 @@
 """The crossings table of a run: one row per crossing of a barrier line by a rock.
 
-Built from the crossing rows of the compiled loop (:mod:`tumble.rockfall.nets`), in rock order
+Built from the crossing rows of the compiled loop (:mod:`tumble.rockfall.step.nets`), in rock order
 and, for each rock, in time order. Columns (the names ``crossings.parquet`` carries):
 
 ``rock``, ``barrier`` (name), ``t_s``, ``x``, ``y`` (m, DEM coordinates), ``along_m`` (distance
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tumble.rockfall.barriers import Barrier
-from tumble.rockfall.nets import (
+from tumble.rockfall.step.nets import (
     N_XCOLS,
     OUTCOMES,
     X_ALONG,

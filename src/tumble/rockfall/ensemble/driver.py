@@ -1,7 +1,7 @@
 """An ensemble of rocks on one terrain: the model shared by all rocks, the state of each, chunks.
 
 An :class:`Ensemble` holds what all rocks share (the terrain, the soil, the solver
-:class:`~tumble.rockfall.model.Options`) and what each rock owns: its initial state
+:class:`~tumble.rockfall.step.model.Options`) and what each rock owns: its initial state
 (:class:`tumble.rockfall.release.ReleaseStates`) and its body, taken from a small table of shapes
 (``shapes``, a tuple of :class:`tumble.rockfall.Rock`) by ``shape_id``, scaled isotropically by
 ``scale`` and carrying the mass ``mass``. Rock k has the vertices ``scale_k V_s``, the mass
@@ -21,7 +21,7 @@ are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chu
 not depend on threads, chunk size or the machine it ran on.
 
 Speed. Unless options are given, an ensemble uses a Gauss-Seidel tolerance of
-:data:`~tumble.rockfall.model.ENSEMBLE_PGS_TOL` (relative change of the percussions between
+:data:`~tumble.rockfall.step.model.ENSEMBLE_PGS_TOL` (relative change of the percussions between
 sweeps, 1e-6 instead of the 1e-10 of a single :func:`tumble.rockfall.simulate`); see the
 benchmark ``benchmarks/rockfall_ensemble.py``.
 """
@@ -29,6 +29,7 @@ benchmark ``benchmarks/rockfall_ensemble.py``.
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,7 @@ from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
+from tumble.rockfall.ensemble.counts import exceedance_counts
 from tumble.rockfall.ensemble.kernels import (
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -54,7 +56,11 @@ from tumble.rockfall.ensemble.kernels import (
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
 from tumble.rockfall.ensemble.visits import reduce_visits
-from tumble.rockfall.model import (
+from tumble.rockfall.release import ReleaseStates
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
+from tumble.rockfall.soil import Soil
+from tumble.rockfall.step.model import (
     ENSEMBLE_PGS_TOL,
     STATE_SIZE,
     Options,
@@ -64,11 +70,7 @@ from tumble.rockfall.model import (
     pack_model,
     resolve_options,
 )
-from tumble.rockfall.nets import N_XCOLS, no_nets, pack_nets
-from tumble.rockfall.release import ReleaseStates
-from tumble.rockfall.rock import Rock
-from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
-from tumble.rockfall.soil import Soil
+from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
 
 #: the options of an ensemble when none are given
 ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)
@@ -140,7 +142,7 @@ class Ensemble:
     rocks; ``shape_id`` (n,) index into ``shapes`` (default 0); ``scale`` (n,) isotropic scale
     of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``).
     ``seed`` is recorded with the results; ``sample_every``: steps between path samples.
-    ``options``: the solver :class:`~tumble.rockfall.model.Options` (default
+    ``options``: the solver :class:`~tumble.rockfall.step.model.Options` (default
     :data:`ENSEMBLE_OPTIONS`); keyword ``settings`` with the names of its fields
     (``scheme="explicit"``, ``t_max=30.0``, ...) change single ones.
     """
@@ -159,6 +161,9 @@ class Ensemble:
         seed: int | None = None,
         sample_every: int = SAMPLE_EVERY,
         barriers: Sequence[Barrier] = (),
+        count_groups: Any = None,
+        n_count_groups: int | None = None,
+        count_levels_kJ: Sequence[float | None] = (),
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -176,10 +181,15 @@ class Ensemble:
             raise ValueError("states must be ReleaseStates (see Release.draw)")
         self.states = states
         n = len(states)
-        #: the release area of every rock when the run is zoned (see :meth:`zone_by`): its chunks
-        #: then also count, per area and cell, the rocks above the zoning's energy levels
-        self.zoning_sources: np.ndarray | None = None
-        self.n_zoning_sources = 0
+        #: the count group of every rock, or None: every chunk then also counts, per group and
+        #: cell, the rocks above each of ``count_levels_kJ`` (:mod:`~.counts`)
+        self.count_groups: np.ndarray | None = None
+        self.n_count_groups = 0
+        self.count_levels_kJ: tuple[float | None, ...] = ()
+        if count_groups is not None:
+            self._count_by(count_groups, n_count_groups, count_levels_kJ)
+        elif count_levels_kJ:
+            raise ValueError("count_levels_kJ needs count_groups (one group per rock)")
         if shape_id is None:
             shape_id = np.zeros(n, dtype=np.int64)
         else:
@@ -498,34 +508,35 @@ class Ensemble:
         flat_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
         return flat_cell, flat_value, rows
 
-    def zone_by(self, source_of: np.ndarray, n_sources: int) -> None:
-        """Count in every chunk, per release area (``source_of[k]`` the area of rock k) and
-        cell, the rocks reaching the cell and those above 30 and 300 kJ there
-        (:func:`tumble.rockfall.zoning.exceedance_counts`): what hazard zoning needs, as integers
-        that add up to the same numbers in any chunking."""
-        source_of = np.ascontiguousarray(source_of, dtype=np.int64)
-        if source_of.shape != (self.n_rocks,):
-            raise ValueError(f"source_of must have one area per rock ({self.n_rocks})")
-        if source_of.size and (source_of.min() < 0 or source_of.max() >= n_sources):
-            raise ValueError(f"source_of must index the {n_sources} release areas")
-        self.zoning_sources = source_of
-        self.n_zoning_sources = int(n_sources)
+    def _count_by(self, groups: Any, n_groups: int | None, levels: Sequence[float | None]) -> None:
+        """Validate and keep the count groups and levels of the constructor."""
+        groups = np.asarray(groups)
+        if groups.shape != (self.n_rocks,) or not np.issubdtype(groups.dtype, np.integer):
+            raise ValueError(f"count_groups must be one integer group per rock ({self.n_rocks})")
+        n = (int(groups.max()) + 1 if groups.size else 1) if n_groups is None else int(n_groups)
+        if groups.size and (groups.min() < 0 or groups.max() >= n):
+            raise ValueError(f"count_groups must index the {n} groups (n_count_groups)")
+        levels = tuple(None if v is None else float(v) for v in levels)
+        if not levels or not all(v is None or math.isfinite(v) for v in levels):
+            raise ValueError("count_levels_kJ must be energies in kJ (None counts every rock)")
+        self.count_groups = np.ascontiguousarray(groups, dtype=np.int64)
+        self.n_count_groups = n
+        self.count_levels_kJ = levels
 
     def _run_chunk(self, start: int, stop: int) -> dict:
         chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
         out = {**chunk, **reduced}
-        if self.zoning_sources is not None:
-            from tumble.rockfall.zoning import exceedance_counts
-
+        if self.count_groups is not None:
             size = self.terrain.heights.size
             out.update(
                 exceedance_counts(
                     visit_rock,
                     visit_cell,
                     visit_max[:, Q_ENERGY] * 1e-3,
-                    self.zoning_sources,
-                    self.n_zoning_sources,
+                    self.count_groups,
+                    self.n_count_groups,
                     size,
+                    self.count_levels_kJ,
                 )
             )
         return out

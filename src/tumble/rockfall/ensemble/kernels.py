@@ -6,9 +6,9 @@ step near a barrier, the terrain bounds of its flights) and hands them to :func:
 is compiled without numba's reference counting (it allocates nothing): the step inlined into
 its loop would otherwise take and release a reference to each of its dozen arrays at every
 step, atomic operations that took 14 of the 94 ns of a flight on ``slope40``. It calls
-:func:`tumble.rockfall.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
+:func:`tumble.rockfall.step.moreau.rock_step` until the rock stops, leaves the DEM, fails or reaches
 ``t_max``, with the stopping rules of :func:`tumble.rockfall.simulate`
-(:func:`tumble.rockfall.stepping.stopping_rules`; so rock k of an ensemble is bit-identical to
+(:func:`tumble.rockfall.step.stepping.stopping_rules`; so rock k of an ensemble is bit-identical to
 ``simulate`` of the same rock). Every rock writes only its own outputs (:func:`run_one`):
 
 * status, steps, the final state, the number of steps with a closed contact and of Gauss-Seidel
@@ -35,9 +35,10 @@ import math
 import numpy as np
 
 from tumble._jit import jit_leaf, jit_parallel, prange
-from tumble.rockfall.contact import NCOL, forget_percussions
-from tumble.rockfall.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
-from tumble.rockfall.moreau import (
+from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
+from tumble.rockfall.step.contact import NCOL, forget_percussions
+from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
+from tumble.rockfall.step.moreau import (
     D_CAPPED,
     D_CONTACTS,
     N_BOUNDS,
@@ -45,10 +46,9 @@ from tumble.rockfall.moreau import (
     reset_bounds,
     rock_step,
 )
-from tumble.rockfall.nets import cross_barriers, near_point, step_reach
-from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
-from tumble.rockfall.stepping import kinetic_energy, stopping_rules
-from tumble.rockfall.surface import bilinear_uv
+from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
+from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
+from tumble.rockfall.step.surface import bilinear_uv
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
@@ -108,12 +108,12 @@ def run_one(
 ) -> None:
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
-    ``model`` is the kernel tuple of :mod:`tumble.rockfall.moreau`; the stepping and the stopping
-    rules are those of :func:`tumble.rockfall.stepping.run_rock` (both end with
-    :func:`tumble.rockfall.stepping.stopping_rules`). ``out`` holds the rock's own outputs
+    ``model`` is the kernel tuple of :mod:`tumble.rockfall.step.moreau`; the stepping and the
+    stopping rules are those of :func:`tumble.rockfall.step.stepping.run_rock` (both end with
+    :func:`tumble.rockfall.step.stepping.stopping_rules`). ``out`` holds the rock's own outputs
     ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
     (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored. ``nets``: the
-    barrier tuple of :mod:`tumble.rockfall.nets`; the rock's crossings go to ``crossings``
+    barrier tuple of :mod:`tumble.rockfall.step.nets`; the rock's crossings go to ``crossings``
     (cap, N_XCOLS), those beyond its capacity counted but not stored; a net may catch the rock
     (status ``CAUGHT``).
     """

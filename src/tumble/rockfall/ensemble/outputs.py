@@ -150,37 +150,3 @@ def write_trajectories_gpkg(
         **{name: np.asarray(summary_rocks[name])[rows] for name in TRAJECTORY_MAXIMA},
     }
     return write_lines(path, lines, attributes, crs)
-
-
-def write_zoning_rasters(
-    terrain: Terrain, rasters: Mapping[str, np.ndarray], directory: str | os.PathLike
-) -> list[Path]:
-    """The zoning rasters of :data:`tumble.rockfall.zoning.ZONING_RASTERS` as labelled
-    cloud-optimised GeoTIFFs on the terrain's grid: ``hazard_zone.tif`` uint8 (0 none, 1 yellow,
-    2 blue, 3 red; nodata 255 in the DEM's nodata holes only: every other cell is zoned) and the
-    annual frequencies (float32, 1/year; 0 where no rock came, nodata in the DEM's holes).
-    Returns the paths written."""
-    from tumble.rockfall.zoning import ZONING_RASTERS
-
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    holes = ~np.isfinite(np.asarray(terrain.heights))
-    written = []
-    for name, info in ZONING_RASTERS.items():
-        integer = info.dtype != "float32"
-        written.append(
-            terrain.write_raster(
-                directory / f"{name}.tif",
-                np.where(holes, np.nan, np.asarray(rasters[name], dtype=np.float64)),
-                nodata=ZONE_NODATA if integer else math.nan,
-                dtype=info.dtype,
-                description=info.description,
-                unit=info.unit,
-                cog=True,
-            )
-        )
-    return written
-
-
-#: nodata value of the uint8 hazard zone raster (no cell takes it)
-ZONE_NODATA = 255

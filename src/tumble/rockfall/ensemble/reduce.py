@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.design import DesignFactors, barrier_statistics
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
+from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.kernels import (
     Q_ENERGY,
@@ -55,10 +55,9 @@ from tumble.rockfall.ensemble.kernels import (
     W_MEAN,
 )
 from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
-from tumble.rockfall.model import S_R
-from tumble.rockfall.nets import N_XCOLS
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
-from tumble.rockfall.zoning import merge_counts
+from tumble.rockfall.step.model import S_R
+from tumble.rockfall.step.nets import N_XCOLS
 
 if TYPE_CHECKING:
     from tumble.rockfall.ensemble.driver import Ensemble
@@ -78,15 +77,17 @@ class EnsembleResult:
     """Reduced results of an ensemble: ``summary`` (JSON-ready dict), ``rasters`` (name ->
     (ny, nx) on the DEM grid: a :class:`~tumble.rockfall.ensemble.rasters.Rasters`, held over
     the window rocks reached), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
-    with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`); for a zoned run
-    (:meth:`Ensemble.zone_by`) the summed ``zoning_counts`` of
-    :func:`tumble.rockfall.zoning.exceedance_counts`."""
+    with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`); for an ensemble
+    with count groups the summed ``counts`` of
+    :func:`tumble.rockfall.ensemble.counts.exceedance_counts`.
+    Hazard products (barrier design values, zoning, per-source tables) are computed from it
+    after the run (:mod:`tumble.rockfall.hazard`)."""
 
     summary: dict
     rasters: Mapping[str, np.ndarray]
     rocks: dict[str, np.ndarray]
     crossings: dict[str, np.ndarray] | None = None
-    zoning_counts: dict[str, np.ndarray] | None = None
+    counts: dict[str, np.ndarray] | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -260,9 +261,9 @@ class RunReduction:
         self._path = np.zeros((n, 4, 3))
         self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._cells = CellMerger()
-        # zoning counts of the chunks added, summed every few chunks (integers: exact)
-        self._zoning: list[Mapping[str, np.ndarray]] = []
-        self._zoned = 0
+        # exceedance counts of the chunks added, summed every few chunks (integers: exact)
+        self._counts: list[Mapping[str, np.ndarray]] = []
+        self._counted = 0
         self._chunks = 0
 
     @property
@@ -297,16 +298,16 @@ class RunReduction:
         if crossing_rock.size:
             self._crossings.append((int(rock[0]), crossing_rock, np.asarray(chunk["crossing"])))
         if "exceed_key" in chunk:
-            self._zoning.append({k: chunk[k] for k in ("exceed_key", "exceed_count")})
-            self._zoned += 1
-            if len(self._zoning) >= 16:
-                self._zoning = [merge_counts(self._zoning)]
+            self._counts.append({k: chunk[k] for k in ("exceed_key", "exceed_count")})
+            self._counted += 1
+            if len(self._counts) >= 16:
+                self._counts = [merge_counts(self._counts)]
         if "cell_index" in chunk:
             self._cells.add({name: chunk[name] for name in CELL_FIELDS})
         else:
             self._cells.add(chunk_cells(chunk["visit_cell"], chunk["visit_max"]))
 
-    def result(self, wall_time: float, design: DesignFactors | None = None) -> EnsembleResult:
+    def result(self, wall_time: float) -> EnsembleResult:
         """Rasters, statistics and the per-rock table (see :func:`reduce_chunks`)."""
         ensemble = self.ensemble
         n = ensemble.n_rocks
@@ -407,36 +408,27 @@ class RunReduction:
             crossings = crossings_table(
                 crossing_rock, crossing, ensemble.barriers, bodies[:, 0], bodies[:, 1:]
             )
-            summary["barriers"] = barrier_statistics(
-                crossings,
-                ensemble.barriers,
-                n,
-                design or DesignFactors(),
-                seed=0 if ensemble.seed is None else int(ensemble.seed),
-            )
-        zoning = None
-        if ensemble.zoning_sources is not None:
-            if self._zoned != self._chunks:
+        counts = None
+        if ensemble.count_groups is not None:
+            if self._counted != self._chunks:
                 raise ValueError(
-                    f"{self._chunks - self._zoned} of the {self._chunks} chunks hold no zoning "
-                    "counts: they were computed without release frequencies; run again with "
-                    "--force"
+                    f"{self._chunks - self._counted} of the {self._chunks} chunks hold no "
+                    "exceedance counts: they were computed without count groups (release "
+                    "frequencies); run again with --force"
                 )
-            zoning = merge_counts(self._zoning)
-        return EnsembleResult(summary, rasters, rocks, crossings, zoning)
+            counts = merge_counts(self._counts)
+        return EnsembleResult(summary, rasters, rocks, crossings, counts)
 
 
 def reduce_chunks(
     ensemble: Ensemble,
     chunks: Iterable[Mapping[str, np.ndarray]],
     wall_time: float,
-    design: DesignFactors | None = None,
 ) -> EnsembleResult:
     """Rasters, statistics and the per-rock table of a finished ensemble from its chunks (any
     order, read one at a time: an iterable such as :attr:`ChunkRun.chunks` is not held in
-    memory); with barriers also the crossings table and ``summary["barriers"]`` (statistics and
-    design values of :func:`tumble.rockfall.design.barrier_statistics` with ``design``, default
-    ``DesignFactors()``)."""
+    memory); with barriers also the crossings table, whose statistics and design values
+    :func:`tumble.rockfall.hazard.design.add_barrier_statistics` adds after the run."""
     reduction = RunReduction(ensemble)
     empty = True
     for chunk in chunks:
@@ -444,7 +436,7 @@ def reduce_chunks(
         empty = False
     if empty:
         raise ValueError("no chunks to reduce")
-    return reduction.result(wall_time, design)
+    return reduction.result(wall_time)
 
 
 def summary_line(summary: dict) -> str:

@@ -2,12 +2,13 @@
 
 A finished run keeps the trajectories of its first ``output.trajectories`` rocks, one sample every
 ``output.trajectory_every`` steps (``trajectories.parquet``). :func:`replay_crossings` runs the
-crossing test of the simulation (:func:`tumble.rockfall.nets.cross_barriers`, the same compiled
+crossing test of the simulation (:func:`tumble.rockfall.step.nets.cross_barriers`, the same compiled
 function) on each pair of consecutive samples of a rock, as if the pair were one step: the path
 of the centre of mass between the two samples is a straight segment and the state at a crossing
 is interpolated linearly between them. The result is the crossings table of
-:mod:`tumble.rockfall.ensemble.crossings`, so :func:`tumble.rockfall.design.barrier_statistics`
-turns it into the same statistics and design values as a run with the barriers in it.
+:mod:`tumble.rockfall.ensemble.crossings`, so
+:func:`tumble.rockfall.hazard.design.barrier_statistics` turns it into the same statistics and
+design values as a run with the barriers in it.
 
 How close it comes to the run:
 
@@ -33,8 +34,8 @@ import numpy as np
 
 from tumble.rockfall.barriers import Barrier, pack_barriers
 from tumble.rockfall.ensemble.crossings import crossings_table
-from tumble.rockfall.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE, TRAJECTORY_COLUMNS
-from tumble.rockfall.nets import N_XCOLS, X_T, cross_barriers, pack_nets
+from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE, TRAJECTORY_COLUMNS
+from tumble.rockfall.step.nets import N_XCOLS, X_T, cross_barriers, pack_nets
 from tumble.rockfall.terrain import Terrain
 
 #: the columns of a trajectory sample that the replay reads, in the state's order

@@ -46,8 +46,8 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.rockfall.barriers import BarrierArrays, segment_crossing
-from tumble.rockfall.model import S_OMEGA, S_P, S_R, S_V
-from tumble.rockfall.surface import surface
+from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V
+from tumble.rockfall.step.surface import surface
 from tumble.rockfall.terrain import Terrain
 from tumble.rotation.quaternion import q_rotate
 

@@ -19,22 +19,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.io.dem import resample_to_grid
-from tumble.rockfall.barriers import barriers_from_config
-from tumble.rockfall.design import DesignFactors
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
     SAMPLE_EVERY,
     Ensemble,
     check_size,
 )
-from tumble.rockfall.landcover import ForestDrag, soil_from_class_map, with_forest
-from tumble.rockfall.model import Options
+from tumble.rockfall.hazard.design import DesignFactors
+from tumble.rockfall.hazard.sources import Site, default_site
+from tumble.rockfall.hazard.zoning import ENERGY_LEVELS_KJ
 from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.rock_classes import RockClass, VolumeDistribution, draw_classes
-from tumble.rockfall.site import ReleaseAreas
-from tumble.rockfall.site_results import Site, default_site
+from tumble.rockfall.site.areas import ReleaseAreas
+from tumble.rockfall.site.barrier_files import barriers_from_config
+from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
+from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
 from tumble.rockfall.soil import FIELDS, PRESETS, Soil
+from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     return soil, terrain
 
 
-# --- soil and forest class maps (tumble.rockfall.landcover) ----------------------------------
+# --- soil and forest class maps (tumble.rockfall.site.landcover) ----------------------------------
 
 
 def _class_map(name: str, terrain: Terrain, base: Path, what: str) -> Any:
@@ -303,6 +304,14 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
             message if message.startswith("barrier") else f"barrier: {message}"
         ) from None
     drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
+    site = _site(config.rocks, rock.name, areas, classes, None if drawn is None else drawn.class_id)
+    counting: dict[str, Any] = {}
+    if site.zoning:
+        counting = {
+            "count_groups": site.source_of,
+            "n_count_groups": len(site.source_names),
+            "count_levels_kJ": ENERGY_LEVELS_KJ,
+        }
     ensemble = Ensemble(
         terrain,
         rock if classes is None else [c.shape for c in classes],
@@ -315,6 +324,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
         barriers=barriers,
+        **counting,
     )
     inputs = {}
     if config.dem is not None:
@@ -330,9 +340,6 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
             inputs[f"barrier.{k}.file"] = _path(entry.file, base)
     inputs.update(_landcover_inputs(config, base))
     inputs.update(_site_inputs(config, base))
-    site = _site(ensemble, areas, classes)
-    if site.zoning:
-        ensemble.zone_by(site.source_of, len(site.source_names))
     return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
 
 
@@ -396,7 +403,7 @@ def _plain(value: Any) -> Any:
 
 
 def solver_options(config: RockfallConfig) -> Options:
-    """The :class:`~tumble.rockfall.model.Options` of a configuration: ``scheme``, ``dt``,
+    """The :class:`~tumble.rockfall.step.model.Options` of a configuration: ``scheme``, ``dt``,
     ``t_max`` and the ``[solver]`` section over the ensemble defaults."""
     solver = {k: v for k, v in config.solver.model_dump().items() if v is not None}
     return ENSEMBLE_OPTIONS.replace(
@@ -404,7 +411,7 @@ def solver_options(config: RockfallConfig) -> Options:
     )
 
 
-# --- release areas and rock classes (tumble.rockfall.site, rock_classes, site_results) -----------
+# --- release areas and rock classes (site.areas, site.rock_classes, hazard.sources) ---------
 
 #: keys of [release] that apply to release areas read from a vector file
 AREA_FILE_KEYS = ("layer", "name_field", "frequency_field", "weight_field")
@@ -470,21 +477,26 @@ def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
     return classes
 
 
-def _site(ensemble: Ensemble, areas: ReleaseAreas | None, classes: list[RockClass] | None) -> Site:
-    """Source and class of every rock of the ensemble."""
-    n = ensemble.n_rocks
+def _site(
+    n: int,
+    shape_name: str,
+    areas: ReleaseAreas | None,
+    classes: list[RockClass] | None,
+    class_id: np.ndarray | None,
+) -> Site:
+    """Source and class of every one of the ``n`` rocks (``class_id``: the drawn classes)."""
+    base = default_site(n, "release", shape_name)
     if areas is None and classes is None:
-        return default_site(n, "release", ensemble.shapes[0].name)
-    base = default_site(n, "release", ensemble.shapes[0].name)
+        return base
     names, frequency, source_of = base.source_names, base.source_frequency, base.source_of
     if areas is not None:
         names, frequency = areas.names, areas.frequencies
         source_of = np.asarray(areas.source_of(np.arange(n)), dtype=np.int64)
     class_names, shares, class_of = base.class_names, base.class_share, base.class_of
-    if classes is not None:
+    if classes is not None and class_id is not None:
         class_names = tuple(c.name for c in classes)
         shares = tuple(c.share for c in classes)
-        class_of = ensemble.shape_id
+        class_of = np.ascontiguousarray(class_id, dtype=np.int64)
     return Site(names, frequency, source_of, class_names, shares, class_of)
 
 

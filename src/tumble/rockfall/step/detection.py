@@ -1,10 +1,10 @@
 """Contact detection: the closed vertex contacts of a convex rock with the bilinear terrain.
 
-The contact model is that of :mod:`tumble.rockfall.contact` (Leine et al. 2014, section 3.3):
+The contact model is that of :mod:`tumble.rockfall.step.contact` (Leine et al. 2014, section 3.3):
 every hull vertex P at the midpoint configuration, its gap ``g_N = z_P - z(x_P, y_P)`` to the
 bilinear surface, closed for ``g_N <= gap_tol``; the contact frame of L14 eq. 8 and the force
 directions of eq. 25-27 go to the rows of the contact buffer (``C_*`` layout of
-:mod:`tumble.rockfall.contact`). Vertices that cannot touch are left out without evaluating the
+:mod:`tumble.rockfall.step.contact`). Vertices that cannot touch are left out without evaluating the
 surface below them: above :func:`terrain_ceiling` within the rock's radius
 (:func:`find_contacts`), or above a plane that lies above the terrain
 (:func:`find_contacts_below`, the plane of the step's flights); the result is the same as
@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from tumble._jit import jit_leaf
-from tumble.rockfall.contact import C_GAP, C_VERTEX, C_W
-from tumble.rockfall.surface import bilinear, surface
+from tumble.rockfall.step.contact import C_GAP, C_VERTEX, C_W
+from tumble.rockfall.step.surface import bilinear, surface
 from tumble.rotation.quaternion import Quat, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, cross
 
@@ -157,7 +157,7 @@ def find_contacts_below(
     contacts: np.ndarray,
 ) -> int:
     """:func:`find_contacts` for a rock over a plane above the terrain
-    (:func:`tumble.rockfall.surface.upper_plane`) whose square holds every vertex: returns
+    (:func:`tumble.rockfall.step.surface.upper_plane`) whose square holds every vertex: returns
     ``n_closed``. ``a`` is ``A_IK(p)``; ``plane = (m_0, m_1, m_2, h)`` gives the height of
     vertex K_r_SP above the plane, ``h + m . K_r_SP`` (``m = A_IK^T (-g_x, -g_y, 1)``, ``h`` the
     height of r above it). A vertex higher than ``gap_tol`` above the plane is open without

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.rockfall.polygons import inside_rings, ring_area
+
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
 
@@ -63,26 +65,6 @@ def largest_remainder(weights: Sequence[float], total: int) -> np.ndarray:
     order = np.argsort(-(quota - counts), kind="stable")
     counts[order[:left]] += 1
     return counts
-
-
-def ring_area(ring: np.ndarray) -> float:
-    """Unsigned area of a closed or open ring (shoelace formula), m^2."""
-    x, y = ring[:, 0], ring[:, 1]
-    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
-
-
-def inside_rings(x: np.ndarray, y: np.ndarray, rings: Sequence[np.ndarray]) -> np.ndarray:
-    """Whether each point (x, y) lies inside the region bounded by ``rings`` (even-odd rule over
-    all of them: holes and separate parts count right)."""
-    inside = np.zeros(np.shape(x), dtype=bool)
-    for ring in rings:
-        xa, ya = ring[:, 0], ring[:, 1]
-        xb, yb = np.roll(xa, -1), np.roll(ya, -1)
-        crosses = (ya[None, :] > y[:, None]) != (yb[None, :] > y[:, None])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            at = xa[None, :] + (y[:, None] - ya[None, :]) * (xb - xa)[None, :] / (yb - ya)[None, :]
-        inside ^= (np.count_nonzero(crosses & (x[:, None] < at), axis=1) % 2).astype(bool)
-    return inside
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,5 @@
 """The per-rock loop of one rock: :func:`run_rock` steps it with
-:func:`tumble.rockfall.moreau.rock_step` until :func:`stopping_rules` end it, saving samples.
+:func:`tumble.rockfall.step.moreau.rock_step` until :func:`stopping_rules` end it, saving samples.
 
 The ensemble kernel (:mod:`tumble.rockfall.ensemble.kernels`) ends its rocks by the same
 :func:`stopping_rules`, so that rock k of an ensemble is bit-identical to
@@ -13,9 +13,10 @@ import math
 import numpy as np
 
 from tumble._jit import jit, jit_leaf
-from tumble.rockfall.contact import forget_percussions
-from tumble.rockfall.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SIZE
-from tumble.rockfall.moreau import (
+from tumble.rockfall.status import CAUGHT, OK, RUNNING, STOPPED, TIMED_OUT
+from tumble.rockfall.step.contact import forget_percussions
+from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SIZE
+from tumble.rockfall.step.moreau import (
     D_CAPPED,
     D_CONTACT_WORK,
     D_DRAG_WORK,
@@ -28,9 +29,8 @@ from tumble.rockfall.moreau import (
     reset_bounds,
     rock_step,
 )
-from tumble.rockfall.nets import cross_barriers, near_point, step_reach
-from tumble.rockfall.status import CAUGHT, OK, RUNNING, STOPPED, TIMED_OUT
-from tumble.rockfall.surface import surface
+from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
+from tumble.rockfall.step.surface import surface
 
 
 @jit_leaf
@@ -109,7 +109,7 @@ def run_rock(
     saved: the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
     ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
     over the steps since the previous row). Barrier crossings (``nets``, the tuple of
-    :mod:`tumble.rockfall.nets`) go to ``crossings``; a net may catch the rock (``CAUGHT``).
+    :mod:`tumble.rockfall.step.nets`) go to ``crossings``; a net may catch the rock (``CAUGHT``).
     Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds the final state.
     Needs ``n_steps // save_every + 2`` rows.
     """

@@ -14,7 +14,9 @@ hazard rasters). The simulated probability that a block from s reaches c above E
 
 ``F_0`` (E = 0, every rock that reached the cell) is the reach frequency. A source with no rocks
 adds nothing. The counts ``n_s(c, E)`` are integers kept by every chunk of a run
-(:func:`exceedance_counts`, summed by :func:`merge_counts`), and the frequencies add the sources
+(:func:`tumble.rockfall.ensemble.counts.exceedance_counts`, summed by
+:func:`~tumble.rockfall.ensemble.counts.merge_counts`, which every chunk of a run configured
+with the sources as its count groups keeps), and the frequencies add the sources
 in their order (:func:`frequencies_from_counts`), so the rasters are the same for any threads or
 chunking, and no chunk keeps its visits. The return period of exceeding E is ``1 / F_E``.
 
@@ -42,10 +44,19 @@ with ``F_300``, medium with ``F_30``, weak with ``F_0``; its zone is the highest
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from tumble.rockfall.ensemble.counts import exceedance_counts
+
+if TYPE_CHECKING:
+    from tumble.rockfall.terrain import Terrain
 
 #: energy thresholds between weak, medium and strong intensity, kJ
 ENERGY_THRESHOLDS_KJ = (30.0, 300.0)
@@ -53,6 +64,8 @@ ENERGY_THRESHOLDS_KJ = (30.0, 300.0)
 RETURN_PERIODS_YEARS = (30.0, 100.0, 300.0)
 #: zone codes of the hazard_zone raster
 ZONE_NAMES = {0: "none", 1: "yellow", 2: "blue", 3: "red"}
+#: nodata value of the uint8 hazard zone raster (no cell takes it)
+ZONE_NODATA = 255
 #: zone by intensity (rows: strong, medium, weak) and probability (columns: high, medium, low)
 ZONE_MATRIX = np.array(
     [
@@ -92,47 +105,6 @@ ZONING_RASTERS: dict[str, ZoningRaster] = {
 
 #: the energy levels of the zoning counts, kJ: every visit (reach), above 30 kJ, above 300 kJ
 ENERGY_LEVELS_KJ: tuple[float | None, ...] = (None, *ENERGY_THRESHOLDS_KJ)
-
-
-def exceedance_counts(
-    visit_rock: np.ndarray,
-    visit_cell: np.ndarray,
-    visit_energy_kJ: np.ndarray,
-    rock_source: np.ndarray,
-    n_sources: int,
-    size: int,
-    levels: Sequence[float | None] = ENERGY_LEVELS_KJ,
-) -> dict[str, np.ndarray]:
-    """The counts ``n_s(c, E)`` of the module docstring, sparse: ``exceed_key`` (sorted,
-    ``(level * n_sources + s) * size + c``) and ``exceed_count`` (rocks of source s whose
-    maximum energy in cell c exceeds ``levels[level]``, kJ; None counts every visit).
-
-    One row per (rock, cell) with the rock's maximum energy there (kJ, NaN for none);
-    ``rock_source[k]`` the source of rock ``visit_rock``'s k. Integer counts: the counts of
-    several chunks add up (:func:`merge_counts`) to the same numbers in any grouping."""
-    rock_source = np.asarray(rock_source, dtype=np.int64)
-    source = rock_source[np.asarray(visit_rock, dtype=np.int64)]
-    cell = np.asarray(visit_cell, dtype=np.int64)
-    energy = np.nan_to_num(np.asarray(visit_energy_kJ, dtype=np.float64), nan=-np.inf)
-    keys = []
-    for level, threshold in enumerate(levels):
-        keep = np.ones(source.size, dtype=bool) if threshold is None else energy > threshold
-        keys.append((level * n_sources + source[keep]) * size + cell[keep])
-    unique, counts = np.unique(np.concatenate(keys), return_counts=True)
-    return {"exceed_key": unique.astype(np.int64), "exceed_count": counts.astype(np.int64)}
-
-
-def merge_counts(parts: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The sum of several :func:`exceedance_counts` (exact: integers)."""
-    empty = np.zeros(0, dtype=np.int64)
-    keys = np.concatenate([empty, *(np.asarray(p["exceed_key"], dtype=np.int64) for p in parts)])
-    counts = np.concatenate(
-        [empty, *(np.asarray(p["exceed_count"], dtype=np.int64) for p in parts)]
-    )
-    unique, inverse = np.unique(keys, return_inverse=True)
-    total = np.zeros(unique.size, dtype=np.int64)
-    np.add.at(total, inverse, counts.astype(np.int64))
-    return {"exceed_key": unique, "exceed_count": total}
 
 
 def frequencies_from_counts(
@@ -214,7 +186,7 @@ def zoning_rasters(
     the (rock, cell) visits."""
     size = shape[0] * shape[1]
     counts = exceedance_counts(
-        visit_rock, visit_cell, visit_energy_kJ, rock_source, len(frequency), size
+        visit_rock, visit_cell, visit_energy_kJ, rock_source, len(frequency), size, ENERGY_LEVELS_KJ
     )
     return zoning_rasters_from_counts(shape, counts, rock_source, frequency)
 
@@ -236,3 +208,31 @@ def zoning_rasters_from_counts(
         "frequency_exceeding_300kJ": strong,
     }
     return {name: rasters[name].reshape(shape) for name in ZONING_RASTERS}
+
+
+def write_zoning_rasters(
+    terrain: Terrain, rasters: Mapping[str, np.ndarray], directory: str | os.PathLike
+) -> list[Path]:
+    """The zoning rasters of :data:`tumble.rockfall.hazard.zoning.ZONING_RASTERS` as labelled
+    cloud-optimised GeoTIFFs on the terrain's grid: ``hazard_zone.tif`` uint8 (0 none, 1 yellow,
+    2 blue, 3 red; nodata 255 in the DEM's nodata holes only: every other cell is zoned) and the
+    annual frequencies (float32, 1/year; 0 where no rock came, nodata in the DEM's holes).
+    Returns the paths written."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    holes = ~np.isfinite(np.asarray(terrain.heights))
+    written = []
+    for name, info in ZONING_RASTERS.items():
+        integer = info.dtype != "float32"
+        written.append(
+            terrain.write_raster(
+                directory / f"{name}.tif",
+                np.where(holes, np.nan, np.asarray(rasters[name], dtype=np.float64)),
+                nodata=ZONE_NODATA if integer else math.nan,
+                dtype=info.dtype,
+                description=info.description,
+                unit=info.unit,
+                cog=True,
+            )
+        )
+    return written

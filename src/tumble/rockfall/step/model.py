@@ -29,7 +29,7 @@ from tumble.bodies.catalogue import Body
 from tumble.freerot.base import SchemeId
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import FIELDS, Soil
-from tumble.rockfall.surface import surface, surface_batch
+from tumble.rockfall.step.surface import surface, surface_batch
 from tumble.rotation.quaternion import Quat, q_rotate, quat_to_matrix
 
 #: the rotation schemes of the rockfall step (Leine et al. 2021, eq. 79-83 and 84-87)
@@ -278,7 +278,7 @@ def speed_bound(
     ``states`` (n, STATE_SIZE) initial states, ``bodies`` (n, 4) rows ``(m, A, B, C)``,
     ``lowest`` the lowest height of the terrain (m). The contacts (Newton restitution at most 1,
     Coulomb friction) and the drag only dissipate (the energy balance of
-    :mod:`tumble.rockfall.moreau`), so the total energy never exceeds its initial value and the
+    :mod:`tumble.rockfall.step.moreau`), so the total energy never exceeds its initial value and the
     centre of mass, never below ``lowest``, has ``m |v|^2 / 2 <= T_0 + m g (z_0 - lowest)``::
 
         V = sqrt(|v_0|^2 + omega_0 . Theta omega_0 / m + 2 g (z_0 - lowest))
@@ -296,12 +296,12 @@ def max_dt(radius: Any, dx: float, dy: float, speed: Any) -> np.ndarray:
     on the lowest point): ``min(R, dx, dy) / V``.
 
     Derivation. A vertex contact closes when the gap at the midpoint of a step is at most zero
-    (:func:`tumble.rockfall.detection.find_contacts`), so a vertex approaching the surface at
+    (:func:`tumble.rockfall.step.detection.find_contacts`), so a vertex approaching the surface at
     speed ``V`` can be ``V dt`` below it before the percussion of the next step acts. This depth
     must stay below the rock's radius ``R`` (the largest distance of a hull vertex from the
     centre of mass): deeper, the vertex may have passed the surface further than the rock is
     wide, the contact frame is taken on the wrong side and the rock can end inside the ground
-    (the status ``penetrated`` of the kernel, :func:`tumble.rockfall.moreau.penetrated`,
+    (the status ``penetrated`` of the kernel, :func:`tumble.rockfall.step.moreau.penetrated`,
     catches a vertex deeper than ``R``). The travel of a step must also stay within one cell
     ``dx``, ``dy`` of the DEM, or the bilinear surface a contact meets is not the one between
     the positions of two steps. ``V`` is :func:`speed_bound`, the largest speed the rock can

@@ -14,7 +14,7 @@ the result:
   with the same statistics;
 
 and, when every source has a frequency, returns the zoning rasters of
-:mod:`tumble.rockfall.zoning` (hazard zone and annual exceedance frequencies), which
+:mod:`tumble.rockfall.hazard.zoning` (hazard zone and annual exceedance frequencies), which
 :meth:`Site.write_rasters` writes.
 
 Statistics of a group of rocks: ``fractions`` of its rocks stopped, left_domain, timed_out,
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.ensemble.reduce import EnsembleResult, quantile_ci
-from tumble.rockfall.zoning import zoning_rasters_from_counts
+from tumble.rockfall.hazard.zoning import write_zoning_rasters, zoning_rasters_from_counts
 
 #: per-rock columns summarised per group: column -> percentiles (with the maximum)
 GROUP_STATISTICS = {
@@ -117,7 +117,7 @@ class Site:
     def apply(self, result: EnsembleResult) -> dict:
         """Add the per-rock columns and ``summary["sources"]``, ``summary["classes"]`` to
         ``result`` (in place); return the zoning rasters (empty when a source has no
-        frequency) from the result's ``zoning_counts``."""
+        frequency) from the result's exceedance ``counts``."""
         rocks = result.rocks
         n = int(np.asarray(rocks["rock"]).size)
         if self.source_of.shape != (n,):
@@ -159,9 +159,11 @@ class Site:
                 f"release area(s) {', '.join(map(repr, empty))} got no rocks: their frequency is "
                 "missing from the hazard zoning; raise the number of rocks"
             )
-        counts = result.zoning_counts
+        counts = result.counts
         if counts is None:
-            raise ValueError("the run was not zoned: its chunks hold no zoning counts")
+            raise ValueError(
+                "the run was not zoned: its chunks hold no exceedance counts (count_groups)"
+            )
         shape = tuple(next(iter(result.rasters.values())).shape)
         frequency = [float(f) for f in self.source_frequency if f is not None]
         return zoning_rasters_from_counts(
@@ -172,9 +174,7 @@ class Site:
         self, terrain: Any, zoning: Mapping[str, np.ndarray], directory: str | os.PathLike
     ) -> list[Path]:
         """Write the zoning rasters of :meth:`apply` into ``directory``
-        (:func:`tumble.rockfall.ensemble.outputs.write_zoning_rasters`); nothing without them."""
-        from tumble.rockfall.ensemble.outputs import write_zoning_rasters
-
+        (:func:`tumble.rockfall.hazard.zoning.write_zoning_rasters`); nothing without them."""
         return write_zoning_rasters(terrain, zoning, directory) if zoning else []
 
 

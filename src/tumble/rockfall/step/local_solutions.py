@@ -1,6 +1,6 @@
-"""Exact solutions of the local problems of the contact solver (:mod:`tumble.rockfall.contact`).
+"""Exact solutions of the local problems of the contact solver (:mod:`.contact`).
 
-The projected Gauss-Seidel iteration of :func:`tumble.rockfall.contact.solve_pgs` visits one
+The projected Gauss-Seidel iteration of :func:`tumble.rockfall.step.contact.solve_pgs` visits one
 contact at a time and solves its local problem exactly instead of by one prox step (Leine et al.
 2014, section 4): :func:`sliding` gives the percussion of a sliding contact (Newton's method on
 the direction of the tangential percussion), :func:`pair_setup` the factors of the joint sticking

@@ -3,8 +3,8 @@
 Contact detection (Leine et al. 2014, section 3.3): every hull vertex P is placed at the midpoint
 configuration of the step, ``r_P = r + A_IK(p) K_r_SP``; its gap to the bilinear surface is
 ``g_N = z_P - z(x_P, y_P)`` and the contact is closed when ``g_N <= 0`` (up to a tolerance of
-a few nanometres against round-off). The search is in :mod:`tumble.rockfall.detection`
-(:func:`tumble.rockfall.detection.find_contacts`): vertices that lie above a rigorous bound of
+a few nanometres against round-off). The search is in :mod:`tumble.rockfall.step.detection`
+(:func:`tumble.rockfall.step.detection.find_contacts`): vertices that lie above a rigorous bound of
 the terrain are open without evaluating the surface; the result is the same as evaluating every
 vertex. This module holds the layout of the contact buffer and the impact problem.
 
@@ -52,7 +52,7 @@ Each sweep of a step with two closed contacts therefore first tries both as stic
 ``(G + tau 1) x = -xi`` for the corrections x of both percussions, with xi the current
 velocities of the two contacts and a regularisation ``tau`` of 1e-10 times the largest diagonal
 entry of the Delassus blocks, which keeps the solve finite and leaves the percussions unchanged
-in the singular direction (:func:`~tumble.rockfall.local_solutions.pair_setup`). The correction
+in the singular direction (:func:`~tumble.rockfall.step.local_solutions.pair_setup`). The correction
 is kept if both normal percussions stay positive and both tangential ones inside their friction
 discs, and dropped for the rest of the step otherwise; the per-contact updates of the sweep
 follow as before. It only accelerates: the sweep stops on the same criterion of the per-contact
@@ -71,7 +71,7 @@ import math
 import numpy as np
 
 from tumble._jit import jit_leaf
-from tumble.rockfall.local_solutions import (
+from tumble.rockfall.step.local_solutions import (
     block_at,
     dot6_at,
     inverse3,

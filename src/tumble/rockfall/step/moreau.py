@@ -28,7 +28,7 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
      torque of eq. 85 taken at the mean of the two velocities of the contact step.
 
    The contact problem (Newton impact with eps_N, eps_T = 0, spatial Coulomb friction with
-   ``mu(s_B)``) is solved for P by projected Gauss-Seidel (:mod:`tumble.rockfall.contact`).
+   ``mu(s_B)``) is solved for P by projected Gauss-Seidel (:mod:`tumble.rockfall.step.contact`).
 
 3. Positions: ``r_E = r_M + h v_E`` (eq. 83, 86). Orientation, ``explicit``:
    ``p_E = normalise(p_M + h F(p_M) omega_E)`` (eq. 83); ``implicit``: the spin-preserving update
@@ -60,12 +60,12 @@ Kernels: :func:`rock_step` advances one rock by one step on plain arrays and ret
 ``PENETRATED`` when a closed contact at the midpoint lies deeper below the terrain than the rock's
 radius, :func:`penetrated`: a step too large for the contact model, which a rock never survives
 as "stopped");
-:func:`tumble.rockfall.stepping.stopping_rules` (at rest, ``t_max``) ends the per-rock loops of
-:func:`tumble.rockfall.stepping.run_rock` (which saves samples) and of the ensemble driver (which
-keeps statistics). The model is the tuple
+:func:`tumble.rockfall.step.stepping.stopping_rules` (at rest, ``t_max``) ends the per-rock
+loops of :func:`tumble.rockfall.step.stepping.run_rock` (which saves samples) and of the ensemble
+driver (which keeps statistics). The model is the tuple
 ``(heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options)`` of
-:class:`tumble.rockfall.model.RockModel`, shared and read-only; the state (``STATE_SIZE``
-floats of :mod:`tumble.rockfall.model`) and the contact buffer (``n_vertices x NCOL``, which
+:class:`tumble.rockfall.step.model.RockModel`, shared and read-only; the state (``STATE_SIZE``
+floats of :mod:`tumble.rockfall.step.model`) and the contact buffer (``n_vertices x NCOL``, which
 carries the warm start of the contact solver) belong to the rock.
 """
 
@@ -85,7 +85,16 @@ from tumble.freerot.implicit_midpoint import (
     symmetry_axes,
     turn_increment,
 )
-from tumble.rockfall.contact import (
+from tumble.rockfall.status import (
+    LEFT_DOMAIN,
+    NEWTON_NOT_CONVERGED,
+    NO_SOLUTION,
+    NON_FINITE,
+    OK,
+    PENETRATED,
+    SINGULAR_MATRIX,
+)
+from tumble.rockfall.step.contact import (
     C_GAP,
     C_WARM,
     contact_work,
@@ -94,8 +103,8 @@ from tumble.rockfall.contact import (
     prepare_contacts,
     solve_pgs,
 )
-from tumble.rockfall.detection import find_contacts, find_contacts_below
-from tumble.rockfall.model import (
+from tumble.rockfall.step.detection import find_contacts, find_contacts_below
+from tumble.rockfall.step.model import (
     EXPLICIT,
     IMPLICIT,
     O_DT,
@@ -112,16 +121,7 @@ from tumble.rockfall.model import (
     S_SLIP,
     S_V,
 )
-from tumble.rockfall.status import (
-    LEFT_DOMAIN,
-    NEWTON_NOT_CONVERGED,
-    NO_SOLUTION,
-    NON_FINITE,
-    OK,
-    PENETRATED,
-    SINGULAR_MATRIX,
-)
-from tumble.rockfall.surface import bilinear, upper_plane
+from tumble.rockfall.step.surface import bilinear, upper_plane
 from tumble.rotation.quaternion import Quat, q_mul, q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
@@ -139,7 +139,7 @@ N_SAVED_DIAG = 9
 #: the per-rock bounds buffer of :func:`rock_step` (:func:`reset_bounds`): the rock's bounding
 #: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with a
 #: plane above the terrain over it, ``z <= B_A + B_GX (x - B_X) + B_GY (y - B_Y)``
-#: (:func:`tumble.rockfall.surface.upper_plane`; B_HALF < 0: none); B_WARM 1 while the contact
+#: (:func:`tumble.rockfall.step.surface.upper_plane`; B_HALF < 0: none); B_WARM 1 while the contact
 #: buffer may hold percussions of the previous step; B_DECAY the slippage decay of a flight step,
 #: ``exp(-beta dt)``, for a soil with one beta (NaN until the first flight takes it)
 B_RADIUS, B_X, B_Y, B_HALF, B_A, B_GX, B_GY, B_WARM, B_DECAY = range(9)
@@ -344,13 +344,13 @@ def rock_step(
     bound of its flights. No allocation; never raises.
 
     A flight costs a few comparisons: when the rock lies above a plane that lies above the
-    terrain around it (:func:`tumble.rockfall.surface.upper_plane`, with the slope of the
+    terrain around it (:func:`tumble.rockfall.step.surface.upper_plane`, with the slope of the
     terrain, so that on a planar slope it is the surface itself), no vertex can touch and the
     contact search is skipped (the same result as the search, which would find no closed
     contact). The plane is cached over a square reaching :data:`FLIGHT_MARGIN` beyond the
     radius and taken again once the rock leaves it; the bounding sphere is tested against it,
     then the lowest hull vertex, and only then are the vertices searched
-    (:func:`tumble.rockfall.detection.find_contacts`). The same plane answers the drag layer
+    (:func:`tumble.rockfall.step.detection.find_contacts`). The same plane answers the drag layer
     test wherever the centre of mass lies that high above it. The soil's friction and restitution
     are looked up only for a step with contacts, its slippage decay only for a flight with
     slippage left, and the warm start is cleared only when the previous step left one. None of

@@ -27,7 +27,7 @@ For a net (and ``None`` for a plain line), over the same crossing rocks:
 
 * ``overtopping_probability``: the fraction whose passing height (centre of mass) is *above* the
   net's height, ``passing_height_m > height`` (the criterion the simulation uses for a net,
-  :mod:`tumble.rockfall.nets`); None for a net without a height;
+  :mod:`tumble.rockfall.step.nets`); None for a net without a height;
 * ``capacity_exceedance_probability``: the fraction whose kinetic energy (translation +
   rotation) is *above* the capacity, ``kinetic_energy_kJ > capacity``, whatever their height
   (rocks that overtop included); None for a net without a capacity.
@@ -66,11 +66,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from tumble import _check
+
+if TYPE_CHECKING:
+    from tumble.rockfall.ensemble.reduce import EnsembleResult
 
 #: the columns of a crossings table and what they hold
 CROSSING_COLUMNS = {
@@ -100,7 +103,7 @@ QUANTITIES = (
     "rotational_energy_kJ",
 )
 
-#: outcomes of a crossing (as in :mod:`tumble.rockfall.nets`)
+#: outcomes of a crossing (as in :mod:`tumble.rockfall.step.nets`)
 OUTCOMES = ("passed", "caught", "overtopped", "broke_through")
 
 #: directions of a crossing
@@ -498,3 +501,24 @@ def _design(
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"design value {key} is not finite: {value}")
     return design
+
+
+def add_barrier_statistics(
+    result: EnsembleResult,
+    barriers: Sequence[BarrierLike],
+    factors: DesignFactors | None = None,
+    seed: int | None = 0,
+) -> None:
+    """``result.summary["barriers"]`` from the run's crossings table (in place): the
+    :func:`barrier_statistics` of every barrier over the rocks released, with ``factors``
+    (default ``DesignFactors()``) and the run's ``seed`` for the bootstrap. Nothing for a run
+    without barriers."""
+    if result.crossings is None or not barriers:
+        return
+    result.summary["barriers"] = barrier_statistics(
+        result.crossings,
+        barriers,
+        int(np.asarray(result.rocks["rock"]).size),
+        factors or DesignFactors(),
+        seed=0 if seed is None else int(seed),
+    )

@@ -1,0 +1,124 @@
+"""The layout of a rockfall run's result folder, defined once: every file name a run writes and
+every reader opens (the command line, the report, the 3D view, the barrier replay, comparisons).
+
+::
+
+    summary.json              statistics; written last, its presence marks a finished run
+    provenance.json           version, resolved configuration, seed, inputs, timings
+    report.html               the run's report
+    deposits.csv              one row per rock: final point, status, maxima, source, class
+    deposits.gpkg             the same as points in the DEM's CRS
+    trajectories.parquet      the kept trajectories (output.trajectories rocks), one row a sample
+    trajectories.gpkg         the same as lines
+    trajectory.csv, .parquet  a one-rock run: its whole trajectory, every step
+    crossings.parquet         one row per barrier crossing (runs with barriers)
+    geometry.json             what readers draw or replay without the configuration: the rock
+                              hulls per class, the kept rocks' bodies, barrier lines, release areas
+    rasters/NAME.tif          hazard rasters on the DEM's grid, and rasters/dem.tif
+    figures/NAME.png          figures
+    chunks/                   chunk files while the run is unfinished (--resume)
+
+:class:`RunFolder` names the paths of one folder; the constants are the names themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SUMMARY = "summary.json"
+PROVENANCE = "provenance.json"
+REPORT = "report.html"
+DEPOSITS_CSV = "deposits.csv"
+DEPOSITS_GPKG = "deposits.gpkg"
+TRAJECTORIES_PARQUET = "trajectories.parquet"
+TRAJECTORIES_GPKG = "trajectories.gpkg"
+TRAJECTORY_CSV = "trajectory.csv"
+TRAJECTORY_PARQUET = "trajectory.parquet"
+CROSSINGS_PARQUET = "crossings.parquet"
+GEOMETRY = "geometry.json"
+RASTERS = "rasters"
+FIGURES = "figures"
+CHUNKS = "chunks"
+DEM = "dem.tif"
+#: the file of the chunk folder that records how the run was split
+MANIFEST = "manifest.json"
+#: what a finished barrier replay writes into its own folder
+BARRIERS_JSON = "barriers.json"
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """The paths of the run folder ``path`` (module docstring)."""
+
+    path: Path
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        object.__setattr__(self, "path", Path(path))
+
+    @property
+    def summary(self) -> Path:
+        return self.path / SUMMARY
+
+    @property
+    def provenance(self) -> Path:
+        return self.path / PROVENANCE
+
+    @property
+    def report(self) -> Path:
+        return self.path / REPORT
+
+    @property
+    def deposits(self) -> Path:
+        return self.path / DEPOSITS_CSV
+
+    @property
+    def trajectories(self) -> Path:
+        return self.path / TRAJECTORIES_PARQUET
+
+    @property
+    def crossings(self) -> Path:
+        return self.path / CROSSINGS_PARQUET
+
+    @property
+    def geometry(self) -> Path:
+        return self.path / GEOMETRY
+
+    @property
+    def rasters(self) -> Path:
+        return self.path / RASTERS
+
+    @property
+    def dem(self) -> Path:
+        return self.path / RASTERS / DEM
+
+    @property
+    def figures(self) -> Path:
+        return self.path / FIGURES
+
+    @property
+    def chunks(self) -> Path:
+        return self.path / CHUNKS
+
+    def raster(self, name: str) -> Path:
+        """``rasters/NAME.tif``."""
+        return self.path / RASTERS / f"{name}.tif"
+
+    @property
+    def finished(self) -> bool:
+        """Whether the folder holds a finished run (its ``summary.json``)."""
+        return self.summary.is_file()
+
+    def read_json(self, which: Path) -> dict[str, Any]:
+        """A JSON file of the folder as a dict; ValueError naming it when it is missing or not
+        JSON."""
+        try:
+            data = json.loads(which.read_text())
+        except (OSError, ValueError) as err:
+            raise ValueError(f"{which} cannot be read: {err}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{which} does not hold a JSON object")
+        return data
