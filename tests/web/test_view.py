@@ -232,12 +232,12 @@ def test_rock_hull_has_the_runs_mass_and_principal_moments(run_dir, meta):
     np.testing.assert_allclose(hull.inertia_tensor, inertia, rtol=0, atol=1e-9 * inertia.max())
     np.testing.assert_allclose(hull.centroid, 0.0, atol=1e-12)
     assert len(rock["faces"]) == len(hull.faces)
-    assert rock["source"] == "the configuration's rock"
+    assert rock["source"] == "rock 0 of the run"
 
 
-def test_a_rock_whose_file_is_gone_is_drawn_as_the_box_of_its_moments(run_dir, tmp_path):
-    """Edges a_i from A_i = m (a_j^2 + a_k^2) / 12: the box has the run's mass and moments."""
-    from tumble.bodies.polyhedron import ConvexPolyhedron
+def test_the_stored_hull_needs_no_input_file(run_dir, tmp_path):
+    """The view draws the hull the run stored (geometry.json): the configuration's rock file
+    may be gone, nothing is compiled again."""
     from tumble.web.run_data import RunFolder
 
     copy = tmp_path / "run"
@@ -245,6 +245,18 @@ def test_a_rock_whose_file_is_gone_is_drawn_as_the_box_of_its_moments(run_dir, t
     record = json.loads((copy / "provenance.json").read_text())
     record["config"]["physics"]["rock"] = {"shape": "file", "file": str(tmp_path / "gone.stl")}
     (copy / "provenance.json").write_text(json.dumps(record))
+    assert RunFolder(copy).shape == RunFolder(run_dir).shape
+
+
+def test_a_run_without_stored_geometry_is_drawn_as_the_box_of_its_moments(run_dir, tmp_path):
+    """Edges a_i from A_i = m (a_j^2 + a_k^2) / 12: the box has the run's mass and moments."""
+    from tumble.bodies.polyhedron import ConvexPolyhedron
+    from tumble.web.run_data import RunFolder
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "geometry.json").unlink()
+    record = json.loads((copy / "provenance.json").read_text())
     shape = RunFolder(copy).shape
     assert "box" in shape["source"] and len(shape["vertices"]) == 8
     resolved = record["config"]["resolved"]["rock"]

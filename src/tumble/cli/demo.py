@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
@@ -145,43 +146,30 @@ def run(args) -> int:
 
 def rockfall_report(args) -> None:
     """Run the two slope40 ensembles and their comparison, then write report.html."""
-    import shutil
     from pathlib import Path
 
-    from tumble.cli import rockfall
-    from tumble.cli.common import invoke
+    from tumble.pipeline import RockfallRun
+    from tumble.pipeline.compare import compare_runs
+    from tumble.rockfall.ensemble import summary_line
     from tumble.rockfall.step.model import SCHEME_NAMES
     from tumble.viz.report import write_report
-
-    def main(argv: list[str]) -> int:
-        return invoke(rockfall, argv)
 
     out = Path(args.out)
     runs = {}
     for scheme in SCHEME_NAMES:
         run_dir = out / f"rockfall_{scheme}"
-        command = ["rockfall", "run", "--scenario", "slope40", "--rocks", str(args.rocks)]
-        command += ["--scheme", scheme, "--seed", str(args.seed), "--out", str(run_dir)]
+        settings = {"scenario": "slope40", "rocks": args.rocks, "scheme": scheme, "seed": args.seed}
+        run = RockfallRun.from_config(settings=settings)
         # a finished identical run is reused, an interrupted one finished; a run with other
         # settings (say another --rocks) is replaced
-        code = main([*command, "--resume"]) if run_dir.exists() else 1
-        if code != 0:
-            shutil.rmtree(run_dir, ignore_errors=True)
-            code = main(command)
-        if code != 0:
-            raise RuntimeError(f"the {scheme} rockfall ensemble failed")
+        try:
+            outcome = run.run(run_dir, resume=run_dir.exists())
+        except ValueError:
+            outcome = run.run(run_dir, force=True)
+        for warning in outcome.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(summary_line(outcome.summary))
         runs[scheme] = run_dir
     compare_dir = out / "rockfall_compare"
-    code = main(
-        [
-            "rockfall",
-            "compare",
-            str(runs["explicit"]),
-            str(runs["implicit"]),
-            "--out",
-            str(compare_dir),
-        ]
-    )
-    if code != 0:
-        raise RuntimeError("the comparison of the two ensembles failed")
+    compare_runs(runs["explicit"], runs["implicit"], compare_dir)
     write_report(out / "report.html", out, runs, compare_dir)

@@ -26,17 +26,34 @@ from tumble.io.lock import LOCK_NAME
 
 
 class ResultDir:
-    """Context manager: ``with ResultDir(out) as stage: ...`` writes into ``stage``."""
+    """Context manager: ``with ResultDir(out) as stage: ...`` writes into ``stage``.
 
-    def __init__(self, target: str | os.PathLike):
+    By default the staging folder is a hidden sibling of ``out``. With ``inside`` it is a hidden
+    folder inside ``out`` (for a folder that already holds the work of the command, such as a
+    run's chunks and lock), stale staging folders of a killed command are removed first, and the
+    stage's path is absolute, so files found in it are found again from any folder. ``last``:
+    file names moved into place after every other file (a run's ``summary.json``, whose presence
+    marks it finished)."""
+
+    def __init__(
+        self, target: str | os.PathLike, *, inside: bool = False, last: tuple[str, ...] = ()
+    ):
         self.target = Path(target)
+        self.inside = inside
+        self.last = tuple(last)
         self.stage: Path | None = None
 
     def __enter__(self) -> Path:
-        parent = self.target.resolve().parent
-        parent.mkdir(parents=True, exist_ok=True)
         if self.target.exists() and not self.target.is_dir():
             raise ValueError(f"--out {self.target} exists and is not a directory")
+        if self.inside:
+            self.target.mkdir(parents=True, exist_ok=True)
+            for stale in self.target.glob(f"{PARTIAL_PREFIX}*"):  # left by a killed command
+                shutil.rmtree(stale, ignore_errors=True)
+            self.stage = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, dir=self.target)).resolve()
+            return self.stage
+        parent = self.target.resolve().parent
+        parent.mkdir(parents=True, exist_ok=True)
         self.stage = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent))
         return self.stage
 
@@ -50,7 +67,9 @@ class ResultDir:
         try:
             if exc_type is None:
                 self.target.mkdir(parents=True, exist_ok=True)
-                for path in sorted(self.stage.rglob("*")):
+                paths = sorted(self.stage.rglob("*"))
+                paths.sort(key=lambda p: p.name in self.last)  # stable: the rest keeps its order
+                for path in paths:
                     rel = path.relative_to(self.stage)
                     dest = self.target / rel
                     if path.is_dir():
@@ -60,6 +79,10 @@ class ResultDir:
                         os.replace(path, dest)
         finally:
             shutil.rmtree(self.stage, ignore_errors=True)
+
+
+#: name prefix of the staging folder that :class:`ResultDir` makes inside its target
+PARTIAL_PREFIX = ".outputs-partial-"
 
 
 def write_csv(

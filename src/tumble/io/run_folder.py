@@ -18,7 +18,7 @@ every reader opens (the command line, the report, the 3D view, the barrier repla
     figures/NAME.png          figures
     chunks/                   chunk files while the run is unfinished (--resume)
 
-:class:`RunFolder` names the paths of one folder; the constants are the names themselves.
+:class:`RunPaths` names the paths of one folder; the constants are the names themselves.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 SUMMARY = "summary.json"
 PROVENANCE = "provenance.json"
@@ -46,12 +48,14 @@ CHUNKS = "chunks"
 DEM = "dem.tif"
 #: the file of the chunk folder that records how the run was split
 MANIFEST = "manifest.json"
+#: the version of geometry.json this code writes and reads (tumble.pipeline.geometry)
+GEOMETRY_VERSION = 1
 #: what a finished barrier replay writes into its own folder
 BARRIERS_JSON = "barriers.json"
 
 
 @dataclass(frozen=True)
-class RunFolder:
+class RunPaths:
     """The paths of the run folder ``path`` (module docstring)."""
 
     path: Path
@@ -122,3 +126,40 @@ class RunFolder:
         if not isinstance(data, dict):
             raise ValueError(f"{which} does not hold a JSON object")
         return data
+
+    def read_geometry(self) -> dict[str, Any]:
+        """``geometry.json`` checked (:func:`check_geometry`)."""
+        return check_geometry(self.read_json(self.geometry), str(self.geometry))
+
+
+def check_geometry(record: Any, where: str) -> dict[str, Any]:
+    """``record`` if it is a geometry record this version reads; ValueError naming ``where``."""
+    if not isinstance(record, dict) or record.get("version") != GEOMETRY_VERSION:
+        raise ValueError(
+            f"{where} is not a geometry record this version of tumble reads "
+            f"(version {GEOMETRY_VERSION}); run the simulation again with this version"
+        )
+    for key in ("shapes", "rocks", "barriers", "release"):
+        if key not in record:
+            raise ValueError(f"{where} has no {key!r}")
+    return record
+
+
+def shape_of(record: dict[str, Any], rock: int = 0) -> dict[str, Any]:
+    """The hull of ``rock`` (a kept rock) for drawing: name, mass, principal moments, the hull's
+    vertices (m, principal frame) and outward triangles."""
+    rocks = record["rocks"]
+    try:
+        at = list(rocks["rock"]).index(int(rock))
+    except ValueError:
+        raise ValueError(f"rock {rock} is not among the rocks the run kept") from None
+    shape = record["shapes"][int(rocks["shape_id"][at])]
+    scale = float(rocks["scale"][at])
+    vertices = np.asarray(shape["vertices"], dtype=np.float64) * scale
+    return {
+        "name": shape["name"],
+        "mass_kg": float(rocks["mass_kg"][at]),
+        "inertia_kg_m2": [float(v) for v in rocks["inertia_kg_m2"][at]],
+        "vertices": vertices[np.asarray(shape["hull_vertices"], dtype=np.int64)].tolist(),
+        "faces": shape["faces"],
+    }

@@ -171,3 +171,32 @@ def plot_barrier(
     fig.savefig(along_path, dpi=130)
     plt.close(fig)
     return [exceedance_path, along_path]
+
+
+def barrier_lines(barriers: list[dict]) -> list[str]:
+    """One line per barrier for the screen: crossings, p95 energy and passing height with their
+    intervals, the design values and, for a net, the verification."""
+
+    def value(entry: dict, key: str, unit: str) -> str:
+        v, ci = entry.get(key), entry.get(key + "_ci")
+        if v is None:
+            return "n/a"
+        text = f"{v:.1f} {unit}"
+        return text + (f" [{ci[0]:.1f}, {ci[1]:.1f}]" if ci else "")
+
+    lines = []
+    for b in barriers:
+        text = f"{b['kind']} {b['name']!r}: {b['rocks_crossing']} rocks crossed downslope"
+        if b["rocks_crossing"]:
+            d = b["design"]
+            text += (
+                f"; energy p95 {value(b['kinetic_energy_kJ'], 'p95', 'kJ')}, passing height p95 "
+                f"{value(b['passing_height_m'], 'p95', 'm')}; {d['standard']}: "
+                f"E_d {d['E_d_kJ']:.0f} kJ, h_d {d['h_d_m']:.2f} m"
+            )
+            if d.get("energy_ok") is not None:
+                text += f", energy {'verified' if d['energy_ok'] else 'NOT verified'}"
+            if d.get("height_ok") is not None:
+                text += f", height {'verified' if d['height_ok'] else 'NOT verified'}"
+        lines.append(text)
+    return lines

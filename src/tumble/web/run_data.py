@@ -14,8 +14,8 @@ compact arrays and records that :mod:`tumble.web.view` serves:
   every ``output.trajectory_every`` steps), sorted by rock and time: time, position, the
   quaternion (w, x, y, z, body to space) and the kinetic energy in kJ;
 * the deposits (``deposits.csv``), the release, the barrier lines with their statistics and
-  design values (``summary.json["barriers"]``), and the rock's convex hull in its principal
-  frame, rebuilt from the resolved configuration of ``provenance.json``.
+  design values (``summary.json["barriers"]``), and rock 0's convex hull in its principal
+  frame, as the run stored them (``geometry.json``): nothing is compiled again.
 
 Positions are sent relative to :attr:`RunFolder.origin` (the DEM's centre and lowest height) as
 float32: on a national grid (x ~ 2.6e6 m) float32 would keep only 0.25 m, relative to the
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ import numpy as np
 
 from tumble.io.dem import RasterGrid, read_raster
 from tumble.io.results import is_result_dir
+from tumble.io.run_folder import RunPaths, shape_of
 
 #: the largest terrain grid sent to the page (vertices)
 MAX_VERTICES = 250_000
@@ -356,89 +356,58 @@ class RunFolder:
         return out
 
     def _barrier_lines(self, entries: list[dict[str, Any]]) -> dict[str, np.ndarray]:
-        lines = {e["name"]: np.asarray(e["line"], float) for e in entries if e.get("line")}
-        from_files = [dict(e) for e in entries if e.get("file") and not e.get("line")]
-        if not from_files:
-            return lines
-        from tumble.rockfall.site.barrier_files import barriers_from_config
-        from tumble.rockfall.terrain import Terrain
+        """Every barrier's line as the run used it (``geometry.json``); for a folder without
+        it, the lines typed into the configuration (lines read from files are then not shown)."""
+        if self.geometry is not None:
+            return {
+                b["name"]: np.asarray(b["line"], dtype=np.float64)
+                for b in self.geometry["barriers"]
+            }
+        return {e["name"]: np.asarray(e["line"], float) for e in entries if e.get("line")}
 
-        inputs = self.provenance.get("inputs", {})
-        terrain = Terrain.from_file(self.path / "rasters" / "dem.tif")
-        for k, entry in enumerate(entries):
-            if entry in from_files:
-                stored = inputs.get(f"barrier.{k}.file")
-                if isinstance(stored, Mapping) and stored.get("path"):
-                    entry = {**entry, "file": stored["path"]}
-                try:
-                    [barrier] = barriers_from_config([entry], terrain, self.path)
-                except (ValueError, OSError):
-                    continue  # the file is gone: the barrier is listed without its line
-                lines[barrier.name] = np.asarray(barrier.line, dtype=np.float64)
-        return lines
+    @cached_property
+    def geometry(self) -> dict[str, Any] | None:
+        """The run's ``geometry.json`` (rock hulls, barrier lines, release areas), or None for a
+        run written before runs stored it."""
+        paths = RunPaths(self.path)
+        return paths.read_geometry() if paths.geometry.is_file() else None
 
     # ---------------------------------------------------------------------------------- rock
 
     @cached_property
     def shape(self) -> dict[str, Any]:
-        """The rock's convex hull in its principal frame: vertices (m) and outward triangles,
-        with name, mass and principal moments; ``source`` says how it was rebuilt."""
+        """Rock 0's convex hull in its principal frame: vertices (m) and outward triangles, with
+        name, mass and principal moments, as the run stored it (``geometry.json``); ``source``
+        says where it comes from."""
+        if self.geometry is not None:
+            return {**shape_of(self.geometry, 0), "source": "rock 0 of the run"}
+        return self._box()
+
+    def _box(self) -> dict[str, Any]:
+        """For a run without ``geometry.json``: the box with the resolved mass and principal
+        moments (its edges a_i from A_i = m (a_j^2 + a_k^2) / 12)."""
         from tumble.bodies.polyhedron import hull_triangles
-
-        rock, source = self._rock()
-        vertices = np.asarray(rock.vertices, dtype=np.float64)
-        index, faces, _ = hull_triangles(vertices)
-        return {
-            "name": rock.name,
-            "mass_kg": float(rock.mass),
-            "inertia_kg_m2": [float(v) for v in rock.inertia],
-            "vertices": vertices[index].tolist(),
-            "faces": faces.tolist(),
-            "source": source,
-        }
-
-    def _rock(self) -> tuple[Any, str]:
-        """The rock of the configuration; when it cannot be rebuilt (its file is gone), the box
-        with the resolved mass and principal moments (its edges a_i from A_i = m (a_j^2 +
-        a_k^2) / 12)."""
-        from tumble.io.config import RockConfig, RockfallConfig
         from tumble.rockfall.rock import Rock
-        from tumble.rockfall.site.from_config import build_rock
 
-        config = self.provenance.get("config", {})
-        given = dict((config.get("physics") or {}).get("rock") or self.resolved.get("rock", {}))
-        if given.get("classes"):
-            # several rock classes: the run rebuilt from its provenance (fingerprint checked)
-            from tumble.rockfall.site.from_config import rebuild_run
-
-            try:
-                _, setup = rebuild_run(self.path)
-            except ValueError:
-                pass
-            else:
-                return (
-                    setup.ensemble.rock(0),
-                    "rock 0 of the run; the run has several rock classes, drawn with this hull",
-                )
-        stored = self.provenance.get("inputs", {}).get("rock.file")
-        if isinstance(stored, Mapping) and stored.get("path"):
-            given["file"] = stored["path"]
-        fields = {k: v for k, v in given.items() if k in RockConfig.model_fields and v is not None}
-        try:
-            rock = build_rock(RockfallConfig(rock=RockConfig(**fields)), self.path)
-            return rock, "the configuration's rock"
-        except (ValueError, TypeError):
-            pass
         resolved = self.resolved.get("rock", {})
         mass = float(resolved.get("mass", 0.0))
         inertia = np.asarray(resolved.get("inertia_kg_m2", ()), dtype=np.float64)
         if mass <= 0 or inertia.shape != (3,):
-            raise ValueError(f"{self.path}: the rock of the run cannot be rebuilt")
+            raise ValueError(f"{self.path}: the rock of the run cannot be drawn (no geometry.json)")
         total = inertia.sum()
         edges = np.sqrt(np.maximum(6.0 * (total - 2.0 * inertia) / mass, 1e-12))
         a, b, c = (float(v) for v in edges)
         box = Rock.box(a, b, c, mass=mass)
-        return box, "a box of the rock's mass and principal moments (its file is gone)"
+        vertices = np.asarray(box.vertices, dtype=np.float64)
+        index, faces, _ = hull_triangles(vertices)
+        return {
+            "name": box.name,
+            "mass_kg": float(box.mass),
+            "inertia_kg_m2": [float(v) for v in box.inertia],
+            "vertices": vertices[index].tolist(),
+            "faces": faces.tolist(),
+            "source": "a box of the rock's mass and principal moments (the run stored no hull)",
+        }
 
     def rock(self, k: int) -> dict[str, Any]:
         """Rock ``k``: its row of ``deposits.csv``, its shape, and when its path is stored, the

@@ -12,8 +12,8 @@ import rasterio
 import shapely
 from rasterio.crs import CRS
 
-from tumble.cli.rockfall import _trajectory_sample
 from tumble.io.dem import read_raster
+from tumble.pipeline.trajectories import trajectory_sample
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import RASTER_INFO, RASTERS, Ensemble
 from tumble.rockfall.ensemble.outputs import (
@@ -136,7 +136,7 @@ def test_deposits_are_one_point_per_rock_at_its_final_position(run, tmp_path):
 
 def test_trajectories_are_one_line_per_sampled_rock_through_its_samples(run, tmp_path):
     ensemble, result = run
-    samples = _trajectory_sample(ensemble, SAMPLED, 5)
+    samples = trajectory_sample(ensemble, SAMPLED, 5)
     path = write_trajectories_gpkg(
         tmp_path / "trajectories.gpkg",
         samples,

@@ -1,0 +1,139 @@
+"""What a run stores for its readers besides the results (``geometry.json``): the rock hulls per
+class, the bodies of the rocks whose trajectories were kept, the barrier lines and the release
+areas. The 3D view and the barrier replay read them from the folder instead of compiling the
+configuration again.
+
+Layout (``"version": 1``)::
+
+    shapes     one per rock class: name, mass_kg, volume_m3, inertia_kg_m2 (A, B, C),
+               vertices (m, principal frame) and faces (outward triangles of the hull)
+    rocks      the kept rocks (those of trajectories.parquet, rock 0 always): rock, shape_id,
+               scale (of the shape's vertices), mass_kg, inertia_kg_m2
+    barriers   name, kind ("line" or "net"), line (x, y in the DEM's CRS), height_m, capacity_kJ
+    release    kind ("point", "line", "polygon", "areas" or "raster") and, for areas, every
+               area's name, frequency and rings (x, y in the DEM's CRS)
+
+Floats are written with Python's shortest round-trip representation, so what is read back is
+bit for bit what the run used (the replay's crossings equal the run's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tumble.bodies.polyhedron import hull_triangles
+from tumble.io.run_folder import GEOMETRY_VERSION
+from tumble.rockfall.barriers import Barrier
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.release import Release
+
+
+def run_geometry(ensemble: Ensemble, release: Release, kept: int) -> dict[str, Any]:
+    """The geometry record of a run whose first ``kept`` rocks' trajectories are stored."""
+    shapes = []
+    for shape in ensemble.shapes:
+        vertices = np.asarray(shape.vertices, dtype=np.float64)
+        index, faces, _ = hull_triangles(vertices)
+        shapes.append(
+            {
+                "name": shape.name,
+                "mass_kg": float(shape.mass),
+                "volume_m3": float(shape.volume),
+                "inertia_kg_m2": [float(v) for v in shape.inertia],
+                "vertices": vertices.tolist(),
+                "hull_vertices": [int(i) for i in index],
+                "faces": np.asarray(faces).tolist(),
+            }
+        )
+    rocks = list(range(max(1, min(int(kept), ensemble.n_rocks))))
+    bodies = ensemble.bodies
+    stored = {
+        "rock": rocks,
+        "shape_id": [int(ensemble.shape_id[k]) for k in rocks],
+        "scale": [float(ensemble.scale[k]) for k in rocks],
+        "mass_kg": [float(bodies[k, 0]) for k in rocks],
+        "inertia_kg_m2": [[float(v) for v in bodies[k, 1:]] for k in rocks],
+    }
+    barriers = [
+        {
+            "name": b.name,
+            "kind": b.kind,
+            "line": np.asarray(b.line, dtype=np.float64).tolist(),
+            "height_m": b.height,
+            "capacity_kJ": b.capacity,
+        }
+        for b in ensemble.barriers
+    ]
+    return {
+        "version": GEOMETRY_VERSION,
+        "shapes": shapes,
+        "rocks": stored,
+        "barriers": barriers,
+        "release": _release(release),
+    }
+
+
+def _release(release: Release) -> dict[str, Any]:
+    if release.areas is not None:
+        areas = release.areas
+        kind = "areas" if any(a.rings for a in areas.areas) else "raster"
+        return {
+            "kind": kind,
+            "areas": [
+                {
+                    "name": a.name,
+                    "frequency": a.frequency,
+                    "rings": [np.asarray(r, dtype=np.float64).tolist() for r in a.rings],
+                }
+                for a in areas.areas
+            ],
+        }
+    for kind in ("point", "line", "polygon"):
+        value = getattr(release, kind)
+        if value is not None:
+            return {"kind": kind, "coordinates": np.atleast_2d(value).tolist()}
+    return {"kind": None}
+
+
+def barriers_from_geometry(record: dict[str, Any]) -> tuple[Barrier, ...]:
+    """The run's barriers, as the run used them."""
+    return tuple(
+        Barrier(
+            name=b["name"],
+            line=np.asarray(b["line"], dtype=np.float64),
+            height=b["height_m"],
+            capacity=b["capacity_kJ"],
+        )
+        for b in record["barriers"]
+    )
+
+
+def kept_bodies(record: dict[str, Any], n_rocks: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """``bodies`` (n_rocks, 4: mass and principal moments; NaN for rocks not kept) and the hull
+    vertices of every kept rock in its body frame, as the run used them (shape vertices times
+    the rock's scale)."""
+    rocks = record["rocks"]
+    bodies = np.full((int(n_rocks), 4), np.nan)
+    vertices: dict[int, np.ndarray] = {}
+    shapes = [np.asarray(s["vertices"], dtype=np.float64) for s in record["shapes"]]
+    for k, shape_id, scale, mass, inertia in zip(
+        rocks["rock"],
+        rocks["shape_id"],
+        rocks["scale"],
+        rocks["mass_kg"],
+        rocks["inertia_kg_m2"],
+        strict=True,
+    ):
+        if not 0 <= int(k) < n_rocks:
+            raise ValueError(f"the geometry record names rock {k} of a run of {n_rocks} rocks")
+        bodies[int(k)] = [mass, *inertia]
+        vertices[int(k)] = np.ascontiguousarray(shapes[int(shape_id)] * float(scale))
+    return bodies, vertices
+
+
+def kept_rocks(record: dict[str, Any]) -> Sequence[int]:
+    """The rocks whose bodies the record holds."""
+    return [int(k) for k in record["rocks"]["rock"]]

@@ -1,0 +1,269 @@
+"""A rockfall run as one library call: a configuration turned into a result folder.
+
+The configuration (:mod:`tumble.io.config`) holds the parameters, the engine
+(:mod:`tumble.rockfall`) the models and the solver, and :class:`RockfallRun` orchestrates them,
+in the spirit of PyBaMM's ``Simulation``: compile the configuration into an ensemble
+(:func:`tumble.rockfall.site.from_config.build_run`), simulate its chunks under the folder (they
+resume after an interruption), reduce them, compute the hazard products from the results
+(:mod:`tumble.rockfall.hazard`: barrier design values, per-source tables, zoning), and write
+every file of :mod:`tumble.io.run_folder` with the figures and the report, ``summary.json``
+last. The command line (``tumble rockfall run``), ``tumble demo`` and scripts use it alike::
+
+    from tumble.pipeline import RockfallRun
+
+    run = RockfallRun.from_config("examples/site/site.toml", overrides=["rocks=200"])
+    outcome = run.run("out/site")
+    print(outcome.summary["runout_m"]["p95"])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tumble._jit import get_threads
+from tumble.io import run_folder as layout
+from tumble.io.config import RockfallConfig, load_config
+from tumble.io.lock import FolderLock
+from tumble.io.provenance import write_provenance
+from tumble.io.results import ResultDir, check_result_target, prepare_result_dir, write_csv
+from tumble.pipeline.geometry import run_geometry
+from tumble.pipeline.trajectories import trajectory_columns, trajectory_sample, write_parquet
+from tumble.rockfall.ensemble import run_chunks
+from tumble.rockfall.ensemble.chunks import describe_differences
+from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+from tumble.rockfall.hazard.design import add_barrier_statistics
+from tumble.rockfall.site.from_config import RunSetup, build_run, resolved_config
+
+
+@dataclass
+class RunOutcome:
+    """What :meth:`RockfallRun.run` left in ``folder``: the ``summary`` (the content of
+    ``summary.json``), the warnings to show (damaged chunks computed again, censoring), and
+    whether the folder already held this finished run (``reused``: nothing was computed)."""
+
+    folder: Path
+    summary: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    reused: bool = False
+
+    @property
+    def all_failed(self) -> bool:
+        """Whether every rock failed numerically (no number of the run can be trusted)."""
+        return bool(self.summary.get("fractions", {}).get("failed") == 1.0)
+
+
+class RockfallRun:
+    """A validated configuration and the ensemble it compiles to (every input checked here,
+    before any simulation); :meth:`run` writes the result folder."""
+
+    def __init__(self, config: RockfallConfig, base_dir: str | os.PathLike = ".") -> None:
+        self._started = time.perf_counter()
+        self.config = config
+        self.setup: RunSetup = build_run(config, base_dir)
+        if config.run.dask is not None:
+            from tumble.rockfall.ensemble.cluster import parse_address
+
+            parse_address(config.run.dask)
+
+    @classmethod
+    def from_config(
+        cls,
+        path: str | os.PathLike | None = None,
+        settings: Mapping[str, Any] | None = None,
+        overrides: Sequence[str] = (),
+        barrier_files: Iterable[str | os.PathLike] = (),
+    ) -> RockfallRun:
+        """The run of a TOML file (``path``, or the defaults), then ``settings`` (dotted keys to
+        values; None leaves a key alone), then ``overrides`` (``key=value`` strings), with the
+        barriers of ``barrier_files`` added."""
+        started = time.perf_counter()
+        config = load_config(
+            path, dict(settings or {}), list(overrides), barrier_files=tuple(barrier_files)
+        )
+        run = cls(config)
+        run._started = started
+        return run
+
+    @property
+    def ensemble(self) -> Any:
+        return self.setup.ensemble
+
+    def run(
+        self,
+        out: str | os.PathLike,
+        *,
+        force: bool = False,
+        resume: bool = False,
+        keep_chunks: bool = False,
+        progress: bool | str | None = None,
+    ) -> RunOutcome:
+        """Simulate and write the result folder ``out`` (module docstring). ``resume`` finishes
+        an interrupted run there (or reuses a finished one of the same inputs), ``force``
+        replaces an earlier result as a whole; ``keep_chunks`` leaves the chunk files;
+        ``progress`` as :func:`tumble.rockfall.ensemble.run_chunks`."""
+        folder = check_result_target(out)
+        with FolderLock(folder):
+            return self._run_locked(folder, force, resume, keep_chunks, progress)
+
+    def _run_locked(
+        self,
+        out: Path,
+        force: bool,
+        resume: bool,
+        keep_chunks: bool,
+        progress: bool | str | None,
+    ) -> RunOutcome:
+        config, setup = self.config, self.setup
+        ensemble = setup.ensemble
+        paths = layout.RunPaths(out)
+        state = prepare_result_dir(out, force=force, resume=resume)
+        if state == "resume" and paths.finished:
+            return self._finished(paths)
+        setup_s = time.perf_counter() - self._started
+        chunk_run = run_chunks(
+            ensemble,
+            out,
+            chunk_size=config.run.chunk_size,
+            threads=config.run.threads,
+            resume=resume,
+            dask=config.run.dask,
+            progress=progress,
+            inputs=config.physics(),
+        )
+        reduce_start = time.perf_counter()
+        result = chunk_run.reduction.result(chunk_run.wall_time)
+        # hazard products, from the engine's results
+        add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
+        result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
+        result.summary["sessions"] = len(chunk_run.sessions)
+        zoning = setup.site.apply(result)
+        with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
+            staged = layout.RunPaths(stage)
+            result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
+            setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters)
+            ensemble.terrain.write(staged.dem)
+            result.write_deposits(staged.deposits)
+            crs = ensemble.terrain.crs
+            write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
+            kept = config.output.trajectories
+            if kept > 0:
+                sample = trajectory_sample(ensemble, kept, config.output.trajectory_every)
+                write_parquet(staged.trajectories, sample)
+                write_trajectories_gpkg(
+                    stage / layout.TRAJECTORIES_GPKG,
+                    sample,
+                    result.rocks,
+                    crs,
+                    list(setup.site.class_names),
+                )
+            geometry = run_geometry(ensemble, setup.release, kept)
+            staged.geometry.write_text(json.dumps(geometry) + "\n")
+            first = ensemble.trajectory(0, save_every=1)
+            if ensemble.n_rocks == 1:
+                columns = trajectory_columns(first)
+                write_csv(stage / layout.TRAJECTORY_CSV, columns)
+                write_parquet(stage / layout.TRAJECTORY_PARQUET, columns)
+            if result.crossings is not None:
+                write_parquet(staged.crossings, result.crossings)
+            if config.output.figures:
+                _figures(staged.figures, ensemble, result, first)
+            timings = {
+                "setup_s": setup_s,
+                "simulation_s": chunk_run.wall_time,
+                "outputs_s": time.perf_counter() - reduce_start,
+            }
+            run_settings = {
+                "chunk_size": int(_manifest(paths).get("chunk_size", 0)) or None,
+                "threads": config.run.threads or get_threads(),
+            }
+            resolved = resolved_config(config, setup, run_settings)
+            record = write_provenance(
+                stage,
+                config={
+                    "resolved": resolved,
+                    "physics": config.physics(),
+                    "fingerprint": ensemble.fingerprint(),
+                },
+                timings=timings,
+                seed=config.seed,
+                inputs=setup.inputs,
+                sessions=chunk_run.sessions,
+            )
+            from tumble.viz.run_report import write_run_report
+
+            write_run_report(
+                stage,
+                summary=result.summary,
+                terrain=ensemble.terrain,
+                rasters={**result.rasters, **zoning},
+                rocks=result.rocks,
+                config=resolved,
+                provenance=record,
+                figures=sorted(staged.figures.glob("*.png")),
+                draw_maps=config.output.figures,
+            )
+            result.write_summary(staged.summary)
+        if not keep_chunks:
+            shutil.rmtree(paths.chunks, ignore_errors=True)
+        return RunOutcome(
+            out, result.summary, [*chunk_run.damaged, *result.summary["warnings"]], reused=False
+        )
+
+    def _finished(self, paths: layout.RunPaths) -> RunOutcome:
+        """``resume`` on a finished run: nothing to do when it is this run; refused otherwise,
+        naming what differs."""
+        ensemble = self.setup.ensemble
+        try:
+            record = json.loads(paths.provenance.read_text())["config"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ValueError(
+                f"{paths.path} holds a finished run without a readable provenance.json"
+            ) from None
+        if record.get("fingerprint") != ensemble.fingerprint():
+            differences = describe_differences(record.get("physics") or {}, self.config.physics())
+            raise ValueError(
+                f"{paths.path} holds a finished run of other inputs ({differences}); --force "
+                "replaces it"
+            )
+        summary = paths.read_json(paths.summary)
+        return RunOutcome(paths.path, summary, [], reused=True)
+
+
+def _manifest(paths: layout.RunPaths) -> dict[str, Any]:
+    try:
+        return dict(json.loads((paths.chunks / layout.MANIFEST).read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _figures(directory: Path, ensemble: Any, result: Any, first: Any) -> None:
+    """The energy map, rock 0's profile, the run-out and energy histograms, and per barrier its
+    exceedance and along-line figures."""
+    from tumble.viz.barriers import plot_barrier
+    from tumble.viz.rockfall import plot_energy_map, plot_histograms, plot_profile
+
+    directory.mkdir(parents=True, exist_ok=True)
+    label = f"{ensemble.n_rocks} rocks, {ensemble.scheme} scheme"
+    plot_energy_map(
+        ensemble.terrain,
+        result.rasters,
+        directory / "energy_map.png",
+        title=f"Maximum kinetic energy, {label}",
+    )
+    plot_profile(
+        first,
+        ensemble.terrain,
+        directory / "profile.png",
+        title=f"Rock 0, {ensemble.scheme} scheme ({first.status} after {first.t[-1]:.1f} s)",
+    )
+    plot_histograms(result.rocks, directory / "histograms.png", title=label)
+    if result.crossings is not None:
+        for stats, barrier in zip(result.summary["barriers"], ensemble.barriers, strict=True):
+            plot_barrier(stats, result.crossings, barrier, directory)
