@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import tumble
+from tumble.io.run_folder import PROVENANCE
 
 
 def git_hash() -> str | None:
@@ -104,6 +105,6 @@ def provenance(
 def write_provenance(directory: str | os.PathLike, **kwargs: Any) -> dict:
     """Write ``provenance.json`` (:func:`provenance` of ``kwargs``) and return the record."""
     record = provenance(**kwargs)
-    path = Path(directory) / "provenance.json"
+    path = Path(directory) / PROVENANCE
     path.write_text(json.dumps(record, indent=2, default=str) + "\n")
     return record

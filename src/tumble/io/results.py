@@ -22,6 +22,7 @@ from typing import BinaryIO
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tumble.io import run_folder as layout
 from tumble.io.lock import LOCK_NAME
 
 
@@ -176,10 +177,10 @@ def is_result_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` holds a result of tumble: its ``provenance.json`` names tumble, or it
     holds the chunks of an unfinished run (``chunks/manifest.json``)."""
     folder = Path(path)
-    if (folder / "chunks" / "manifest.json").is_file():
+    if (folder / layout.CHUNKS / layout.MANIFEST).is_file():
         return True
     try:
-        record = json.loads((folder / "provenance.json").read_text())
+        record = json.loads((folder / layout.PROVENANCE).read_text())
     except (OSError, ValueError):
         return False
     return isinstance(record, dict) and "tumble_version" in record

@@ -7,6 +7,8 @@ import html
 import json
 from pathlib import Path
 
+from tumble.io import run_folder as layout
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
@@ -62,7 +64,7 @@ def write_report(path: Path, demo_dir: Path, runs: dict[str, Path], compare_dir:
             ("profile.png", "altitude and angular velocity of one rock against distance"),
             ("histograms.png", "run-out and energy histograms"),
         ):
-            figure = run / "figures" / name
+            figure = run / layout.FIGURES / name
             if figure.exists():
                 parts.append(_image(figure, f"{scheme}: {caption}"))
     envelopes = compare_dir / "envelopes.png"

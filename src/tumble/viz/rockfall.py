@@ -27,6 +27,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from tumble.io import run_folder as layout
+from tumble.io.run_folder import RunPaths
+
 OMEGA_COLORS = ("tab:green", "tab:red", "tab:blue")
 
 
@@ -216,8 +219,8 @@ def _run_folder(run_dir: str | os.PathLike[str]) -> Path:
     folder = Path(run_dir)
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a rockfall run folder: no such directory")
-    dem = folder / "rasters" / "dem.tif"
-    stored = [folder / "trajectory.parquet", folder / "trajectories.parquet"]
+    dem = RunPaths(folder).dem
+    stored = [folder / layout.TRAJECTORY_PARQUET, folder / layout.TRAJECTORIES_PARQUET]
     if not dem.is_file() or not any(p.is_file() for p in stored):
         raise ValueError(
             f"{folder} is not a rockfall run folder (tumble rockfall run --out): it needs "
@@ -242,7 +245,7 @@ def read_run_trajectory(run_dir: str | os.PathLike[str], rock: int = 0) -> Store
     rock = int(rock)
     names = ["t", "x", "y", "z", "omega_x", "omega_y", "omega_z"]
     single = folder / "trajectory.parquet"
-    sample = folder / "trajectories.parquet"
+    sample = folder / layout.TRAJECTORIES_PARQUET
     if rock == 0 and single.is_file():
         table = pq.read_table(single, columns=names)
         columns = {name: table.column(name).to_numpy() for name in names}
@@ -284,7 +287,7 @@ def _run_title(folder: Path, trajectory: StoredTrajectory) -> str:
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         title += f", {json.loads((folder / 'summary.json').read_text())['scheme']} scheme"
     try:
-        with (folder / "deposits.csv").open(newline="") as f:
+        with (folder / layout.DEPOSITS_CSV).open(newline="") as f:
             row = next(r for r in csv.DictReader(f) if r.get("rock") == str(trajectory.rock))
         title += f" ({row['status']} after {float(row['t_s']):.1f} s)"
     except (OSError, ValueError, KeyError, TypeError, StopIteration):
@@ -322,9 +325,9 @@ def plot_profile(
             )
         folder = _run_folder(trajectory)
         stored = read_run_trajectory(folder, rock)
-        terrain = Terrain.from_file(folder / "rasters" / "dem.tif")
+        terrain = Terrain.from_file(RunPaths(folder).dem)
         if path is None:
-            path = folder / "figures" / f"profile_rock{stored.rock}.png"
+            path = folder / layout.FIGURES / f"profile_rock{stored.rock}.png"
             path.parent.mkdir(exist_ok=True)
         if title is None:
             title = _run_title(folder, stored)

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.io import run_folder as layout
 from tumble.io.config import flatten_keys
 from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
@@ -144,7 +145,7 @@ def write_run_report(
     """
     directory = Path(directory)
     others = [_relative(directory, f) for f in figures]
-    figure_dir = directory / "figures"
+    figure_dir = directory / layout.FIGURES
     figure_dir.mkdir(parents=True, exist_ok=True)
     n_rocks = summary.get("n_rocks")
     maps = []
@@ -251,7 +252,7 @@ def write_run_report(
         _provenance(provenance),
         "</body></html>",
     ]
-    page = directory / "report.html"
+    page = directory / layout.REPORT
     text = "\n".join(p for p in parts if p)
     write_atomic(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return page

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tumble.io import run_folder as layout
 from tumble.io.dem import RasterGrid, read_raster
 from tumble.io.results import is_result_dir
 from tumble.io.run_folder import RunPaths, shape_of
@@ -123,25 +124,25 @@ class RunFolder:
                 f"{folder} is not a result of tumble (no provenance.json written by tumble); "
                 "give the --out folder of `tumble rockfall run`"
             )
-        if not (folder / "summary.json").is_file():
-            if (folder / "chunks" / "manifest.json").is_file():
+        if not (folder / layout.SUMMARY).is_file():
+            if (folder / layout.CHUNKS / layout.MANIFEST).is_file():
                 raise ValueError(
                     f"{folder} holds an unfinished run; finish it with `tumble rockfall run "
                     f"... --out {folder} --resume`"
                 )
             raise ValueError(f"{folder} is not a rockfall run: it has no summary.json")
-        for name in ("rasters/dem.tif", "deposits.csv"):
+        for name in (f"{layout.RASTERS}/{layout.DEM}", layout.DEPOSITS_CSV):
             if not (folder / name).is_file():
                 raise ValueError(f"{folder} is not a complete rockfall run: {name} is missing")
-        if not (folder / "trajectories.parquet").is_file():
+        if not (folder / layout.TRAJECTORIES_PARQUET).is_file():
             raise ValueError(
                 f"{folder} has no stored trajectories (trajectories.parquet); run again with "
                 "output.trajectories=N (N > 0) to keep the paths of the first N rocks"
             )
         self.path = folder
         self.max_vertices = int(max_vertices)
-        self.summary: dict[str, Any] = json.loads((folder / "summary.json").read_text())
-        self.provenance: dict[str, Any] = json.loads((folder / "provenance.json").read_text())
+        self.summary: dict[str, Any] = json.loads((folder / layout.SUMMARY).read_text())
+        self.provenance: dict[str, Any] = json.loads((folder / layout.PROVENANCE).read_text())
         config = self.provenance.get("config", {})
         self.resolved: dict[str, Any] = (
             config.get("resolved", {}) if isinstance(config, dict) else {}
@@ -151,7 +152,7 @@ class RunFolder:
 
     @cached_property
     def dem(self) -> RasterGrid:
-        return read_raster(self.path / "rasters" / "dem.tif")
+        return read_raster(RunPaths(self.path).dem)
 
     @cached_property
     def stride(self) -> int:
@@ -194,7 +195,7 @@ class RunFolder:
     @cached_property
     def raster_names(self) -> list[str]:
         """The rasters of ``rasters/`` other than the DEM (GeoTIFF names without suffix)."""
-        names = sorted(p.stem for p in (self.path / "rasters").glob("*.tif"))
+        names = sorted(p.stem for p in RunPaths(self.path).rasters.glob("*.tif"))
         return [name for name in names if name != "dem"]
 
     def overlay(self, name: str) -> tuple[np.ndarray, dict[str, Any]]:
@@ -203,7 +204,7 @@ class RunFolder:
         or more), whether zero means no rock, and its colour table."""
         if name not in self.raster_names:
             raise KeyError(name)
-        grid = read_raster(self.path / "rasters" / f"{name}.tif")
+        grid = read_raster(RunPaths(self.path).raster(name))
         if grid.shape != self.dem.shape:
             raise ValueError(f"rasters/{name}.tif is not on the DEM's grid")
         values = block_max(grid.values, self.stride)
@@ -233,7 +234,7 @@ class RunFolder:
         import pyarrow.parquet as pq
 
         names = ["rock", "t", "x", "y", "z", "qw", "qx", "qy", "qz", "kinetic_energy_J"]
-        table = pq.read_table(self.path / "trajectories.parquet", columns=names)
+        table = pq.read_table(RunPaths(self.path).trajectories, columns=names)
         rock = np.asarray(table.column("rock").to_numpy(), dtype=np.int64)
         t = np.asarray(table.column("t").to_numpy(), dtype=np.float64)
         order = np.lexsort((t, rock))
@@ -280,7 +281,7 @@ class RunFolder:
         import pyarrow as pa
         from pyarrow import csv
 
-        table = csv.read_csv(self.path / "deposits.csv")
+        table = csv.read_csv(RunPaths(self.path).deposits)
         columns: dict[str, np.ndarray] = {}
         for name in table.column_names:
             column = table.column(name)
@@ -440,7 +441,7 @@ class RunFolder:
         names = ["t", "x", "y", "z", "vx", "vy", "vz", "omega_x", "omega_y", "omega_z"]
         names.append("kinetic_energy_J")
         table = pq.read_table(
-            self.path / "trajectories.parquet", columns=names, filters=[("rock", "==", int(k))]
+            RunPaths(self.path).trajectories, columns=names, filters=[("rock", "==", int(k))]
         )
         data = {n: np.asarray(table.column(n).to_numpy(), dtype=np.float64) for n in names}
         order = np.argsort(data["t"], kind="stable")

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from tumble import _check
 from tumble._jit import is_cached, set_threads
+from tumble.io import run_folder as layout
 from tumble.io.config import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
 from tumble.rockfall.ensemble.cells import decode_cells, encode_cells
@@ -59,7 +60,7 @@ def describe_differences(before: dict, now: dict, most: int = 4) -> str:
 
 def chunk_path(directory: Path, index: int) -> Path:
     """The file of chunk ``index`` of the run in ``directory``."""
-    return Path(directory) / "chunks" / f"chunk_{index:06d}.npz"
+    return Path(directory) / layout.CHUNKS / f"chunk_{index:06d}.npz"
 
 
 def write_chunk(directory: Path, index: int, chunk: dict) -> Path:
@@ -176,8 +177,8 @@ def run_chunks(
     ``--resume`` can say what differs.
     """
     directory = Path(directory)
-    chunk_dir = directory / "chunks"
-    manifest_path = chunk_dir / "manifest.json"
+    chunk_dir = directory / layout.CHUNKS
+    manifest_path = chunk_dir / layout.MANIFEST
     for stale in chunk_dir.glob(".*.partial"):  # left by a killed run
         stale.unlink(missing_ok=True)
     fingerprint = ensemble.fingerprint()

@@ -38,7 +38,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -60,7 +60,8 @@ from tumble.rockfall.step.model import S_R
 from tumble.rockfall.step.nets import N_XCOLS
 
 if TYPE_CHECKING:
-    from tumble.rockfall.ensemble.driver import Ensemble
+    from tumble.rockfall.barriers import Barrier
+    from tumble.rockfall.release import ReleaseStates
     from tumble.rockfall.terrain import Terrain
 
 #: summary names of the four quantities, their columns and their unit factor
@@ -70,6 +71,34 @@ STATISTICS = {
     "rotational_velocity_rps": (Q_ROTATION, 1.0),
     "jump_height_m": (Q_JUMP, 1.0),
 }
+
+
+class ReducedEnsemble(Protocol):
+    """What the reduction reads of the ensemble whose chunks it merges
+    (:class:`~tumble.rockfall.ensemble.driver.Ensemble` has it): the rocks' initial states,
+    bodies, shapes and masses, the terrain, barriers, count groups and the run's settings."""
+
+    @property
+    def n_rocks(self) -> int: ...
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def dt(self) -> float: ...
+    @property
+    def t_max(self) -> float: ...
+    @property
+    def pgs_tol(self) -> float: ...
+    @property
+    def bodies(self) -> np.ndarray: ...
+
+    states: ReleaseStates
+    terrain: Terrain
+    seed: int | None
+    sample_every: int
+    barriers: tuple[Barrier, ...]
+    shape_id: np.ndarray
+    mass: np.ndarray
+    count_groups: np.ndarray | None
 
 
 @dataclass(eq=False)
@@ -248,7 +277,7 @@ class RunReduction:
     """The results of ``ensemble`` reduced from its chunks as they arrive, in any order
     (module docstring); :meth:`result` once every rock is in."""
 
-    def __init__(self, ensemble: Ensemble) -> None:
+    def __init__(self, ensemble: ReducedEnsemble) -> None:
         n = ensemble.n_rocks
         self.ensemble = ensemble
         self._seen = np.zeros(n, dtype=bool)
@@ -421,7 +450,7 @@ class RunReduction:
 
 
 def reduce_chunks(
-    ensemble: Ensemble,
+    ensemble: ReducedEnsemble,
     chunks: Iterable[Mapping[str, np.ndarray]],
     wall_time: float,
 ) -> EnsembleResult:
