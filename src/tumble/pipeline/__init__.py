@@ -3,7 +3,7 @@ barrier statistics replayed on a finished run folder (:func:`replay_barriers`). 
 ``tumble demo`` and scripts call these; the folder's layout is :mod:`tumble.io.run_folder`.
 
 >>> from tumble.pipeline import RockfallRun
->>> outcome = RockfallRun.from_config(overrides=["rocks=20", "t_max=10"]).run("out/small")
+>>> outcome = RockfallRun.from_config(overrides=["rocks=20"]).run("out/small")
 """
 
 from tumble.pipeline.replay import ReplayOutcome, replay_barriers

@@ -1,0 +1,97 @@
+"""RockfallRun: the library call the command line makes gives the command line's folder; what the
+folder stores for its readers (geometry.json) is what the run used, bit for bit."""
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from tumble.cli.main import main
+from tumble.io.run_folder import RunPaths, shape_of
+from tumble.pipeline import RockfallRun, replay_barriers
+from tumble.pipeline.geometry import barriers_from_geometry, kept_bodies
+
+SETTINGS = {"rocks": 6, "t_max": 12.0, "seed": 3, "output.trajectories": 6}
+OVERRIDES = ["output.trajectory_every=1", "output.figures=false"]
+LINE = [[40.0, -19.0], [40.0, 19.0]]
+BARRIER = [f'barrier=[{{name = "obs", line = {json.dumps(LINE)}}}]']
+
+
+@pytest.fixture(scope="module")
+def library_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("library") / "run"
+    run = RockfallRun.from_config(settings=SETTINGS, overrides=[*OVERRIDES, *BARRIER])
+    outcome = run.run(out)
+    return run, outcome
+
+
+def test_the_library_call_gives_the_command_line_s_folder(library_run, tmp_path):
+    run, outcome = library_run
+    out = tmp_path / "cli"
+    argv = ["rockfall", "run", "--rocks", "6", "--t-max", "12", "--seed", "3", "--quiet"]
+    argv += ["output.trajectories=6", *OVERRIDES, *BARRIER, "--out", str(out)]
+    assert main(argv) == 0
+    a, b = RunPaths(outcome.folder), RunPaths(out)
+    for name in ("deposits.csv", "crossings.parquet", "trajectories.parquet", "geometry.json"):
+        assert (a.path / name).read_bytes() == (b.path / name).read_bytes(), name
+    left, right = a.read_json(a.summary), b.read_json(b.summary)
+    for volatile in ("wall_time_s", "rock_steps_per_s"):
+        left.pop(volatile), right.pop(volatile)
+    assert left == right and list(left) == list(right)
+    assert outcome.summary["n_rocks"] == 6 and not outcome.reused
+
+
+def test_a_finished_run_is_reused_and_other_inputs_are_refused(library_run):
+    run, outcome = library_run
+    again = run.run(outcome.folder, resume=True)
+    assert again.reused and again.summary == outcome.summary
+    other = RockfallRun.from_config(settings={**SETTINGS, "seed": 4}, overrides=OVERRIDES)
+    with pytest.raises(ValueError, match="other inputs"):
+        other.run(outcome.folder, resume=True)
+
+
+def test_geometry_holds_the_bodies_and_barriers_the_run_used(library_run):
+    run, outcome = library_run
+    ensemble = run.ensemble
+    record = RunPaths(outcome.folder).read_geometry()
+    bodies, vertices = kept_bodies(record, ensemble.n_rocks)
+    np.testing.assert_array_equal(bodies, ensemble.bodies)
+    for k in range(ensemble.n_rocks):
+        np.testing.assert_array_equal(vertices[k], ensemble.rock(k).vertices)
+    assert barriers_from_geometry(record) == ensemble.barriers
+    assert record["release"]["kind"] == "point"
+    hull = shape_of(record, 0)
+    assert hull["mass_kg"] == ensemble.rock(0).mass
+    # every hull vertex is a vertex of the rock; the triangles index them
+    rock_vertices = {tuple(v) for v in np.asarray(ensemble.rock(0).vertices).tolist()}
+    assert {tuple(v) for v in hull["vertices"]} <= rock_vertices
+    assert np.asarray(hull["faces"]).max() == len(hull["vertices"]) - 1
+
+
+def test_replaying_the_run_s_own_line_gives_its_crossings(library_run, tmp_path):
+    """Every rock kept, every step: the replay of the observation line equals the run's own
+    crossings, from the folder alone."""
+    _, outcome = library_run
+    replay = replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
+    ran = pq.read_table(RunPaths(outcome.folder).crossings).to_pydict()
+    replayed = pq.read_table(tmp_path / "replay" / "crossings.parquet").to_pydict()
+    assert ran.keys() == replayed.keys() and len(ran["rock"]) > 0
+    for name, values in ran.items():
+        if isinstance(values[0], str):
+            assert values == replayed[name], name
+        else:
+            np.testing.assert_allclose(replayed[name], values, rtol=1e-9, atol=1e-9, err_msg=name)
+    assert replay.barriers[0]["rocks_crossing"] == outcome.summary["barriers"][0]["rocks_crossing"]
+
+
+def test_a_folder_without_geometry_is_refused_by_the_replay(library_run, tmp_path):
+    import shutil
+
+    _, outcome = library_run
+    copy = tmp_path / "copy"
+    shutil.copytree(outcome.folder, copy)
+    (copy / "geometry.json").unlink()
+    with pytest.raises(ValueError, match="geometry.json"):
+        replay_barriers(copy, out=tmp_path / "replay")
+    assert not (tmp_path / "replay").exists()
