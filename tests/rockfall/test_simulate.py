@@ -1,8 +1,8 @@
 """One rock through :func:`tumble.rockfall.simulate`: determinism (bit-identical reruns, the same
-states whatever ``save_every``), input validation, rocks from point files and meshes, soil
-rasters. The physics of the step on cases with known answers (free flight, impacts, sliding,
-the examples of Leine et al. 2014, the energy balance) is tested beside it, in
-``step/test_moreau.py``."""
+states whatever ``save_every``), input validation, soil rasters. The physics of the step on
+cases with known answers (free flight, impacts, sliding, the examples of Leine et al. 2014, the
+energy balance) is tested beside the step, in ``step/test_moreau.py``; rocks from files in
+``test_rock.py``."""
 
 import math
 
@@ -77,24 +77,9 @@ def test_bad_inputs_fail_clearly():
     assert np.linalg.norm(traj.orientation[0]) == pytest.approx(1.0, abs=1e-15)
 
 
-def test_rock_files_and_soil_rasters(tmp_path):
-    """Rocks from point files and meshes have the mass properties of the same hull; a soil raster
-    equal to a constant gives the constant's run."""
-    trimesh = pytest.importorskip("trimesh")
-    box = Rock.box(2.0, 1.0, 0.5, density=2500.0)
-    corners = box.vertices + np.array([5.0, -3.0, 2.0])
-    xyz = tmp_path / "block.xyz"
-    np.savetxt(xyz, np.vstack([corners, corners.mean(axis=0)]))
-    stl = tmp_path / "block.stl"
-    trimesh.Trimesh(vertices=corners, faces=trimesh.convex.convex_hull(corners).faces).export(stl)
-    for path in (xyz, stl):
-        rock = Rock.from_file(path, density=2500.0)
-        assert rock.mass == pytest.approx(box.mass, rel=1e-12)
-        np.testing.assert_allclose(np.sort(rock.inertia), np.sort(box.inertia), rtol=1e-10)
-        assert rock.n_vertices == 8
-    with pytest.raises(ValueError, match="unknown format"):
-        Rock.from_file(xyz.rename(tmp_path / "block.dat"))
-
+def test_a_soil_raster_equal_to_a_constant_gives_the_constants_run():
+    """A friction raster equal to 0.3 everywhere gives the run of the constant 0.3 (the bilinear
+    value of a constant raster is the constant), to 1e-9 m."""
     terrain = Terrain.plane(30.0, size=(40.0, 20.0), spacing=2.0)
     start = resting_on(terrain, 30.0, 10.0, 0.5)
     plain = simulate(terrain, Rock.box(1, 1, 1), Soil.coulomb(0.3), start, tilted(math.pi / 6))
