@@ -24,7 +24,7 @@ def test_box_corners_and_radius():
 
 def test_rock_files_have_the_mass_properties_of_their_hull(tmp_path):
     """A point list with an interior point and an STL mesh of the corners of a 2 x 1 x 0.5 m
-    box, shifted and in any frame, give the box's mass and principal moments (1e-12, 1e-10) and
+    box, shifted away from the origin, give the box's mass and principal moments (1e-12, 1e-10) and
     its 8 hull vertices; an unknown suffix is refused naming the format."""
     trimesh = pytest.importorskip("trimesh")
     box = Rock.box(2.0, 1.0, 0.5, density=2500.0)
