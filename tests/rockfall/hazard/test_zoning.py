@@ -76,39 +76,3 @@ def test_hand_built_frequencies_and_zones():
 )
 def test_matrix_by_case(f0, f30, f300, zone):
     assert hazard_zone(np.array([f0]), np.array([f30]), np.array([f300]))[0] == zone
-
-
-def test_chunk_counts_add_up_to_the_counts_of_all_visits():
-    """The zoning counts each chunk keeps, merged, equal the counts of every (rock, cell) visit
-    of the run at once, for two chunkings: integers, so exactly."""
-    from tumble.rockfall import Rock, Soil, Terrain
-    from tumble.rockfall.ensemble import Ensemble
-    from tumble.rockfall.ensemble.counts import exceedance_counts, merge_counts
-    from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS
-    from tumble.rockfall.ensemble.kernels import Q_ENERGY
-    from tumble.rockfall.hazard.zoning import ENERGY_LEVELS_KJ
-    from tumble.rockfall.release import Release
-
-    terrain = Terrain.scenario("slope40")
-    states = Release.for_scenario("slope40").draw(terrain, 12, seed=3)
-    source_of = np.arange(12) % 3
-    ensemble = Ensemble(
-        terrain,
-        Rock.eota221(mass=780.0),
-        Soil.preset("medium"),
-        states,
-        options=ENSEMBLE_OPTIONS.replace(t_max=6.0),
-        count_groups=source_of,
-        n_count_groups=3,
-        count_levels_kJ=ENERGY_LEVELS_KJ,
-    )
-    rock, cell, maxima = ensemble.visits(0, 12)
-    expected = exceedance_counts(
-        rock, cell, maxima[:, Q_ENERGY] * 1e-3, source_of, 3, terrain.heights.size, ENERGY_LEVELS_KJ
-    )
-    assert expected["exceed_count"].sum() > 0
-    for size in (5, 12):
-        parts = [ensemble._run_chunk(a, b) for a, b in ensemble.chunks(size)]
-        merged = merge_counts(parts)
-        np.testing.assert_array_equal(merged["exceed_key"], expected["exceed_key"])
-        np.testing.assert_array_equal(merged["exceed_count"], expected["exceed_count"])
