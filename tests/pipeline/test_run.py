@@ -27,7 +27,7 @@ def library_run(tmp_path_factory):
 
 
 def test_the_library_call_gives_the_command_line_s_folder(library_run, tmp_path):
-    run, outcome = library_run
+    _, outcome = library_run
     out = tmp_path / "cli"
     argv = ["rockfall", "run", "--rocks", "6", "--t-max", "12", "--seed", "3", "--quiet"]
     argv += ["output.trajectories=6", *OVERRIDES, *BARRIER, "--out", str(out)]
@@ -92,6 +92,6 @@ def test_a_folder_without_geometry_is_refused_by_the_replay(library_run, tmp_pat
     copy = tmp_path / "copy"
     shutil.copytree(outcome.folder, copy)
     (copy / "geometry.json").unlink()
-    with pytest.raises(ValueError, match="geometry.json"):
+    with pytest.raises(ValueError, match=r"geometry\.json"):
         replay_barriers(copy, out=tmp_path / "replay")
     assert not (tmp_path / "replay").exists()
