@@ -103,6 +103,7 @@ from pydantic import (
 
 from tumble.errors import ConfigError, DataError
 from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
+from tumble.solver_defaults import DT, SCHEME, T_MAX
 
 #: the largest integer a configuration accepts anywhere (a count, a seed, a cap): 2^63 - 1, what
 #: the kernels' int64 holds; the engine sets tighter limits where memory is at stake
@@ -207,6 +208,9 @@ class ReleaseConfig(_Section, ReleaseAreaKeys):
 
 
 class SolverConfig(_Section):
+    """``[solver]``: a key left out (None) takes the ensembles' default
+    (:data:`tumble.rockfall.ensemble.ENSEMBLE_OPTIONS`, from :mod:`tumble.solver_defaults`)."""
+
     pgs_tol: PositiveFloat | None = None
     pgs_max_iter: PositiveInt | None = None
     newton_tol: PositiveFloat | None = None
@@ -299,10 +303,10 @@ class RockfallConfig(_Section):
     dem: str | None = None
     reproject: str | None = None
     rocks: PositiveInt = 100
-    scheme: Literal["explicit", "implicit"] = "implicit"
+    scheme: Literal["explicit", "implicit"] = SCHEME
     seed: NonNegativeInt = 0
-    dt: PositiveFloat = 0.002
-    t_max: PositiveFloat = 60.0
+    dt: PositiveFloat = DT
+    t_max: PositiveFloat = T_MAX
     rock: RockConfig = RockConfig()
     soil: SoilConfig = SoilConfig()
     forest: ForestConfig = ForestConfig()
