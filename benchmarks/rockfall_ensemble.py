@@ -30,7 +30,7 @@ from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import CHUNK_SIZE, Ensemble
 from tumble.rockfall.ensemble.reduce import STATISTICS
 from tumble.rockfall.release import Release
-from tumble.rockfall.step.model import ENSEMBLE_PGS_TOL as PGS_TOL
+from tumble.solver_defaults import ENSEMBLE_PGS_TOL as PGS_TOL
 from tumble.validation.slope40 import PUBLISHED_SLOPE40
 
 

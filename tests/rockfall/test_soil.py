@@ -18,6 +18,7 @@ from tumble.rockfall.soil import (
     MU_MIN,
     PRESETS,
     RESTITUTION,
+    ROLLING,
     Soil,
 )
 
@@ -108,8 +109,10 @@ def test_preset_overrides_and_unknown_name():
 
 
 def test_field_indices_follow_fields():
-    """The index constants name the positions of FIELDS (the packed layout)."""
-    indices = (MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT)
+    """The index constants, which the kernels import, name the positions of FIELDS (the packed
+    layout), every field once."""
+    indices = (MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING)
+    assert sorted(indices) == list(range(len(FIELDS)))
     assert [FIELDS[j] for j in indices] == [
         "mu_min",
         "mu_max",
@@ -119,6 +122,7 @@ def test_field_indices_follow_fields():
         "drag",
         "drag_torque",
         "drag_height",
+        "rolling_resistance",
     ]
 
 

@@ -11,10 +11,12 @@ from types import ModuleType
 import numpy as np
 
 from tumble._check import MissingExtra
+from tumble.errors import TumbleError
 from tumble.status import KernelError
 
-#: errors that a command reports as a message (exit status 2) instead of a traceback
-USER_ERRORS = (ValueError, FileNotFoundError, KernelError, MissingExtra)
+#: errors that a command reports as a message (exit status 2) instead of a traceback: tumble's
+#: own (a configuration or input file refused), and the plain ValueError of a checked argument
+USER_ERRORS = (TumbleError, ValueError, FileNotFoundError, KernelError, MissingExtra)
 
 
 #: exit status after Ctrl-C (128 + SIGINT), as shells report it
@@ -22,7 +24,10 @@ INTERRUPTED = 130
 
 
 def run_parsed(args: argparse.Namespace, command: str) -> int:
-    """Run a parsed command; a user error becomes one line on stderr and exit status 2, Ctrl-C
+    """Run a parsed command; a user error (:data:`USER_ERRORS`: any
+    :class:`~tumble.errors.TumbleError`, a ValueError, a missing file, a failed kernel, a
+    missing extra) becomes one line ``tumble <command>: error: <message>`` on stderr and exit
+    status 2, another failure of the file system a sentence naming the file (status 2), Ctrl-C
     one line (with the command that resumes, when the command set ``args.resume_hint``) and
     exit status 130. Commands write their results atomically, so nothing is half-written."""
     try:

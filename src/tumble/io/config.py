@@ -62,11 +62,12 @@ A run is described by one TOML document (every key optional; defaults below)::
 File names in the file (``dem``, ``rock.file``, soil rasters, ``barrier.file``) are relative to
 the file's folder, so ``tumble rockfall run --config site/run.toml`` works from any folder; those
 given on the command line are relative to the working directory. Unknown keys are refused with a
-message that names them (a misspelt key never silently falls back to a default). Overrides
-``section.key=value`` (dotted keys, the value in TOML syntax, or a bare word taken as a string)
-are applied on top of the file, e.g. ``release.height=2`` or ``rock.box=[2,1,0.5]``. Release
-defaults of a built-in scenario apply only to the fields the configuration leaves unset (``None``
-here); this module knows nothing of the physics, it only checks types and ranges.
+message that names them (a misspelt key never silently falls back to a default); every refusal
+is a :class:`tumble.errors.ConfigError` (a ``ValueError``) whose ``key`` is the offending key.
+Overrides ``section.key=value`` (dotted keys, the value in TOML syntax, or a bare word taken as
+a string) are applied on top of the file, e.g. ``release.height=2`` or ``rock.box=[2,1,0.5]``.
+Release defaults of a built-in scenario apply only to the fields the configuration leaves unset
+(``None`` here); this module knows nothing of the physics, it only checks types and ranges.
 
 Barriers come from ``[[barrier]]`` tables and from barrier files (:func:`load_barriers_file`,
 the command line's ``--barriers FILE``, appended after the configuration's own): a TOML file
@@ -84,6 +85,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -99,7 +101,9 @@ from pydantic import (
     model_validator,
 )
 
+from tumble.errors import ConfigError, DataError
 from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
+from tumble.solver_defaults import DT, SCHEME, T_MAX
 
 #: the largest integer a configuration accepts anywhere (a count, a seed, a cap): 2^63 - 1, what
 #: the kernels' int64 holds; the engine sets tighter limits where memory is at stake
@@ -204,6 +208,9 @@ class ReleaseConfig(_Section, ReleaseAreaKeys):
 
 
 class SolverConfig(_Section):
+    """``[solver]``: a key left out (None) takes the ensembles' default
+    (:data:`tumble.rockfall.ensemble.ENSEMBLE_OPTIONS`, from :mod:`tumble.solver_defaults`)."""
+
     pgs_tol: PositiveFloat | None = None
     pgs_max_iter: PositiveInt | None = None
     newton_tol: PositiveFloat | None = None
@@ -296,10 +303,10 @@ class RockfallConfig(_Section):
     dem: str | None = None
     reproject: str | None = None
     rocks: PositiveInt = 100
-    scheme: Literal["explicit", "implicit"] = "implicit"
+    scheme: Literal["explicit", "implicit"] = SCHEME
     seed: NonNegativeInt = 0
-    dt: PositiveFloat = 0.002
-    t_max: PositiveFloat = 60.0
+    dt: PositiveFloat = DT
+    t_max: PositiveFloat = T_MAX
     rock: RockConfig = RockConfig()
     soil: SoilConfig = SoilConfig()
     forest: ForestConfig = ForestConfig()
@@ -349,11 +356,69 @@ def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:
     return sorted(fields) if fields else []
 
 
+def _types(annotation: Any) -> list[Any]:
+    """The types an annotation allows: the members of a union (None left out), each without its
+    ``Annotated`` metadata."""
+    if typing.get_origin(annotation) is Annotated:
+        return _types(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [t for member in typing.get_args(annotation) for t in _types(member)]
+    return [] if annotation is type(None) else [annotation]
+
+
+def config_key(loc: Sequence[str | int]) -> str:
+    """The dotted configuration key of a pydantic error location ``loc``: its field names, list
+    and array indices and table keys (``soil.classes.1.mu_min``), without the labels pydantic
+    adds for the members of a union (``constrained-float``, ``str``, ``SoilClassConfig``) and
+    for the key of a table (``[key]``)."""
+    keys: list[str] = []
+    allowed: list[Any] = [RockfallConfig]
+    for part in loc:
+        origins = {typing.get_origin(t) for t in allowed}
+        models = [t for t in allowed if isinstance(t, type) and issubclass(t, BaseModel)]
+        owner = next((m for m in models if part in m.model_fields), None)
+        if owner is not None:  # a field
+            keys.append(str(part))
+            allowed = _types(owner.model_fields[str(part)].annotation)
+        elif isinstance(part, int) and origins & {list, tuple}:  # an element of an array
+            keys.append(str(part))
+            allowed = [
+                t
+                for a in allowed
+                if typing.get_origin(a) in (list, tuple)
+                for t in _types(_element(a, part))
+            ]
+        elif dict in origins:  # the key of a table ([soil.classes]): its values follow
+            keys.append(str(part))
+            allowed = [t for a in allowed if typing.get_origin(a) is dict for t in _types(a)]
+            allowed = [t for a in allowed for t in _types(typing.get_args(a)[1])] or allowed
+        else:  # pydantic's label of a union member: the member it names, if a table
+            named = [m for m in models if m.__name__ in str(part)]
+            allowed = named or allowed
+    return ".".join(keys)
+
+
+def _element(array: Any, index: int) -> Any:
+    """The type of element ``index`` of a ``list[...]`` or ``tuple[...]`` annotation."""
+    args = typing.get_args(array)
+    if typing.get_origin(array) is list or (len(args) == 2 and args[1] is Ellipsis):
+        return args[0]
+    return args[index] if index < len(args) else Any
+
+
+def _error_key(error: Any) -> str:
+    """The configuration key of one pydantic error (an unknown key: the key itself)."""
+    loc = error["loc"]
+    if error["type"] == "extra_forbidden" and loc:
+        return ".".join(k for k in (config_key(loc[:-1]), str(loc[-1])) if k)
+    return config_key(loc)
+
+
 def _message(err: ValidationError) -> str:
-    lines = []
+    lines: list[str] = []
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if isinstance(p, str))
-        key = ".".join(str(p) for p in e["loc"])
+        key = _error_key(e)
         if e["type"] == "extra_forbidden":
             allowed = _key_names(RockfallConfig, loc)
             where = ".".join(loc[:-1]) or "the top level"
@@ -363,27 +428,30 @@ def _message(err: ValidationError) -> str:
             )
         else:
             lines.append(f"{key}: {e['msg']} (got {e.get('input')!r})")
-    return "invalid configuration: " + "; ".join(lines)
+    return "invalid configuration: " + "; ".join(dict.fromkeys(lines))
 
 
 def validate(data: dict) -> RockfallConfig:
-    """A :class:`RockfallConfig` from a plain dict; ValueError naming every bad key."""
+    """A :class:`RockfallConfig` from a plain dict; :class:`~tumble.errors.ConfigError` naming
+    every bad key (its ``key``: the first of them, :func:`config_key`)."""
     try:
         return RockfallConfig.model_validate(data)
     except ValidationError as err:
-        raise ValueError(_message(err)) from None
+        key = _error_key(err.errors()[0]) if err.errors() else None
+        raise ConfigError(_message(err), key or None) from None
 
 
 def read_toml(path: str | os.PathLike) -> dict:
-    """The TOML document at ``path`` as a dict; ValueError for a missing or malformed file."""
+    """The TOML document at ``path`` as a dict; :class:`~tumble.errors.ConfigError` (without a
+    key) for a missing or malformed file."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
+        raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"config file {path}: {err}") from None
+        raise ConfigError(f"config file {path}: {err}") from None
 
 
 def parse_value(text: str) -> Any:
@@ -395,23 +463,24 @@ def parse_value(text: str) -> Any:
 
 
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
-    """A copy of ``data`` with every ``dotted.key=value`` of ``overrides`` set."""
+    """A copy of ``data`` with every ``dotted.key=value`` of ``overrides`` set;
+    :class:`~tumble.errors.ConfigError` for an override that is not one."""
     out = _copy(data)
     for item in overrides:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key or any(not part for part in key.split(".")):
-            raise ValueError(f"override {item!r} must look like section.key=value")
+            raise ConfigError(f"override {item!r} must look like section.key=value")
         parts = key.split(".")
         node = out
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ValueError(f"override {item!r}: {part!r} is a value, not a section")
+                raise ConfigError(f"override {item!r}: {part!r} is a value, not a section", key)
             node = child
         value = parse_value(text.strip())
         if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"override {item!r}: the value must be finite")
+            raise ConfigError(f"override {item!r}: the value must be finite", key)
         node[parts[-1]] = value
     return out
 
@@ -511,23 +580,24 @@ def load_barriers_file(path: str | os.PathLike) -> list[dict]:
       ``{"name": "line_<k>", "file": <absolute path>, "feature": k}`` for ``k = 1, 2, ...`` in
       the file's order (a multi-line feature's parts count one by one).
 
-    ValueError for a missing or malformed file, keys other than ``barrier``, a file without
-    lines, or a name given to several lines.
+    :class:`~tumble.errors.ConfigError` for a missing or malformed TOML file or keys other than
+    ``barrier``; :class:`~tumble.errors.DataError` for a vector file that cannot be read, holds
+    no lines, or gives a name to several lines.
     """
     path = Path(path)
     if path.suffix.lower() == BARRIER_TOML_SUFFIX:
         data = read_toml(path)
         other = sorted(set(data) - {"barrier"})
         if other:
-            raise ValueError(
+            raise ConfigError(
                 f"barriers file {path} holds {', '.join(map(repr, other))}; "
                 "it may hold [[barrier]] tables only"
             )
         entries = data.get("barrier", [])
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise ValueError(f"barriers file {path}: barrier must be [[barrier]] tables")
+            raise ConfigError(f"barriers file {path}: barrier must be [[barrier]] tables")
         if not entries:
-            raise ValueError(f"barriers file {path} holds no [[barrier]] table")
+            raise ConfigError(f"barriers file {path} holds no [[barrier]] table")
         resolved: list[dict] = resolve_paths({"barrier": entries}, path.parent)["barrier"]
         return resolved
     return _vector_barriers(path)
@@ -540,15 +610,15 @@ def _vector_barriers(path: Path) -> list[dict]:
     from tumble.io.vectors import read_lines
 
     if not path.exists():
-        raise ValueError(f"barriers file {path} does not exist")
+        raise DataError(f"barriers file {path} does not exist")
     try:
         fields = [str(f) for f in pyogrio.read_info(path)["fields"]]
     except Exception as err:
-        raise ValueError(f"cannot read barrier lines from {path}: {err}") from None
+        raise DataError(f"cannot read barrier lines from {path}: {err}") from None
     name_field = "name" if "name" in fields else None
     names, lines, _ = read_lines(path, name_field=name_field)
     if not lines:
-        raise ValueError(f"barriers file {path} holds no lines")
+        raise DataError(f"barriers file {path} holds no lines")
     where = str(path.resolve())
     if name_field is None:
         return [
@@ -556,7 +626,7 @@ def _vector_barriers(path: Path) -> list[dict]:
         ]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise ValueError(
+        raise DataError(
             f"barriers file {path}: "
             + ", ".join(f"name {n!r} is on {names.count(n)} lines" for n in repeated)
             + "; each barrier is one line with its own name (a multi-line's parts are lines)"
@@ -577,7 +647,8 @@ def load_config(
 
     File names written in the TOML file are relative to the file's folder; those given in
     ``settings`` or ``overrides`` (the command line) stay as they are, relative to the working
-    directory."""
+    directory. :class:`~tumble.errors.ConfigError` naming the offending key, DataError for a
+    barriers file that cannot be read."""
     data = resolve_paths(read_toml(path), Path(path).parent) if path is not None else {}
     settings = settings or {}
     # a terrain given on the command line replaces the file's terrain of the other kind
@@ -591,10 +662,12 @@ def load_config(
     if barrier_files:
         given = data.get("barrier", [])
         if not isinstance(given, list):
-            raise ValueError("invalid configuration: barrier must be [[barrier]] tables")
+            raise ConfigError(
+                "invalid configuration: barrier must be [[barrier]] tables", "barrier"
+            )
         data["barrier"] = given + [e for f in barrier_files for e in load_barriers_file(f)]
     data = apply_overrides(data, overrides or [])
     config = validate(data)
     if config.scenario is not None and config.dem is not None:
-        raise ValueError("invalid configuration: give scenario or dem, not both")
+        raise ConfigError("invalid configuration: give scenario or dem, not both", "scenario")
     return config

@@ -36,10 +36,12 @@ grid to another CRS (bilinear for heights, nodata kept); :func:`resample_to_grid
 raster (a class map on its own grid, extent and CRS) onto a target grid by nearest-neighbour
 resampling, refusing one that does not overlap it or whose CRS cannot be transformed.
 
-Rotated or sheared transforms (``b != 0`` or ``d != 0``) are refused: resample to a north-up grid
-first (``gdalwarp``). Cells equal to the nodata value (or NaN) come back as NaN; deciding whether
-holes are acceptable is left to the caller. rasterio is imported on first use only, so that
-importing :mod:`tumble.io` stays cheap.
+Errors. A raster that cannot be read or used raises :class:`tumble.errors.DataError` (a
+``ValueError``), a DEM that cannot be reprojected :class:`tumble.errors.DemError`; both name the
+file. Rotated or sheared transforms (``b != 0`` or ``d != 0``) are refused: resample to a
+north-up grid first (``gdalwarp``). Cells equal to the nodata value (or NaN) come back as NaN;
+deciding whether holes are acceptable is left to the caller. rasterio is imported on first use
+only, so that importing :mod:`tumble.io` stays cheap.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.errors import DataError, DemError
 from tumble.io.cog import COG_BLOCKSIZE as COG_BLOCKSIZE  # part of this module's interface
 from tumble.io.cog import write_cog, write_rows
 
@@ -109,12 +112,12 @@ class RasterGrid:
 
 
 def raster_driver(path: str | os.PathLike) -> str:
-    """GDAL driver name for a raster path, from its suffix; ValueError for other suffixes."""
+    """GDAL driver name for a raster path, from its suffix; DataError for other suffixes."""
     suffix = Path(path).suffix.lower()
     try:
         return RASTER_SUFFIXES[suffix]
     except KeyError:
-        raise ValueError(
+        raise DataError(
             f"unsupported raster format {suffix or '(no suffix)'!r} for {path}: use .tif or .tiff "
             "(GeoTIFF) or .asc (ESRI ASCII grid)"
         ) from None
@@ -135,19 +138,19 @@ def grid_from_transform(
 ) -> tuple[float, float, float, float]:
     """``(x0, y0, dx, dy)`` of the pixel centres of a raster with this transform and shape.
 
-    ValueError for rotated or sheared transforms and for zero or non-finite pixel sizes.
+    DataError for rotated or sheared transforms and for zero or non-finite pixel sizes.
     """
     nrows, ncols = shape
     a, b, c, d, e, f = (float(v) for v in tuple(transform)[:6])
     if not all(np.isfinite((a, b, c, d, e, f))) or a == 0.0 or e == 0.0:
-        raise ValueError(
+        raise DataError(
             "the raster transform has a zero or non-finite pixel size or origin: "
             f"{tuple(transform)[:6]}"
         )
     # b shifts x along the rows, d shifts y along the columns
     if abs(b) * nrows > _ROTATION_TOL * abs(a) or abs(d) * ncols > _ROTATION_TOL * abs(e):
         angle = np.degrees(np.arctan2(d, a))
-        raise ValueError(
+        raise DataError(
             f"the raster grid is rotated or sheared (transform terms b = {b:g}, d = {d:g}, "
             f"about {angle:.3g} deg); tumble needs a north-up grid with axis-aligned cells: "
             "resample it first, e.g. with gdalwarp"
@@ -162,7 +165,7 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
     """Read one band of a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
 
     Returns a :class:`RasterGrid` on tumble's convention (rows south to north, pixel-centre
-    samples, float64, NaN where the file has nodata). Raises ValueError for a missing file, an
+    samples, float64, NaN where the file has nodata). Raises DataError for a missing file, an
     unsupported suffix, an unreadable file, a band out of range, a raster without
     georeferencing, and rotated or sheared grids.
     """
@@ -171,21 +174,21 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
 
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"raster file {path} is a folder, not a file (give the .tif or .asc)")
+        raise DataError(f"raster file {path} is a folder, not a file (give the .tif or .asc)")
     driver = raster_driver(path)
     if not path.is_file():
-        raise ValueError(f"raster file {path} does not exist")
+        raise DataError(f"raster file {path} does not exist")
     options = {"DATATYPE": "Float64"} if driver == "AAIGrid" else {}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotGeoreferencedWarning)
             with rasterio.open(path, driver=driver, **options) as dataset:
                 if not 1 <= band <= dataset.count:
-                    raise ValueError(f"{path} has {dataset.count} band(s); band {band} requested")
+                    raise DataError(f"{path} has {dataset.count} band(s); band {band} requested")
                 transform = dataset.transform
                 crs = dataset.crs
                 if transform.is_identity and crs is None:
-                    raise ValueError(
+                    raise DataError(
                         f"{path} has no geotransform (pixel-to-map affine), so its cells have "
                         "no position; georeference it or build the grid from an array"
                     )
@@ -194,7 +197,7 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
                 unit = dataset.units[band - 1] or None
                 masked = dataset.read(band, masked=True)
     except RasterioIOError as err:
-        raise ValueError(f"cannot read {path} as {driver}: {err}") from None
+        raise DataError(f"cannot read {path} as {driver}: {err}") from None
     x0, y0, dx, dy = grid_from_transform(transform, masked.shape)
     # one float64 copy of the band as stored (float32, say), flipped and with NaN holes, made
     # once: a large DEM does not pass through several float64 temporaries
@@ -447,7 +450,7 @@ def reproject_grid(grid: RasterGrid, crs: Any, height_factor: float = 1.0) -> Ra
     from rasterio.warp import Resampling, calculate_default_transform, reproject
 
     if grid.crs is None:
-        raise ValueError(f"{grid.path} has no CRS: it cannot be reprojected")
+        raise DemError(f"{grid.path} has no CRS: it cannot be reprojected")
     target = metric_crs(crs, "reproject:")
     ny, nx = grid.shape
     source_transform = north_up_transform(grid.x0, grid.y0, grid.dx, grid.dy, ny)
@@ -488,8 +491,9 @@ def resample_to_grid(
     (tumble's convention, rows south to north), by nearest-neighbour resampling: each sample
     takes the value of the source pixel holding it (GDAL's warp), NaN where the source has
     nodata or does not reach. The raster may have any grid, extent and CRS: a raster without a
-    CRS, or a target without one, is taken to be in the same CRS as the other. ValueError for a
-    raster that does not overlap the grid or whose CRS cannot be transformed to ``crs``."""
+    CRS, or a target without one, is taken to be in the same CRS as the other. DataError for a
+    raster that cannot be read, does not overlap the grid or whose CRS cannot be transformed to
+    ``crs``."""
     import rasterio
     from rasterio.errors import CRSError, RasterioIOError
     from rasterio.warp import Resampling, reproject, transform_bounds
@@ -497,14 +501,14 @@ def resample_to_grid(
     path = Path(path)
     raster_driver(path)
     if not path.is_file():
-        raise ValueError(f"{what} {path} does not exist")
+        raise DataError(f"{what} {path} does not exist")
     try:
         with rasterio.open(path) as dataset:
             source = dataset.read(1, masked=True).astype(np.float64).filled(np.nan)
             source_transform, source_crs = dataset.transform, dataset.crs
             bounds = dataset.bounds
     except RasterioIOError as err:
-        raise ValueError(f"cannot read {what} {path}: {err}") from None
+        raise DataError(f"cannot read {what} {path}: {err}") from None
     target_crs = _crs(crs)
     if source_crs is None or target_crs is None:
         # one side has no CRS: it is taken to be the other's (a placeholder when neither has one;
@@ -517,18 +521,18 @@ def resample_to_grid(
         try:
             bounds = transform_bounds(source_crs, target_crs, *bounds)
         except (CRSError, Exception) as err:
-            raise ValueError(
+            raise DataError(
                 f"{what} {path} is in {crs_label(source_crs)}, which cannot be transformed to "
                 f"the DEM's {crs_label(target_crs)}: {err}"
             ) from None
         if not all(np.isfinite(bounds)):
-            raise ValueError(
+            raise DataError(
                 f"{what} {path} is in {crs_label(source_crs)}, which cannot be transformed to "
                 f"the DEM's {crs_label(target_crs)}"
             )
     left, bottom, right, top = bounds
     if left >= extent[2] or right <= extent[0] or bottom >= extent[3] or top <= extent[1]:
-        raise ValueError(
+        raise DataError(
             f"{what} {path} does not overlap the DEM: it covers x in [{left:.6g}, {right:.6g}], "
             f"y in [{bottom:.6g}, {top:.6g}], the DEM x in [{extent[0]:.6g}, {extent[2]:.6g}], "
             f"y in [{extent[1]:.6g}, {extent[3]:.6g}] (in the DEM's CRS)"
@@ -547,5 +551,5 @@ def resample_to_grid(
             resampling=Resampling.nearest,
         )
     except Exception as err:
-        raise ValueError(f"cannot resample {what} {path} to the DEM's grid: {err}") from None
+        raise DataError(f"cannot resample {what} {path} to the DEM's grid: {err}") from None
     return np.array(out[::-1], dtype=np.float64, order="C")

@@ -15,7 +15,8 @@ coordinates per line, whitespace or comma separated, ``#`` starts a comment, fur
 callers need: the enclosed volume by the divergence theorem, and whether the surface is closed.
 
 Every problem with a file (missing, unknown suffix, unreadable, empty, non-finite coordinates,
-face indices out of range) raises a ValueError that names the file.
+face indices out of range) raises a :class:`tumble.errors.DataError` (a ValueError) that names
+the file.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from tumble.errors import DataError
 
 #: File suffixes :func:`read_mesh` understands (read with trimesh).
 MESH_SUFFIXES = (".stl", ".ply", ".obj")
@@ -46,7 +49,7 @@ STL_TRIANGLE = 50
 
 
 def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
-    """ValueError naming the file unless its content looks like its suffix says (STL binary or
+    """DataError naming the file unless its content looks like its suffix says (STL binary or
     ASCII, PLY, OBJ), checked before trimesh reads it: a file of another kind gets a message
     saying so rather than an error from deep inside a reader.
 
@@ -68,7 +71,7 @@ def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
         text = _text(data)
         if text is not None and text.lstrip().startswith("solid"):
             return
-        raise ValueError(
+        raise DataError(
             f"{name} is not an STL mesh: neither binary STL ({STL_HEADER} header bytes and "
             f"{STL_TRIANGLE} bytes a triangle; it has {len(data)} bytes) nor ASCII STL (text "
             "starting with 'solid')"
@@ -76,28 +79,28 @@ def check_mesh_file(path: str | os.PathLike, what: str = "mesh") -> None:
     if suffix == ".ply":
         if data.split(b"\n", 1)[0].strip() == b"ply" and b"end_header" in data:
             return
-        raise ValueError(f"{name} is not a PLY mesh: it must start with a line 'ply' and a header")
+        raise DataError(f"{name} is not a PLY mesh: it must start with a line 'ply' and a header")
     if suffix == ".obj":
         text = _text(data)
         if text is not None and any(
             line.split()[:1] == ["v"] for line in text.splitlines() if line.strip()
         ):
             return
-        raise ValueError(f"{name} is not an OBJ mesh: no text with vertex lines 'v x y z'")
+        raise DataError(f"{name} is not an OBJ mesh: no text with vertex lines 'v x y z'")
     if suffix == ".off":
         text = _text(data)
         if text is not None and text.lstrip().startswith(("OFF", "COFF", "NOFF")):
             return
-        raise ValueError(f"{name} is not an OFF mesh: it must be text starting with 'OFF'")
+        raise DataError(f"{name} is not an OFF mesh: it must be text starting with 'OFF'")
     if suffix == ".glb":
         if data[:4] == b"glTF":
             return
-        raise ValueError(f"{name} is not a binary glTF mesh: it must start with 'glTF'")
+        raise DataError(f"{name} is not a binary glTF mesh: it must start with 'glTF'")
     if suffix == ".gltf":
         text = _text(data)
         if text is not None and text.lstrip().startswith("{"):
             return
-        raise ValueError(f"{name} is not a glTF mesh: it must be JSON text")
+        raise DataError(f"{name} is not a glTF mesh: it must be JSON text")
 
 
 def _text(data: bytes) -> str | None:
@@ -111,23 +114,23 @@ def _text(data: bytes) -> str | None:
 
 
 def existing_file(path: str | os.PathLike, what: str) -> Path:
-    """``path`` as a Path; ValueError naming ``what`` for a folder or a missing file."""
+    """``path`` as a Path; DataError naming ``what`` for a folder or a missing file."""
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a folder, not a file")
+        raise DataError(f"{what} {str(path)!r} is a folder, not a file")
     if not path.is_file():
-        raise ValueError(f"{what} {str(path)!r} does not exist")
+        raise DataError(f"{what} {str(path)!r} does not exist")
     return path
 
 
 def _existing_file(path: str | os.PathLike, suffixes: tuple[str, ...], what: str) -> Path:
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"{what} file {str(path)!r} is a folder, not a file")
+        raise DataError(f"{what} file {str(path)!r} is a folder, not a file")
     if not path.is_file():
-        raise ValueError(f"{what} file {str(path)!r} does not exist")
+        raise DataError(f"{what} file {str(path)!r} does not exist")
     if path.suffix.lower() not in suffixes:
-        raise ValueError(
+        raise DataError(
             f"{what} file {path.name!r}: unsupported suffix {path.suffix!r}; "
             f"supported: {', '.join(suffixes)}"
         )
@@ -138,7 +141,7 @@ def read_mesh(path: str | os.PathLike) -> TriangleMesh:
     """Read a triangle mesh from an STL (ASCII or binary), PLY or OBJ file.
 
     Several objects in one file (OBJ groups, PLY elements) are concatenated into one mesh.
-    Duplicated vertices are merged; faces keep their order and winding. ValueError for a missing
+    Duplicated vertices are merged; faces keep their order and winding. DataError for a missing
     file, an unsupported suffix, a file trimesh cannot read, a mesh without faces, non-finite
     coordinates or face indices out of range.
     """
@@ -149,24 +152,24 @@ def read_mesh(path: str | os.PathLike) -> TriangleMesh:
     try:
         loaded = trimesh.load(str(path), force="mesh", process=False)
     except Exception as err:
-        raise ValueError(f"mesh file {path.name!r} could not be read: {err}") from None
+        raise DataError(f"mesh file {path.name!r} could not be read: {err}") from None
     vertices = np.asarray(getattr(loaded, "vertices", np.empty((0, 3))), dtype=np.float64)
     faces = np.asarray(getattr(loaded, "faces", np.empty((0, 3))), dtype=np.int64)
     if faces.size == 0 or vertices.size == 0:
-        raise ValueError(f"mesh file {path.name!r} holds no triangles")
+        raise DataError(f"mesh file {path.name!r} holds no triangles")
     if vertices.ndim != 2 or vertices.shape[1] != 3 or faces.ndim != 2 or faces.shape[1] != 3:
-        raise ValueError(
+        raise DataError(
             f"mesh file {path.name!r}: expected (n, 3) vertices and (m, 3) triangles, got "
             f"{vertices.shape} and {faces.shape}"
         )
     bad = ~np.isfinite(vertices).all(axis=1)
     if bad.any():
-        raise ValueError(
+        raise DataError(
             f"mesh file {path.name!r}: {int(bad.sum())} vertices have non-finite coordinates "
             f"(NaN or infinity), the first is vertex {int(np.argmax(bad))}"
         )
     if faces.min() < 0 or faces.max() >= len(vertices):
-        raise ValueError(
+        raise DataError(
             f"mesh file {path.name!r}: face indices must lie in [0, {len(vertices) - 1}]; "
             f"found {faces.min()} .. {faces.max()}"
         )
@@ -193,7 +196,7 @@ def read_points(path: str | os.PathLike) -> np.ndarray:
     """Read a text point list (x y z per line) into an (n, 3) float64 array.
 
     Whitespace or commas separate the values, ``#`` starts a comment, columns after the third
-    are ignored, and a first line that is not numeric is taken as a header. ValueError for a
+    are ignored, and a first line that is not numeric is taken as a header. DataError for a
     missing file, an unsupported suffix, a line with fewer than three numbers, non-finite values
     or a file without points.
     """
@@ -210,21 +213,21 @@ def read_points(path: str | os.PathLike) -> np.ndarray:
             if header_allowed:
                 header_allowed = False
                 continue  # a header such as "x y z"
-            raise ValueError(
+            raise DataError(
                 f"point file {path.name!r}, line {number}: expected numbers x y z, got "
                 f"{line.strip()!r}"
             ) from None
         header_allowed = False
         if len(values) < 3:
-            raise ValueError(
+            raise DataError(
                 f"point file {path.name!r}, line {number}: expected three coordinates x y z, "
                 f"got {len(values)}"
             )
         if not np.isfinite(values).all():
-            raise ValueError(f"point file {path.name!r}, line {number}: non-finite coordinate")
+            raise DataError(f"point file {path.name!r}, line {number}: non-finite coordinate")
         rows.append(values)
     if not rows:
-        raise ValueError(f"point file {path.name!r} holds no points")
+        raise DataError(f"point file {path.name!r} holds no points")
     return np.array(rows, dtype=np.float64)
 
 

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tumble.errors import DataError
+
 #: GDAL's driver of the files written here, and their suffix.
 VECTOR_DRIVER = "GPKG"
 VECTOR_SUFFIX = ".gpkg"
@@ -161,28 +163,29 @@ def read_lines(
     ``vertices[k]`` is an (n, 2) or (n, 3) float64 array (3 columns when the geometry has z);
     the parts of a MultiLineString are separate lines with the same name. ``names`` come from
     the field ``name_field`` (as text), or are the feature ids. ``crs`` is the layer's CRS as
-    WKT, or None. ``layer`` (name or index) defaults to the first layer. ValueError for a
-    missing file, a missing field, or geometries that are not lines.
+    WKT, or None. ``layer`` (name or index) defaults to the first layer.
+    :class:`~tumble.errors.DataError` for a missing or unreadable file, a missing field, or
+    geometries that are not lines.
     """
     import pyogrio.raw
     import shapely
 
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"vector file {path} does not exist")
+        raise DataError(f"vector file {path} does not exist")
     columns = None if name_field is None else [name_field]
     try:
         meta, fids, wkb, field_data = pyogrio.raw.read(
             path, layer=layer, columns=columns, return_fids=True
         )
     except Exception as err:
-        raise ValueError(f"cannot read lines from {path}: {err}") from None
+        raise DataError(f"cannot read lines from {path}: {err}") from None
     if name_field is not None and name_field not in list(meta["fields"]):
-        raise ValueError(
+        raise DataError(
             f"{path} has no field {name_field!r}; fields: {', '.join(map(str, meta['fields']))}"
         )
     if wkb is None or fids is None:
-        raise ValueError(f"{path} holds no geometries")
+        raise DataError(f"{path} holds no geometries")
     labels = [str(v) for v in (fids if name_field is None else field_data[0])]
     names: list[str] = []
     vertices: list[np.ndarray] = []
@@ -196,7 +199,7 @@ def read_lines(
         elif kind == shapely.GeometryType.MULTILINESTRING:
             parts = list(shapely.get_parts(geometry))
         else:
-            raise ValueError(
+            raise DataError(
                 f"feature {label!r} of {path} is a {geometry.geom_type}, not a line; "
                 "lines are LineString or MultiLineString"
             )
@@ -223,30 +226,31 @@ def read_polygons(
     an (n, 2) float64 array of x, y (the closing point kept, z dropped). ``attributes`` maps each
     name of ``fields`` to its values, one per feature (None where null); ``crs`` is the layer's
     CRS as WKT or None. Features without geometry are skipped. ``layer`` (name or index)
-    defaults to the first layer. ValueError for a missing or unreadable file, a field the layer
-    does not have (naming those it has) or a geometry that is not a polygon.
+    defaults to the first layer. :class:`~tumble.errors.DataError` for a missing or unreadable
+    file, a field the layer does not have (naming those it has) or a geometry that is not a
+    polygon.
     """
     import pyogrio.raw
     import shapely
 
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"vector file {path} does not exist")
+        raise DataError(f"vector file {path} does not exist")
     try:
         info = pyogrio.read_info(path, layer=layer)
     except Exception as err:
-        raise ValueError(f"cannot read polygons from {path}: {err}") from None
+        raise DataError(f"cannot read polygons from {path}: {err}") from None
     available = [str(f) for f in info["fields"]]
     missing = [f for f in fields if f not in available]
     if missing:
-        raise ValueError(
+        raise DataError(
             f"{path} has no field {', '.join(map(repr, missing))}; its fields: "
             + (", ".join(available) or "none")
         )
     try:
         meta, _, wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=list(fields))
     except Exception as err:
-        raise ValueError(f"cannot read polygons from {path}: {err}") from None
+        raise DataError(f"cannot read polygons from {path}: {err}") from None
     polygons: list[list[list[np.ndarray]]] = []
     attributes: dict[str, list[Any]] = {name: [] for name in fields}
     columns = dict(zip(list(meta["fields"]), field_data, strict=True))
@@ -256,14 +260,14 @@ def read_polygons(
         try:
             geometry = shapely.from_wkb(blob)
         except shapely.errors.GEOSException as err:
-            raise ValueError(f"feature {k + 1} of {path} is not a valid geometry: {err}") from None
+            raise DataError(f"feature {k + 1} of {path} is not a valid geometry: {err}") from None
         kind = shapely.get_type_id(geometry)
         if kind == shapely.GeometryType.POLYGON:
             parts = [geometry]
         elif kind == shapely.GeometryType.MULTIPOLYGON:
             parts = list(shapely.get_parts(geometry))
         else:
-            raise ValueError(
+            raise DataError(
                 f"feature {k + 1} of {path} is a {geometry.geom_type}, not a polygon; release "
                 "areas are Polygon or MultiPolygon features"
             )

@@ -43,7 +43,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: order of the fields in the packed kernel arrays
+#: order of the fields in the packed kernel arrays (:meth:`Soil.pack`), and below the index of
+#: each, declared here only: the kernels (:mod:`tumble.rockfall.step.moreau`) import these plain
+#: ints, which numba reads as compile-time constants
 FIELDS = (
     "mu_min",
     "mu_max",
@@ -55,7 +57,9 @@ FIELDS = (
     "drag_height",
     "rolling_resistance",
 )
-MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING = range(9)
+MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING = range(
+    len(FIELDS)
+)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,10 @@ DEM whose CRS is geographic (degrees) or whose linear unit is not the metre (fee
 CRS and the command that reprojects it, unless it is asked to reproject the DEM
 (``reproject="EPSG:XXXX"``, a projected CRS in metres; :func:`tumble.io.dem.reproject_grid`).
 
+Errors: a DEM that cannot be used (CRS, grid, nodata) and a point off the terrain raise
+:class:`tumble.errors.DemError`, a soil raster that does not fit it
+:class:`tumble.errors.DataError`; both are ``ValueError`` s.
+
 Per-cell soil parameters are optional rasters on the same grid (:data:`SOIL_RASTERS`),
 interpolated bilinearly like the heights (zone ids by the nearest sample); uniform values
 belong to the soil model, not to the terrain.
@@ -45,6 +49,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tumble.errors import DataError, DemError
 from tumble.io.dem import (
     METRE_UNITS,
     crs_problem,
@@ -123,7 +128,7 @@ class Terrain:
         heights = frozen_grid(self.heights, "the DEM heights")
         ny, nx = heights.shape
         if ny < 2 or nx < 2:
-            raise ValueError(
+            raise DemError(
                 f"a DEM needs at least 2 x 2 samples (one cell) for the bilinear surface; "
                 f"got {ny} x {nx} (rows x columns)"
             )
@@ -132,27 +137,27 @@ class Terrain:
             try:
                 value = float(value)
             except (TypeError, ValueError):
-                raise ValueError(f"DEM {name} must be a number; got {value!r}") from None
+                raise DemError(f"DEM {name} must be a number; got {value!r}") from None
             if not math.isfinite(value):
-                raise ValueError(f"DEM {name} must be finite; got {value}")
+                raise DemError(f"DEM {name} must be finite; got {value}")
             grid[name] = value
         if grid["dx"] <= 0 or grid["dy"] <= 0:
-            raise ValueError(
+            raise DemError(
                 f"DEM spacing must be positive (dx, dy > 0, y growing with the row index); "
                 f"got dx = {grid['dx']}, dy = {grid['dy']}"
             )
         x0, y0, dx, dy = grid["x0"], grid["y0"], grid["dx"], grid["dy"]
         holes = np.isnan(heights)
         if np.isinf(heights).any():
-            raise ValueError("the DEM heights contain infinite values")
+            raise DemError("the DEM heights contain infinite values")
         if holes.any() and not has_full_cell(holes):
-            raise ValueError(
+            raise DemError(
                 f"the DEM has {int(holes.sum())} nodata samples out of {heights.size} and no cell "
                 "with four valid corners: nothing is left to simulate on"
             )
         message = degenerate_message(heights, x0, y0, dx, dy)
         if message:
-            raise ValueError(message)
+            raise DemError(message)
         crs = self.crs
         if crs is not None:
             from rasterio.crs import CRS
@@ -161,9 +166,7 @@ class Terrain:
                 try:
                     crs = CRS.from_user_input(crs)
                 except Exception as err:
-                    raise ValueError(
-                        f"unknown coordinate reference system {crs!r}: {err}"
-                    ) from None
+                    raise DemError(f"unknown coordinate reference system {crs!r}: {err}") from None
         transform = self.transform
         if transform is None:
             transform = north_up_transform(x0, y0, dx, dy, ny)
@@ -175,7 +178,7 @@ class Terrain:
             and abs(transform.c + 0.5 * dx - x0) <= 1e-9 * dx
             and abs(transform.f - (ny - 0.5) * dy - y0) <= 1e-9 * dy
         ):
-            raise ValueError(
+            raise DemError(
                 f"transform {tuple(transform)[:6]} is not the north-up transform of the grid "
                 f"x0 = {x0}, y0 = {y0}, dx = {dx}, dy = {dy} with {ny} rows"
             )
@@ -186,7 +189,7 @@ class Terrain:
                 raise ValueError(f"unknown soil raster {name!r}; known: {', '.join(SOIL_RASTERS)}")
             values = frozen_grid(raster, f"soil raster {name!r}")
             if values.shape != heights.shape:
-                raise ValueError(
+                raise DataError(
                     f"soil raster {name!r} has shape {values.shape}, the DEM {heights.shape}; "
                     "soil rasters must be on the DEM's grid"
                 )
@@ -196,9 +199,9 @@ class Terrain:
                 values = frozen_grid(values, f"soil raster {name!r}")
             message = holes_message(values, f"soil raster {name!r}", x0, y0, dx, dy)
             if message:
-                raise ValueError(message)
+                raise DataError(message)
             if name == "zone" and not np.array_equal(values, np.round(values)):
-                raise ValueError("soil raster 'zone' must hold integer zone ids")
+                raise DataError("soil raster 'zone' must hold integer zone ids")
             soil[name] = values
         for name, value in [
             ("heights", heights),
@@ -250,9 +253,10 @@ class Terrain:
         metres is refused with a message naming the CRS and how to reproject it, unless
         ``reproject`` names a projected CRS in metres (``"EPSG:32632"``): the DEM is then warped
         to it (bilinear) and, when its CRS is in feet, its heights are converted to metres too
-        (unless its band unit says metres). ValueError for a missing file, an unsupported suffix,
-        a rotated or sheared grid, no cell without holes, fewer than 2 x 2 samples, or soil
-        rasters on another grid.
+        (unless its band unit says metres). :class:`~tumble.errors.DemError` for a DEM in degrees
+        or feet, no cell without holes or fewer than 2 x 2 samples;
+        :class:`~tumble.errors.DataError` for a missing or unreadable file, an unsupported
+        suffix, a rotated or sheared grid, or soil rasters on another grid.
         """
         dem = read_raster(path, band=band)
         if reproject is not None:
@@ -268,7 +272,7 @@ class Terrain:
             )
             problem = crs_problem(dem.crs, *centre, dem.path)
             if problem:
-                raise ValueError(problem)
+                raise DemError(problem)
         transform = dem.transform
         if not (transform.b == 0 and transform.d == 0 and transform.a > 0 and transform.e < 0):
             transform = None
@@ -283,6 +287,8 @@ class Terrain:
                 transform=transform,
                 nodata=dem.nodata,
             ).with_soil(**(soil or {}))
+        except DataError as err:
+            raise type(err)(f"{dem.path}: {err}") from None
         except ValueError as err:
             raise ValueError(f"{dem.path}: {err}") from None
 
@@ -336,7 +342,7 @@ class Terrain:
                     and abs(raster.y0 - self.y0) <= 1e-9 * self.dy
                 )
                 if not same:
-                    raise ValueError(
+                    raise DataError(
                         f"soil raster {name!r} ({source}) is not on the DEM's grid: "
                         f"{raster.shape[0]} x {raster.shape[1]} samples from "
                         f"({raster.x0:g}, {raster.y0:g}) spaced {raster.dx:g} x {raster.dy:g}, "
@@ -387,9 +393,7 @@ class Terrain:
             raise ValueError(f"{int(bad.sum())} point(s) have non-finite coordinates")
         return shape, xs, ys
 
-    def _outside(
-        self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int
-    ) -> ValueError:
+    def _outside(self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int) -> DemError:
         p = int(np.argmin(inside))
         b = self.bounds
         where = (
@@ -397,7 +401,7 @@ class Terrain:
             if b.x_min <= xs[p] <= b.x_max and b.y_min <= ys[p] <= b.y_max
             else ""
         )
-        return ValueError(
+        return DemError(
             f"{count} of {xs.size} point(s) lie outside the terrain or in its nodata holes; it "
             f"covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
             f"first: ({xs[p]:.6g}, {ys[p]:.6g}){where}"
@@ -412,7 +416,7 @@ class Terrain:
         return inside.reshape(shape)[()]
 
     def height(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
-        """Bilinear height at (x, y), broadcast over arrays; ValueError for points outside."""
+        """Bilinear height at (x, y), broadcast over arrays; DemError for points outside."""
         shape, xs, ys = self._points(x, y)
         z = np.empty(xs.size)
         inside = np.empty(xs.size, dtype=np.bool_)
@@ -424,7 +428,7 @@ class Terrain:
         return z.reshape(shape)[()]
 
     def normal(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
-        """Unit upward normal (L14 eq. 7) at (x, y), shape ``broadcast + (3,)``; ValueError for
+        """Unit upward normal (L14 eq. 7) at (x, y), shape ``broadcast + (3,)``; DemError for
         points outside. On a cell edge the normal of the cell with the larger index is used
         (the last cell at the far boundary)."""
         shape, xs, ys = self._points(x, y)

@@ -72,8 +72,9 @@ def test_bad_entries_name_the_barrier(slope, entry, words):
 
 def test_repeated_names_refused(slope):
     line = [[40.0, 0.0], [40.0, 5.0]]
-    with pytest.raises(ValueError, match="barrier 'A' is given twice"):
+    with pytest.raises(ValueError, match=r"barrier 'A' \(barrier\.1\) is given twice") as err:
         barriers_from_config([{"name": "A", "line": line}, {"name": "A", "line": line}], slope)
+    assert err.value.key == "barrier.1"
 
 
 # --- lines from files ----------------------------------------------------------------------------

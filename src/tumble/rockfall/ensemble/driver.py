@@ -21,7 +21,7 @@ are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chu
 not depend on threads, chunk size or the machine it ran on.
 
 Speed. Unless options are given, an ensemble uses a Gauss-Seidel tolerance of
-:data:`~tumble.rockfall.step.model.ENSEMBLE_PGS_TOL` (relative change of the percussions between
+:data:`~tumble.solver_defaults.ENSEMBLE_PGS_TOL` (relative change of the percussions between
 sweeps, 1e-6 instead of the 1e-10 of a single :func:`tumble.rockfall.simulate`); see the
 benchmark ``benchmarks/rockfall_ensemble.py``.
 """
@@ -61,7 +61,6 @@ from tumble.rockfall.rock import Rock
 from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.step.model import (
-    ENSEMBLE_PGS_TOL,
     STATE_SIZE,
     Options,
     check_dt,
@@ -71,6 +70,7 @@ from tumble.rockfall.step.model import (
     resolve_options,
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
+from tumble.solver_defaults import ENSEMBLE_PGS_TOL
 
 #: the options of an ensemble when none are given
 ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)

@@ -2,8 +2,11 @@
 
 :func:`build_ensemble` turns the configuration's terrain (a built-in scenario or a DEM file),
 rock, soil, release and solver sections into an :class:`~tumble.rockfall.ensemble.Ensemble`,
-checking everything before any simulation: a ValueError names the offending key. Relative file
-names left in the configuration are taken from ``base_dir``; :func:`tumble.io.config.load_config`
+checking everything before any simulation: a :class:`~tumble.errors.ConfigError` (a
+``ValueError``) carries the offending key (``err.key``: ``"dem"``, ``"soil.mu_min"``,
+``"barrier.0.file"``...) and its message names it; an input file that cannot be used is the
+error's ``__cause__`` (a :class:`~tumble.errors.DataError`). Relative file names left in the
+configuration are taken from ``base_dir``; :func:`tumble.io.config.load_config`
 has already made the paths written in a TOML file absolute (relative to that file's folder), so
 what remains relative came from the command line and belongs to the working directory.
 """
@@ -18,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.io.dem import resample_to_grid
+from tumble.errors import ConfigError
+from tumble.io.dem import metric_crs, resample_to_grid
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
     SAMPLE_EVERY,
@@ -41,55 +45,68 @@ from tumble.rockfall.terrain import Terrain
 if TYPE_CHECKING:
     from tumble.io.config import RockfallConfig
 
+#: the built-in terrain of a configuration that names neither a scenario nor a DEM
+DEFAULT_SCENARIO = "slope40"
+#: the mass of an EOTA rock given neither a mass nor a size, kg (the EOTA221 blocks of the
+#: ensembles of Leine et al. 2021)
+DEFAULT_EOTA_MASS = 780.0
+
 
 def _terrain(config: RockfallConfig, base: Path) -> Terrain:
     if config.dem is not None:
-        path = Path(config.dem)
-        path = path if path.is_absolute() else base / path
+        if config.reproject is not None:
+            try:
+                metric_crs(config.reproject, "reproject")
+            except ValueError as err:
+                raise ConfigError(str(err), "reproject") from None
         try:
-            return Terrain.from_file(path, reproject=config.reproject)
+            return Terrain.from_file(_path(config.dem, base), reproject=config.reproject)
         except (ValueError, OSError) as err:
-            raise ValueError(f"dem: {err}") from None
-    name = config.scenario or "slope40"
+            raise ConfigError(str(err), "dem") from err
     try:
-        return Terrain.scenario(name)
+        return Terrain.scenario(config.scenario or DEFAULT_SCENARIO)
     except ValueError as err:
-        raise ValueError(f"scenario: {err}") from None
+        raise ConfigError(str(err), "scenario") from None
 
 
 def build_rock(config: RockfallConfig, base: Path) -> Rock:
     """The rock of a configuration's ``[rock]`` section (a relative ``rock.file`` is taken from
-    ``base``); ValueError naming the offending ``rock.`` key."""
+    ``base``); ConfigError naming the offending ``rock.`` key."""
     return rock_from_section(config.rock, base, "rock")
 
 
-def rock_from_section(c: Any, base: Path, where: str = "rock") -> Rock:
+def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
     """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
-    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file``); errors name ``where``."""
+    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file``) whose key is ``key``
+    (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the offending field
+    (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot build."""
+    if c.shape in ("eota221", "eota111"):
+        if c.box is not None or c.file is not None:
+            raise ConfigError(
+                f"{key}.box and {key}.file do not apply to {key}.shape = {c.shape}",
+                f"{key}.box" if c.box is not None else f"{key}.file",
+            )
+    elif c.size is not None:
+        raise ConfigError(
+            f"{key}.size applies to the EOTA shapes, not {key}.shape = {c.shape}", f"{key}.size"
+        )
+    elif c.shape == "box" and c.box is None:
+        raise ConfigError(
+            f"{key}.box = [a, b, c] (m) is required with {key}.shape = 'box'", f"{key}.box"
+        )
+    elif c.shape == "file" and c.file is None:
+        raise ConfigError(f"{key}.file is required with {key}.shape = 'file'", f"{key}.file")
     try:
         if c.shape in ("eota221", "eota111"):
-            if c.box is not None or c.file is not None:
-                raise ValueError(f"rock.box and rock.file do not apply to rock.shape = {c.shape}")
-            mass = 780.0 if c.mass is None and c.size is None else c.mass
+            mass = DEFAULT_EOTA_MASS if c.mass is None and c.size is None else c.mass
             build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
             return build(size=c.size, mass=mass, density=c.density)
-        if c.size is not None:
-            raise ValueError(f"rock.size applies to the EOTA shapes, not rock.shape = {c.shape}")
         if c.shape == "box":
-            if c.box is None:
-                raise ValueError("rock.box = [a, b, c] (m) is required with rock.shape = 'box'")
             a, b, h = c.box
             return Rock.box(a, b, h, density=c.density, mass=c.mass)
-        if c.file is None:
-            raise ValueError("rock.file is required with rock.shape = 'file'")
-        path = Path(c.file)
-        return Rock.from_file(path if path.is_absolute() else base / path, c.density, c.mass)
-    except ValueError as err:
-        message = str(err)
-        if where != "rock":
-            message = message.replace("rock.", f"{where}.")
-        prefixed = message.startswith(f"{where}.") or message.startswith(f"{where}:")
-        raise ValueError(message if prefixed else f"{where}: {message}") from None
+        return Rock.from_file(_path(c.file, base), c.density, c.mass)
+    except (ValueError, OSError) as err:
+        raise ConfigError(str(err), f"{key}.file" if c.shape == "file" else key) from err
 
 
 def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
@@ -106,25 +123,25 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
         elif value is not None:
             values[name] = value
     if c.preset is not None and c.preset not in PRESETS:
-        raise ValueError(
-            f"soil.preset: unknown preset {c.preset!r}; choose one of {sorted(PRESETS)}"
+        raise ConfigError(
+            f"unknown preset {c.preset!r}; choose one of {sorted(PRESETS)}", "soil.preset"
         )
+    missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if getattr(c, n) is None]
+    if c.preset is None and missing:
+        raise ConfigError(
+            f"without soil.preset give {', '.join('soil.' + m for m in missing)}",
+            f"soil.{missing[0]}",
+        )
+    for name, path in rasters.items():
+        try:
+            terrain = terrain.with_soil(**{name: path})
+        except (ValueError, OSError) as err:
+            raise ConfigError(str(err), f"soil.{name}") from err
+        values[name] = terrain.soil[name]
     try:
-        if rasters:
-            terrain = terrain.with_soil(**rasters)
-            values.update({name: terrain.soil[name] for name in rasters})
-        if c.preset is not None:
-            soil = Soil.preset(c.preset, **values)
-        else:
-            missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if n not in values]
-            if missing:
-                raise ValueError(
-                    f"without soil.preset give {', '.join('soil.' + m for m in missing)}"
-                )
-            soil = Soil(**values)
-    except (ValueError, OSError) as err:
-        message = str(err)
-        raise ValueError(message if message.startswith("soil") else f"soil: {message}") from None
+        soil = Soil.preset(c.preset, **values) if c.preset is not None else Soil(**values)
+    except ValueError as err:
+        raise ConfigError(str(err), "soil") from None
     return soil, terrain
 
 
@@ -149,30 +166,31 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
     c = config.soil
     given = [f"soil.{n}" for n in FIELDS if getattr(c, n) is not None]
     if c.map is None or not c.classes:
-        raise ValueError("soil.map and soil.classes go together: give both, or neither")
+        raise ConfigError(
+            "soil.map and soil.classes go together: give both, or neither",
+            "soil.map" if c.map is None else "soil.classes",
+        )
     if given:
-        raise ValueError(
+        raise ConfigError(
             f"with soil.map give the soil parameters per class in [soil.classes], not "
-            f"{', '.join(given)}"
+            f"{', '.join(given)}",
+            given[0],
         )
     classes = {}
-    try:
-        for code, entry in c.classes.items():
+    for code, entry in c.classes.items():
+        try:
             if isinstance(entry, str):
                 classes[code] = Soil.preset(entry)
             else:
                 fields = entry.model_dump(exclude_none=True)
                 classes[code] = Soil.preset(fields.pop("preset"), **fields)
-    except ValueError as err:
-        raise ValueError(f"soil.classes.{code}: {err}") from None
+        except ValueError as err:
+            raise ConfigError(str(err), f"soil.classes.{code}") from None
     try:
         values = _class_map(c.map, terrain, base, "soil.map")
         return soil_from_class_map(values, classes, terrain)
     except (ValueError, OSError) as err:
-        message = str(err)
-        raise ValueError(
-            message if message.startswith("soil") else f"soil.map: {message}"
-        ) from None
+        raise ConfigError(str(err), "soil.map") from err
 
 
 def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) -> Soil:
@@ -180,10 +198,14 @@ def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) ->
     c = config.forest
     if c.map is None:
         if c.classes:
-            raise ValueError("forest.classes needs forest.map, the forest class raster")
+            raise ConfigError(
+                "forest.classes needs forest.map, the forest class raster", "forest.classes"
+            )
         return soil
     if not c.classes:
-        raise ValueError("forest.map needs [forest.classes]: the drag layer of each class")
+        raise ConfigError(
+            "forest.map needs [forest.classes]: the drag layer of each class", "forest.classes"
+        )
     classes = {}
     for code, entry in c.classes.items():
         try:
@@ -192,15 +214,12 @@ def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) ->
             else:
                 classes[code] = ForestDrag(**entry.model_dump())
         except ValueError as err:
-            raise ValueError(f"forest.classes.{code}: {err}") from None
+            raise ConfigError(str(err), f"forest.classes.{code}") from None
     try:
         values = _class_map(c.map, terrain, base, "forest.map")
         return with_forest(soil, values, classes, terrain)
     except (ValueError, OSError) as err:
-        message = str(err)
-        raise ValueError(
-            message if message.startswith("forest") else f"forest.map: {message}"
-        ) from None
+        raise ConfigError(str(err), "forest.map") from err
 
 
 def _landcover_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:
@@ -286,23 +305,27 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     if config.dem is not None and all(
         fields[n] is None for n in ("point", "line", "polygon", "areas")
     ):
-        raise ValueError(
+        raise ConfigError(
             "release.point (or release.line, release.polygon, release.areas, release.raster) is "
-            "required with a dem"
+            "required with a dem",
+            "release.point",
         )
-    release = Release.for_scenario(
-        config.scenario or ("slope40" if config.dem is None else ""), **fields
-    )
-    check_size(config.rocks, solver_options(config), config.run.chunk_size)
-    states = release.draw(terrain, config.rocks, config.seed)
     try:
-        barriers = barriers_from_config(config.barrier, terrain, base)
+        release = Release.for_scenario(
+            config.scenario or (DEFAULT_SCENARIO if config.dem is None else ""), **fields
+        )
+    except ValueError as err:
+        raise ConfigError(str(err), "release") from None
+    check_size(config.rocks, solver_options(config), config.run.chunk_size)
+    try:
+        states = release.draw(terrain, config.rocks, config.seed)
+    except ValueError as err:
+        raise ConfigError(str(err), "release") from err
+    barriers = barriers_from_config(config.barrier, terrain, base)
+    try:
         design = DesignFactors.from_config(config.design.model_dump())
-    except (ValueError, OSError) as err:
-        message = str(err)
-        raise ValueError(
-            message if message.startswith("barrier") else f"barrier: {message}"
-        ) from None
+    except ValueError as err:
+        raise ConfigError(str(err), "design") from None
     drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
     site = _site(config.rocks, rock.name, areas, classes, None if drawn is None else drawn.class_id)
     counting: dict[str, Any] = {}
@@ -360,7 +383,7 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     data["solver"] = {name: getattr(options, name) for name in data["solver"]}
     data["scheme"], data["dt"], data["t_max"] = options.scheme, options.dt, options.t_max
     if data["dem"] is None and data["scenario"] is None:
-        data["scenario"] = "slope40"
+        data["scenario"] = DEFAULT_SCENARIO
     release = dataclasses.asdict(setup.release)
     data["release"] = {k: _plain(v) for k, v in release.items() if v is not None}
     rock = ensemble.shapes[0]
@@ -422,11 +445,12 @@ def _release_areas(config: RockfallConfig, terrain: Terrain, base: Path) -> Rele
     r = config.release
     file_keys = [k for k in AREA_FILE_KEYS if getattr(r, k) is not None]
     if r.areas is not None and r.raster is not None:
-        raise ValueError("release: give release.areas or release.raster, not both")
+        raise ConfigError("give release.areas or release.raster, not both", "release.raster")
     if r.areas is None and file_keys:
-        raise ValueError(
+        raise ConfigError(
             f"release.{', release.'.join(file_keys)} applies to release areas read from a "
-            "vector file (release.areas = ...)"
+            "vector file (release.areas = ...)",
+            f"release.{file_keys[0]}",
         )
     try:
         if r.areas is not None:
@@ -442,9 +466,8 @@ def _release_areas(config: RockfallConfig, terrain: Terrain, base: Path) -> Rele
         if r.raster is not None:
             return ReleaseAreas.from_raster(_path(r.raster, base), terrain, config.rocks)
     except (ValueError, OSError) as err:
-        message = str(err)
         key = "release.areas" if r.areas is not None else "release.raster"
-        raise ValueError(message if message.startswith(key) else f"{key}: {message}") from None
+        raise ConfigError(str(err), key) from err
     return None
 
 
@@ -458,22 +481,28 @@ def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
         return None
     classes = []
     for k, c in enumerate(config.rock.classes):
-        where = f"rock.classes[{k}] ({c.name})"
+        key = f"rock.classes.{k}"
         distribution = None
         mass, density = c.mass, c.density
-        if isinstance(c.volume, float | int):
-            density = density or ROCK_DENSITY
-            mass = density * float(c.volume)
-        elif c.volume is not None:
-            v = c.volume
-            distribution = VolumeDistribution(
-                v.distribution, v.median, v.sigma, v.exponent, v.min, v.max
+        try:
+            if isinstance(c.volume, float | int):
+                density = density or ROCK_DENSITY
+                mass = density * float(c.volume)
+            elif c.volume is not None:
+                v = c.volume
+                distribution = VolumeDistribution(
+                    v.distribution, v.median, v.sigma, v.exponent, v.min, v.max
+                )
+            section = SimpleNamespace(
+                shape=c.shape, mass=mass, size=c.size, density=density, box=c.box, file=c.file
             )
-        section = SimpleNamespace(
-            shape=c.shape, mass=mass, size=c.size, density=density, box=c.box, file=c.file
-        )
-        shape = rock_from_section(section, base, where)
-        classes.append(RockClass(c.name, shape, float(c.share), distribution))
+            shape = rock_from_section(section, base, key)
+            classes.append(RockClass(c.name, shape, float(c.share), distribution))
+        except ValueError as err:
+            raise ConfigError(
+                f"{err} (rock class {c.name!r})",
+                err.key if isinstance(err, ConfigError) else key,
+            ) from err
     return classes
 
 

@@ -11,8 +11,9 @@ Three things, as in MuJoCo's ``mjModel`` / ``mjData`` / ``mjOption``:
 * the state of one rock: ``STATE_SIZE`` floats in the ``S_*`` layout (:func:`initial_state`),
   owned and updated by the rock.
 
-Defaults are those of Leine et al. 2021 (seed 000) where the paper gives them (dt = 2 ms); the
-rest criterion, tolerances and caps are tumble's (not published for RAMMS) and exposed here.
+The defaults of the settings are spelled once, in :mod:`tumble.solver_defaults` (the run
+configuration's schema takes them from there too): those of Leine et al. 2021 (seed 000) where the
+paper gives them (dt = 2 ms), tumble's for the rest criterion, tolerances and caps.
 """
 
 from __future__ import annotations
@@ -31,6 +32,19 @@ from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import FIELDS, Soil
 from tumble.rockfall.step.surface import surface, surface_batch
 from tumble.rotation.quaternion import Quat, q_rotate, quat_to_matrix
+from tumble.solver_defaults import (
+    DT,
+    GAP_TOL,
+    GRAVITY,
+    NEWTON_MAX_ITER,
+    NEWTON_TOL,
+    PGS_MAX_ITER,
+    PGS_TOL,
+    REST_SPEED,
+    REST_TIME,
+    SCHEME,
+    T_MAX,
+)
 
 #: the rotation schemes of the rockfall step (Leine et al. 2021, eq. 79-83 and 84-87)
 ROCKFALL_SCHEMES = (SchemeId.EXPLICIT, SchemeId.IMPLICIT)
@@ -69,27 +83,6 @@ O_DT, O_GRAVITY, O_NEWTON_TOL, O_NEWTON_MAX_ITER, O_PGS_TOL, O_PGS_MAX_ITER, O_S
 O_GAP_TOL = 7
 N_OPTIONS = 8
 
-#: gravitational acceleration, m/s^2, along -z
-GRAVITY = 9.81
-#: default time step, s (Leine et al. 2021)
-DT = 0.002
-#: default duration of a rock, s
-T_MAX = 60.0
-#: rest: kinetic energy at or below m REST_SPEED^2 / 2 for REST_TIME seconds
-REST_SPEED = 0.01
-REST_TIME = 1.0
-#: projected Gauss-Seidel: relative tolerance on the percussions and sweep cap per step
-PGS_TOL = 1e-10
-PGS_MAX_ITER = 500
-#: Gauss-Seidel tolerance of ensembles (relative change of the percussions between two sweeps).
-#: 1e-6 leaves the percussions, and so the velocities, with relative errors of about 1e-6 per
-#: impact, far below the spread of an ensemble; it halves the sweeps of rolling contacts.
-ENSEMBLE_PGS_TOL = 1e-6
-#: Newton iteration of the implicit free rotation (eq. 84)
-NEWTON_TOL = 1e-14
-NEWTON_MAX_ITER = 50
-#: a vertex contact counts as closed when its gap is at most this, m (round-off of resting contacts)
-GAP_TOL = 1e-8
 #: initial quaternions whose norm differs from 1 by more are refused (others are normalised)
 UNIT_TOLERANCE = 1e-3
 #: a hull vertex deeper than this below the terrain at the start is refused, m
@@ -109,7 +102,7 @@ class Options:
     closed when its gap is at most this.
     """
 
-    scheme: str = "implicit"
+    scheme: str = SCHEME
     dt: float = DT
     t_max: float = T_MAX
     gravity: float = GRAVITY

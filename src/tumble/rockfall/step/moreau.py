@@ -85,6 +85,17 @@ from tumble.freerot.implicit_midpoint import (
     symmetry_axes,
     turn_increment,
 )
+from tumble.rockfall.soil import (
+    BETA,
+    DRAG,
+    DRAG_HEIGHT,
+    DRAG_TORQUE,
+    KAPPA,
+    MU_MAX,
+    MU_MIN,
+    RESTITUTION,
+    ROLLING,
+)
 from tumble.rockfall.status import (
     LEFT_DOMAIN,
     NEWTON_NOT_CONVERGED,
@@ -156,11 +167,6 @@ N_BOUNDS = 24
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
 
-#: soil fields in the packed soil arrays (see :mod:`tumble.rockfall.soil`)
-_MU_MIN, _MU_MAX, _KAPPA, _BETA, _RESTITUTION, _DRAG, _DRAG_TORQUE, _DRAG_HEIGHT, _ROLLING = range(
-    9
-)
-
 
 @jit_leaf
 def rolling_impulse(
@@ -221,9 +227,9 @@ def friction(
 ) -> float:
     """Friction coefficient at (x, y) after the slippage s (L14 eq. 51):
     ``mu_min + (2 / pi) (mu_max - mu_min) atan(kappa s)``."""
-    mu_min = soil_param(_MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
-    mu_max = soil_param(_MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
-    kappa = soil_param(_KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu_min = soil_param(MU_MIN, soil_values, soil_index, soil_rasters, grid, x, y)
+    mu_max = soil_param(MU_MAX, soil_values, soil_index, soil_rasters, grid, x, y)
+    kappa = soil_param(KAPPA, soil_values, soil_index, soil_rasters, grid, x, y)
     return mu_min + (2.0 / math.pi) * (mu_max - mu_min) * math.atan(kappa * slippage)
 
 
@@ -401,7 +407,7 @@ def rock_step(
     above = r_m[2] - bounds[B_A] - g_x * (x - bounds[B_X]) - g_y * (y - bounds[B_Y])
 
     # drag layer at the centre of mass
-    drag_height = soil_param(_DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y)
+    drag_height = soil_param(DRAG_HEIGHT, soil_values, soil_index, soil_rasters, grid, x, y)
     if cached and above >= drag_height:
         in_drag = False  # the terrain below lies lower than the plane
     else:
@@ -412,8 +418,8 @@ def rock_step(
     c_v = 0.0
     c_r = 0.0
     if in_drag:
-        c_v = soil_param(_DRAG, soil_values, soil_index, soil_rasters, grid, x, y)
-        c_r = soil_param(_DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
+        c_v = soil_param(DRAG, soil_values, soil_index, soil_rasters, grid, x, y)
+        c_r = soil_param(DRAG_TORQUE, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # closed contacts and force directions at the midpoint (L14 eq. 7-8, 25-27); none when the
     # rock lies above the plane: a vertex P at height above + m . K_r_SP over it, with
@@ -459,7 +465,7 @@ def rock_step(
         if penetrated(contacts, n_closed, radius):
             return PENETRATED
         mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
-        eps_n = soil_param(_RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
+        eps_n = soil_param(RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
     # (mass + h c_v = mass exactly without drag: the cached inverse is the same number)
@@ -514,7 +520,7 @@ def rock_step(
     # rolling resistance: an angular impulse against the rotation while in contact
     rolling = (0.0, 0.0, 0.0)
     if n_closed > 0:
-        mu_r = soil_param(_ROLLING, soil_values, soil_index, soil_rasters, grid, x, y)
+        mu_r = soil_param(ROLLING, soil_values, soil_index, soil_rasters, grid, x, y)
         if mu_r > 0.0:
             w_free, rolling = rolling_impulse(mu_r, vertices, contacts, rot_inv, w_free)
 
@@ -556,13 +562,13 @@ def rock_step(
     if n_closed > 0:
         s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
     elif s_b != 0.0:
-        if soil_index[_BETA] < 0:
+        if soil_index[BETA] < 0:
             decay = bounds[B_DECAY]
             if math.isnan(decay):
-                decay = math.exp(-soil_values[_BETA] * dt)
+                decay = math.exp(-soil_values[BETA] * dt)
                 bounds[B_DECAY] = decay
         else:
-            beta = soil_param(_BETA, soil_values, soil_index, soil_rasters, grid, x, y)
+            beta = soil_param(BETA, soil_values, soil_index, soil_rasters, grid, x, y)
             decay = math.exp(-beta * dt)
         s_e = s_b * decay
     else:
