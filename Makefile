@@ -5,20 +5,25 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB := src/tumble/web
 
-.PHONY: demo test lint setup clean bench
+.PHONY: demo test lint setup clean bench vendor
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(BIN)/python pyproject.toml | $(WEB)/node_modules
+$(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)
 
-# three.js and lil-gui for the Poinsot view, pinned in package-lock.json (npm registry)
+# three.js and lil-gui as pinned in package-lock.json (npm registry): the package ships the files
+# the pages load in $(WEB)/vendor; the tests check that copy against these
 $(WEB)/node_modules: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $@
+
+# copy the files the pages load from node_modules into the package (after a version bump)
+vendor: $(STAMP) $(WEB)/node_modules
+	$(BIN)/python -m tumble.web.assets
 
 setup: $(STAMP)
 
@@ -31,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --config pyproject.toml
 	$(BIN)/mypy
 
-test: lint
+test: lint $(WEB)/node_modules
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

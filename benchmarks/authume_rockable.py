@@ -27,7 +27,10 @@ from tumble.validation import authume
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--extract", help="the SIM_Trajectories folder to rebuild the table from")
-    parser.add_argument("--data-dir", help="the Authume data directory (default data/authume)")
+    parser.add_argument(
+        "--data-dir",
+        help="the Authume data directory (default: $TUMBLE_AUTHUME_DATA, else the package's copy)",
+    )
     args = parser.parse_args()
     if args.extract:
         out = authume.reference_file(args.data_dir)

@@ -1,6 +1,7 @@
 """Authume field data: mesh files, the rasterised DEM and its zones, blocks, releases, profiles."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +30,39 @@ def terrain():
 @pytest.fixture(scope="module")
 def triangles():
     return A.terrain_triangles()
+
+
+# --- the data directory -----------------------------------------------------------------------
+
+
+def _data_set(folder):
+    """An otherwise empty folder that passes the data-set check."""
+    (folder / "Geometries" / "STL").mkdir(parents=True)
+    return folder
+
+
+def test_data_directory_lookup_order(tmp_path, monkeypatch):
+    """``data_dir``, else ``$TUMBLE_AUTHUME_DATA`` (the folder or its parent), else the copy in
+    the package, which holds the whole data set with its README."""
+    monkeypatch.delenv(A.DATA_ENV, raising=False)
+    packaged = A.data_directory()
+    assert packaged == A.PACKAGE_DATA
+    assert packaged.parent == Path(A.__file__).resolve().parent  # inside the package
+    for name in ("README.md", "Drop_conditions/orientations.txt", "EXP_endpoints/Endpoints_P2.txt"):
+        assert (packaged / name).is_file(), name
+    assert len(list((packaged / "Geometries" / "STL").glob("*.stl"))) == 7
+
+    given, from_env = _data_set(tmp_path / "given"), _data_set(tmp_path / "env" / "authume")
+    monkeypatch.setenv(A.DATA_ENV, str(from_env))
+    assert A.data_directory() == from_env
+    assert A.data_directory(given) == given
+    monkeypatch.setenv(A.DATA_ENV, str(from_env.parent))  # a folder holding authume/
+    assert A.data_directory() == from_env
+    monkeypatch.setenv(A.DATA_ENV, str(tmp_path / "nothing"))
+    with pytest.raises(ValueError, match=A.DATA_ENV):
+        A.data_directory()
+    monkeypatch.setenv(A.DATA_ENV, "")  # empty: unset
+    assert A.data_directory() == packaged
 
 
 # --- mesh files -------------------------------------------------------------------------------

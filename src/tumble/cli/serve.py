@@ -39,8 +39,5 @@ def run(args) -> int:
     require("uvicorn", "web", "tumble serve")
     from tumble.web.server import serve
 
-    try:
-        serve(args.port)
-    except RuntimeError as exc:  # front-end packages missing
-        raise ValueError(str(exc)) from None
+    serve(args.port)
     return 0

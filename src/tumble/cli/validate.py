@@ -89,7 +89,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--data-dir",
         default=None,
-        help="directory of the Authume data (default $TUMBLE_AUTHUME_DATA or data/authume)",
+        help="directory of the Authume data (default $TUMBLE_AUTHUME_DATA, else the copy "
+        "in the package)",
     )
     p.set_defaults(run=run)
 

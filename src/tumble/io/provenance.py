@@ -18,8 +18,11 @@ from tumble.io.run_folder import PROVENANCE
 
 
 def git_hash() -> str | None:
-    """The commit of the source tree, with ``-dirty`` if it has changes; None outside git."""
-    root = Path(tumble.__file__).resolve().parents[2]
+    """The commit of the source tree, with ``-dirty`` if it has changes; None outside git and
+    for an installed package (whose folder may lie inside someone else's repository)."""
+    root = Path(tumble.__file__).resolve().parents[2]  # the checkout of src/tumble
+    if not (root / ".git").exists():
+        return None
     try:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True

@@ -5,8 +5,8 @@ Routes:
 ``GET /``                 the page (``static/index.html``)
 ``GET /static/...``       the page's script and style
 ``GET /vendor/three/...``, ``GET /vendor/lil-gui/...``
-                          three.js and lil-gui from the ``node_modules`` folder that ``npm ci``
-                          fills next to ``package.json`` (nothing is fetched at run time)
+                          three.js and lil-gui as the package ships them (``vendor/``, see
+                          :mod:`tumble.web.assets`; nothing is fetched at run time)
 ``GET /api/health``       ``{"ok": true, "warm": bool}``; ``warm`` once the kernels are compiled
 ``GET /api/options``      schemes, shapes, axes and the default request
 ``POST /api/trajectory``  a :class:`tumble.web.scene.TrajectoryRequest` -> the scene JSON
@@ -44,13 +44,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from tumble.status import KernelError
+from tumble.web.assets import VENDOR_DIR, VENDOR_FILES, missing_vendor
 from tumble.web.scene import SHAPES, TrajectoryRequest, scene, scheme_table
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE / "static"
-NODE_MODULES = HERE / "node_modules"
-#: the npm packages served under /vendor/<name>/
-VENDOR = ("three", "lil-gui")
 HOST = "127.0.0.1"
 #: host names a request may be addressed to (the Host header, without the port)
 LOCAL_NAMES = ("127.0.0.1", "localhost")
@@ -156,9 +154,17 @@ class Guard:
                 self.heavy.release()
 
 
-def missing_vendor() -> list[str]:
-    """The npm packages that are not installed next to ``package.json``."""
-    return [name for name in VENDOR if not (NODE_MODULES / name / "package.json").is_file()]
+def mount_vendor(app: FastAPI) -> None:
+    """Serve the vendored front-end packages under ``/vendor/<name>/``; FileNotFoundError
+    naming the missing files when the package's copy is incomplete (a broken installation)."""
+    missing = missing_vendor()
+    if missing:
+        raise FileNotFoundError(
+            f"the package's front-end files {', '.join(missing)} are missing from {VENDOR_DIR}; "
+            "reinstall tumble"
+        )
+    for name in VENDOR_FILES:
+        app.mount(f"/vendor/{name}", StaticFiles(directory=VENDOR_DIR / name), name=name)
 
 
 def _warm_up(state: dict) -> None:
@@ -194,15 +200,10 @@ def create_app(warm_up: bool = True):
 
 def create_fastapi(warm_up: bool = True) -> FastAPI:
     """The FastAPI application without the guards."""
-    missing = missing_vendor()
-    if missing:
-        raise RuntimeError(
-            f"the front-end packages {', '.join(missing)} are not installed in {NODE_MODULES}; "
-            f"run `npm ci` in {HERE} (or `make setup`)"
-        )
     state = {"warm": not warm_up}
     app = FastAPI(title="tumble: Poinsot view", docs_url=None, redoc_url=None)
     app.state.tumble = state
+    mount_vendor(app)
     if warm_up:
         threading.Thread(target=_warm_up, args=(state,), daemon=True).start()
 
@@ -245,8 +246,6 @@ def create_fastapi(warm_up: bool = True) -> FastAPI:
             return _error(422, f"{req.scheme}: the request needs more memory than there is")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for name in VENDOR:
-        app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / name), name=name)
     return app
 
 
@@ -290,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         serve(args.port)
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -7,7 +7,7 @@ listens), binds 127.0.0.1, prints the address and serves:
 ``GET /``                         the page (``static/view/index.html``)
 ``GET /static/...``               its scripts and style
 ``GET /vendor/three/...``, ``GET /vendor/lil-gui/...``
-                                  three.js and lil-gui from ``node_modules`` (no CDN)
+                                  three.js and lil-gui as the package ships them (no CDN)
 ``GET /api/run``                  JSON: rock count, scheme, seed, summary line, warnings, the
                                   terrain grid, raster names, rock hull, trajectory and deposit
                                   layouts, release, barriers with statistics and design values
@@ -38,7 +38,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 
 from tumble.web.run_data import MAX_VERTICES, RunFolder
-from tumble.web.server import HOST, NODE_MODULES, STATIC, VENDOR, bind, missing_vendor
+from tumble.web.server import HOST, STATIC, bind, mount_vendor
 
 PAGE = STATIC / "view"
 BINARY = "application/octet-stream"
@@ -58,12 +58,6 @@ def create_view_app(
 ) -> FastAPI:
     """The app serving run folder ``run`` on ``port``; reads the folder's metadata now, so that
     a folder it cannot show raises ValueError here."""
-    missing = missing_vendor()
-    if missing:
-        raise ValueError(
-            f"the front-end packages {', '.join(missing)} are not installed in {NODE_MODULES}; "
-            f"run `npm ci` in {NODE_MODULES.parent} (or `make setup`)"
-        )
     folder = run if isinstance(run, RunFolder) else RunFolder(run, max_vertices)
     meta = folder.meta()
     hosts = allowed_hosts(port)
@@ -119,14 +113,14 @@ def create_view_app(
             return JSONResponse({"error": f"the run has no rock {k}"}, status_code=404)
 
     app.mount("/static", StaticFiles(directory=PAGE), name="static")
-    for name in VENDOR:
-        app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / name), name=name)
+    mount_vendor(app)
     return app
 
 
 def serve_view(run_dir: str | Path, port: int | None = None, log_level: str = "warning") -> None:
     """Serve the 3D view of ``run_dir`` on 127.0.0.1 until interrupted; prints the address once
-    the folder is read. ValueError when the folder cannot be shown or the port is taken."""
+    the folder is read. ValueError when the folder cannot be shown or the port is taken,
+    FileNotFoundError when the package's front-end files are missing."""
     import uvicorn
 
     folder = RunFolder(run_dir)
@@ -152,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         serve_view(args.run_dir, args.port)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -1,6 +1,6 @@
 """The Authume quarry full-scale rockfall tests, and simulations of them compared with the field.
 
-The tests (Garcia et al. 2022, Bourrier et al. 2021; ``data/authume/README.md``) released 41
+The tests (Garcia et al. 2022, Bourrier et al. 2021; ``dataset/README.md``) released 41
 blocks on profile P1 and 48 on P2 and surveyed where they stopped. This package reads the field
 data, builds the terrain and the releases, simulates the same releases with the engine and
 compares the stop points:
@@ -32,6 +32,7 @@ from tumble.validation.authume.data import (
     DATA_TO_TUMBLE,
     DENSITY,
     LAMBERT93_SHIFT,
+    PACKAGE_DATA,
     PROFILES,
     Q_DATA_TO_TUMBLE,
     AuthumeBlock,
@@ -136,6 +137,7 @@ __all__ = [
     "LAMBERT93_SHIFT",
     "MOVING_SPEED",
     "N_CYCLE",
+    "PACKAGE_DATA",
     "PROFILES",
     "Q_DATA_TO_TUMBLE",
     "REFERENCE_COLUMNS",

@@ -1,9 +1,11 @@
 """The Authume quarry full-scale rockfall tests: data files, frames, measured stop points, blocks.
 
-Field data of Garcia et al. 2022 and Bourrier et al. 2021 (``data/authume/README.md``): the
-terrain as three triangle meshes by substratum, four photogrammetric block shapes, four drop
-points per profile, 64 release orientations and the stop points, masses and sizes of 89 blocks
-released on two profiles, P1 (41 blocks) and P2 (48 blocks). This module reads the files; the
+Field data of Garcia et al. 2022 and Bourrier et al. 2021 (``dataset/README.md`` beside this
+module: source, citation, the files' columns): the terrain as three triangle meshes by
+substratum, four photogrammetric block shapes, four drop points per profile, 64 release
+orientations and the stop points, masses and sizes of 89 blocks released on two profiles, P1
+(41 blocks) and P2 (48 blocks). The data set ships inside the package (:data:`PACKAGE_DATA`);
+:func:`data_directory` says where it is read from. This module reads the files; the
 terrain is rasterised in :mod:`tumble.validation.authume.terrain` and the releases are drawn in
 :mod:`tumble.validation.authume.releases`.
 
@@ -63,6 +65,8 @@ from tumble.rotation.quaternion import quat_mul
 
 #: Environment variable naming the data directory when ``data_dir`` is not given.
 DATA_ENV = "TUMBLE_AUTHUME_DATA"
+#: The copy of the data set shipped inside the package (with its README: source and citation).
+PACKAGE_DATA = Path(__file__).resolve().parent / "dataset"
 
 #: Rotation from the data frame (y up) to tumble's frame (z up): ``X = x, Y = -z, Z = y``.
 DATA_TO_TUMBLE = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
@@ -86,13 +90,13 @@ PROFILES = ("p1", "p2")
 
 
 def data_directory(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory: ``data_dir``, else ``$TUMBLE_AUTHUME_DATA``, else the repository's
-    ``data/authume``; ValueError if it does not hold the data set."""
+    """The data directory, the first of: ``data_dir``; ``$TUMBLE_AUTHUME_DATA`` (the directory
+    itself or one holding it as ``authume/``); the copy in the package, :data:`PACKAGE_DATA`.
+    ValueError if the directory chosen does not hold the data set."""
     if data_dir is None:
-        data_dir = os.environ.get(DATA_ENV) or Path(__file__).resolve().parents[4] / "data"
-        data_dir = Path(data_dir)
-        if (data_dir / "authume").is_dir():
-            data_dir = data_dir / "authume"
+        data_dir = os.environ.get(DATA_ENV) or PACKAGE_DATA
+        if (Path(data_dir) / "authume").is_dir():
+            data_dir = Path(data_dir) / "authume"
     path = Path(data_dir)
     if not (path / "Geometries" / "STL").is_dir():
         raise ValueError(
