@@ -12,6 +12,7 @@ from scipy.stats import ks_2samp, wasserstein_distance
 from tumble.cli.main import main
 from tumble.rockfall.simulate import PGS_TOL, simulate
 from tumble.rockfall.soil import FIELDS
+from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation import authume as A
 from tumble.validation.authume import data as field_data
 
@@ -211,11 +212,9 @@ def test_crest_offsets_follow_the_drop_square_and_move_the_releases(profile):
         A.authume_releases(profile, 1, drop_offset=-0.5)
 
 
-def _single(profile, parameters, k, drop_offset, lever=A.VEGETATION_LEVER):
-    """Rock ``k`` of the default releases, simulated alone with the soil of its volume and a
-    rotational vegetation drag at ``lever`` (m): its run-out and trajectory."""
-    releases = A.authume_releases(profile, k + 1, drop_offset=drop_offset)
-    terrain = A.authume_terrain()
+def _simulate(releases, terrain, parameters, k, lever=A.VEGETATION_LEVER):
+    """Rock ``k`` of ``releases``, simulated alone with the soil of its volume and a rotational
+    vegetation drag at ``lever`` (m): its run-out and trajectory."""
     block = releases.blocks[releases.shape_names[releases.shape_id[k]]]
     table = parameters.table(releases.mass[k] / block.density)
     table["blue"]["drag_torque"] = table["blue"]["drag"] * lever**2
@@ -229,7 +228,15 @@ def _single(profile, parameters, k, drop_offset, lever=A.VEGETATION_LEVER):
         pgs_tol=PGS_TOL,
         t_max=A.T_MAX,
     )
-    return A.profile_coordinates(profile, trajectory.position[-1:, :2])[0, 0], trajectory
+    end = A.profile_coordinates(releases.profile, trajectory.position[-1:, :2])
+    return end[0, 0], trajectory
+
+
+def _single(profile, parameters, k, drop_offset, lever=A.VEGETATION_LEVER):
+    """Rock ``k`` of the default releases, simulated alone with the soil of its volume and a
+    rotational vegetation drag at ``lever`` (m): its run-out and trajectory."""
+    releases = A.authume_releases(profile, k + 1, drop_offset=drop_offset)
+    return _simulate(releases, A.authume_terrain(), parameters, k, lever)
 
 
 def test_a_block_dropped_at_the_crest_crosses_the_vegetated_slope():
@@ -281,31 +288,59 @@ def test_the_vegetated_slope_friction_keeps_elongated_blocks_tumbling():
 
 
 def test_the_rocky_slope_keeps_blocks_tumbling():
-    """Rocks 4 and 8 of P2 (SP1A, 569 and 541 kg) cross the Red talus below the cliff. With the
-    Gray factor 0.3 on Red (the set before, which tied Red to Gray) they slide down it on a flat
-    face, hardly turning (median |omega| on Red below 1 rad/s), and stop on the upper platform
-    before 47 m; with the published set on Red they tumble (above 5 rad/s) and, with no rolling
-    resistance on the hard zones, roll over the lower platform's rim and down the slope beyond
-    70 m."""
+    """The Red talus below P2's cliff with the Gray factor 0.3 (the set before, which tied Red
+    to Gray: "tied") and with the published set ("published"), the rest of the set before
+    (900 kg/s, vegetated factor 1.5, release 3.5 m beyond the crest, no rolling resistance). Every
+    rock of P2's 256 default releases is simulated alone with both sets; compared are the rocks
+    that spend more than 2 s on Red with both (180-185 rocks):
+
+    * spin on Red (each rock's median ``|omega|`` there): the median over the rocks is below
+      5 rad/s tied (3.2-3.6) and above 8 rad/s published (10.9-11.3), and the published set
+      turns faster for at least 90 % of the rocks (98-100 %);
+    * the peak on the upper platform: more than 15 % of the rocks stop before 47 m tied
+      (23-27 %), more than 3 in 4 of them SP1A slabs (86-91 %), and fewer than 8 % published
+      (1-3 %);
+    * the rim of the lower platform: without rolling resistance the tumbling blocks roll on,
+      and the share of rocks beyond 70 m is larger by more than 0.2 published (0.31-0.39;
+      55-62 % against 23-28 %).
+
+    The ranges are over three OpenBLAS kernels (Zen, SkylakeX, Sandybridge) and 1e-9 m shifts
+    of every release. No single trajectory is asserted: a block crossing the talus is chaotic,
+    and the last bit of its inertia or release quaternion (which differ between BLAS kernels)
+    or a 1e-9 m shift of its release decides whether it lands on a flat face and slides or
+    tips and tumbles: rock 8 (SP1A), once traced alone here, turns on Red at 0.2-5.8 rad/s tied
+    and stops at 50-80 m published over 24 releases moved by 1e-9 m or turned by 1e-12."""
     import dataclasses
 
     before = A.SoilParameters(900.0, 0.3, drop_offset=3.5, vegetated_friction=1.5)
+    sets = {"tied": dataclasses.replace(before, rocky_friction=0.3), "published": before}
     terrain = A.authume_terrain()
-    for k in (4, 8):
-        runout = {}
-        for name, parameters in (
-            ("tied", dataclasses.replace(before, rocky_friction=0.3)),
-            ("published", before),
-        ):
-            runout[name], trajectory = _single("p2", parameters, k, 3.5)
-            assert trajectory.status == "stopped"
+    releases = A.authume_releases("p2", drop_offset=before.drop_offset)
+    n = len(releases.mass)
+    regular = {status_name(code) for code in REGULAR}
+    runout = {name: np.empty(n) for name in sets}
+    red_seconds = {name: np.empty(n) for name in sets}
+    spin = {name: np.zeros(n) for name in sets}
+    for name, parameters in sets.items():
+        for k in range(n):
+            runout[name][k], trajectory = _simulate(releases, terrain, parameters, k)
+            assert trajectory.status in regular
             xy = trajectory.position[:, :2]
             on_red = np.abs(terrain.sample("zone", xy[:, 0], xy[:, 1]) - 3.0) < 0.5
-            assert on_red.sum() * trajectory.dt > 2.0
-            spin = np.median(np.linalg.norm(trajectory.omega[on_red], axis=1))
-            assert spin < 1.0 if name == "tied" else spin > 5.0
-        assert runout["tied"] < 47.0
-        assert runout["published"] > 70.0
+            red_seconds[name][k] = on_red.sum() * trajectory.dt
+            if on_red.any():
+                spin[name][k] = np.median(np.linalg.norm(trajectory.omega[on_red], axis=1))
+    crossing = (red_seconds["tied"] > 2.0) & (red_seconds["published"] > 2.0)
+    assert crossing.sum() > 150
+    tied, published = spin["tied"][crossing], spin["published"][crossing]
+    assert np.median(tied) < 5.0 and np.median(published) > 8.0
+    assert np.mean(published > tied) > 0.9
+    early = {name: runout[name][crossing] < 47.0 for name in sets}
+    slab = np.array([releases.shape_names[i] == "SP1A" for i in releases.shape_id])[crossing]
+    assert early["tied"].mean() > 0.15 and early["published"].mean() < 0.08
+    assert slab[early["tied"]].mean() > 0.75
+    beyond = {name: np.mean(runout[name][crossing] > 70.0) for name in sets}
+    assert beyond["published"] - beyond["tied"] > 0.2
 
 
 def test_the_stored_calibration_meets_the_field_goals_on_both_profiles():
