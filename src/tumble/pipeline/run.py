@@ -39,7 +39,12 @@ from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
 from tumble.rockfall.hazard.design import add_barrier_statistics
-from tumble.rockfall.site.from_config import RunSetup, build_run, resolved_config
+from tumble.rockfall.site.from_config import (
+    DEFAULT_SCENARIO,
+    RunSetup,
+    build_run,
+    resolved_config,
+)
 
 
 @dataclass
@@ -141,7 +146,8 @@ class RockfallRun:
         result = chunk_run.reduction.result(chunk_run.wall_time)
         # hazard products, from the engine's results
         add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
-        result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
+        default = DEFAULT_SCENARIO if config.dem is None else None
+        result.summary["scenario"] = config.scenario or default
         result.summary["sessions"] = len(chunk_run.sessions)
         zoning = setup.site.apply(result)
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
