@@ -53,8 +53,8 @@ MAX_BATCHES = 10_000
 #: about this many points stand for the release areas in :meth:`ReleaseAreas.footprint` (at
 #: least :data:`FOOTPRINT_AREA_POINTS` per polygon area), and at most this many for a source
 #: raster (more releasing cells are gathered into bins)
-FOOTPRINT_POINTS = 4096
-FOOTPRINT_AREA_POINTS = 64
+FOOTPRINT_POINTS = 1024
+FOOTPRINT_AREA_POINTS = 32
 
 
 def largest_remainder(weights: Sequence[float], total: int) -> np.ndarray:
