@@ -1,5 +1,7 @@
 """RockfallRun: the library call the command line makes gives the command line's folder; what the
-folder stores for its readers (geometry.json) is what the run used, bit for bit."""
+folder stores for its readers (geometry.json) is what the run used, bit for bit, the barriers'
+uphill sides and the release footprint included; a line replayed on the run gets the side of
+the run's release, or the one given."""
 
 import json
 
@@ -61,6 +63,17 @@ def test_geometry_holds_the_bodies_and_barriers_the_run_used(library_run):
         np.testing.assert_array_equal(vertices[k], ensemble.rock(k).vertices)
     assert barriers_from_geometry(record) == ensemble.barriers
     assert record["release"]["kind"] == "point"
+    # the release point x = 10 lies left of the line x = 40 drawn along +y
+    assert record["release"]["footprint"] == {"points": [[10.0, 0.0]], "weights": [1.0]}
+    [side] = record["barriers"]
+    assert (side["uphill"], side["uphill_from"], side["release_share_uphill"]) == (
+        "left",
+        "release",
+        1.0,
+    )
+    [stats] = outcome.summary["barriers"]
+    assert (stats["uphill"], stats["uphill_from"]) == ("left", "release")
+    assert stats["crossings_downslope"] >= stats["rocks_crossing"] > 0
     hull = shape_of(record, 0)
     assert hull["mass_kg"] == ensemble.rock(0).mass
     # every hull vertex is a vertex of the rock; the triangles index them
@@ -95,3 +108,47 @@ def test_a_folder_without_geometry_is_refused_by_the_replay(library_run, tmp_pat
     with pytest.raises(ValueError, match=r"geometry\.json"):
         replay_barriers(copy, out=tmp_path / "replay")
     assert not (tmp_path / "replay").exists()
+
+
+def test_a_new_line_replayed_gets_the_side_of_the_run_s_release(library_run, tmp_path):
+    """The line x = 40 drawn the other way (from y = 19 to y = -19): the release now lies on its
+    right, so the right is uphill and the replay counts what the run's own line counts. Given
+    ``uphill = "left"`` instead, every crossing is upslope, no rock counts, and a warning says
+    the release lies on the other side."""
+    _, outcome = library_run
+    reverse = {"name": "reverse", "line": LINE[::-1]}
+    decided = replay_barriers(outcome.folder, [reverse], tmp_path / "decided", figures=False)
+    [stats] = decided.barriers
+    own = outcome.summary["barriers"][0]
+    assert (stats["uphill"], stats["uphill_from"]) == ("right", "release")
+    for key in ("rocks_crossing", "crossings_downslope", "crossings_upslope"):
+        assert stats[key] == own[key], key
+    given = replay_barriers(
+        outcome.folder, [{**reverse, "uphill": "left"}], tmp_path / "given", figures=False
+    )
+    [stats] = given.barriers
+    assert (stats["uphill"], stats["uphill_from"]) == ("left", "configuration")
+    assert stats["rocks_crossing"] == 0
+    assert stats["crossings_upslope"] == own["crossings_downslope"]
+    assert any("uphill = 'left' is given, but only 0 %" in w for w in given.warnings)
+
+
+def test_a_run_without_stored_sides_replays_with_the_kept_rocks_starts(library_run, tmp_path):
+    """geometry.json of an earlier version (no footprint, no sides): the run's own line gets the
+    side the kept rocks start on, the same as the run's, and a warning says so."""
+    import shutil
+
+    _, outcome = library_run
+    copy = tmp_path / "copy"
+    shutil.copytree(outcome.folder, copy)
+    record = json.loads((copy / "geometry.json").read_text())
+    del record["release"]["footprint"]
+    for barrier in record["barriers"]:
+        for key in ("uphill", "uphill_from", "release_share_uphill", "release_share_downslope"):
+            del barrier[key]
+    (copy / "geometry.json").write_text(json.dumps(record))
+    replay = replay_barriers(copy, out=tmp_path / "replay", figures=False)
+    [stats] = replay.barriers
+    assert stats["uphill"] == "left"
+    assert stats["rocks_crossing"] == outcome.summary["barriers"][0]["rocks_crossing"]
+    assert any("the side the kept rocks start on" in w for w in replay.warnings)

@@ -89,12 +89,24 @@ def fake_run(terrain: Terrain) -> tuple[dict, dict, dict]:
             {
                 "name": "fence A",
                 "kind": "net",
+                "uphill": "left",
+                "uphill_from": "release",
+                "release_share_uphill": 0.97,
                 "rocks_crossing": 996,
                 "fraction_crossing": 0.996,
+                "crossings_downslope": 1010,
+                "crossings_upslope": 14,
                 "kinetic_energy_kJ": {"p95": 250.0, "p95_ci": [240.0, 260.0]},
                 "design": {"E_d_kJ": 300.0, "h_d_m": 2.1, "energy_ok": True, "height_ok": False},
             },
-            {"name": "fence B", "kind": "line", "rocks_crossing": 500, "fraction_crossing": 0.5},
+            {
+                "name": "fence B",
+                "kind": "line",
+                "uphill": "right",
+                "uphill_from": "configuration",
+                "rocks_crossing": 500,
+                "fraction_crossing": 0.5,
+            },
         ],
         "classes": [{"class": "0.5-1 m3", "n_rocks": 50}, {"class": "1-2 m3", "n_rocks": 30}],
         "wall_time_s": 1.25,
@@ -192,6 +204,10 @@ def test_report_page_offline_with_warnings_first(tmp_path):
     assert re.search(r"280(\.0)?\s*<span class=\"ci\">\[262\.2, 291\.5\]</span>", text)
     assert "fence A" in text and "996 (99.6 %)" in text and "250 [240, 260]" in text
     assert "energy ok, height NOT ok" in text
+    # the side the rocks come from, and the crossings both ways
+    assert "rocks come from (side seen along the line)" in text
+    assert "left (release 97 %)" in text and "right (given)" in text
+    assert "1010 / 14" in text
     assert "0.5-1 m3" in text
     assert "[release]" in text and "EPSG:2056" in text
 

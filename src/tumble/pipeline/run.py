@@ -39,6 +39,7 @@ from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
 from tumble.rockfall.hazard.design import add_barrier_statistics
+from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import (
     DEFAULT_SCENARIO,
     RunSetup,
@@ -145,7 +146,14 @@ class RockfallRun:
         reduce_start = time.perf_counter()
         result = chunk_run.reduction.result(chunk_run.wall_time)
         # hazard products, from the engine's results
-        add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
+        add_barrier_statistics(
+            result,
+            ensemble.barriers,
+            setup.design,
+            config.seed,
+            sides=side_records(setup.barrier_sides) or None,
+        )
+        result.summary["warnings"] += list(setup.barrier_warnings)
         default = DEFAULT_SCENARIO if config.dem is None else None
         result.summary["scenario"] = config.scenario or default
         result.summary["sessions"] = len(chunk_run.sessions)
@@ -169,7 +177,7 @@ class RockfallRun:
                     crs,
                     list(setup.site.class_names),
                 )
-            geometry = run_geometry(ensemble, setup.release, kept)
+            geometry = run_geometry(ensemble, setup.release, kept, setup.barrier_sides)
             staged.geometry.write_text(json.dumps(geometry) + "\n")
             first = ensemble.trajectory(0, save_every=1)
             if ensemble.n_rocks == 1:

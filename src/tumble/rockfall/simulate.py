@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
@@ -223,7 +223,8 @@ def simulate(
     Every ``save_every``-th step is saved, and always the final one. See the module docstring
     for the stopping rules. ``barriers``: lines and nets of :mod:`tumble.rockfall.barriers`,
     whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.step.nets`);
-    a net may catch the rock (status ``caught``).
+    a net may catch the rock (status ``caught``); a barrier without an ``uphill`` side has the
+    side the rock starts on as its uphill side.
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)
     check_steps(opts)
@@ -252,8 +253,9 @@ def simulate(
     out_state = np.zeros((capacity, STATE_SIZE))
     out_diag = np.zeros((capacity, N_SAVED_DIAG))
     contacts = np.zeros((model.vertices.shape[0], NCOL))
-    barriers = tuple(barriers)
-    nets = pack_nets(terrain, pack_barriers(barriers)) if barriers else no_nets()
+    # a barrier without an uphill side: the side the rock starts on
+    barriers = with_uphill(tuple(barriers), state[S_R : S_R + 2])
+    nets = pack_nets(pack_barriers(barriers)) if barriers else no_nets()
     start = state.copy()
     crossings = np.zeros((64 if barriers else 0, N_XCOLS))
     while True:

@@ -401,9 +401,25 @@ def _relative(directory: Path, figure: str | os.PathLike) -> tuple[Path, str]:
     return full, relative.as_posix()
 
 
+def barrier_side(b: Mapping[str, Any]) -> str:
+    """The side a barrier's rocks come from, as the report shows it: ``"left (release 100 %)"``,
+    ``"right (configured)"``; seen along the line from its first point to its last."""
+    uphill = b.get("uphill")
+    if uphill is None:
+        return "n/a"
+    source = b.get("uphill_from")
+    share = b.get("release_share_uphill")
+    if source == "release" and share is not None:
+        return f"{uphill} (release {percent(share)})"
+    if source in ("configuration", "file"):
+        return f"{uphill} (given{'' if share is None else f'; release {percent(share)}'})"
+    return str(uphill)
+
+
 def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
-    """One flat row per barrier of ``summary["barriers"]``: crossings, the percentiles a fence
-    is designed for with their intervals, and the design values with their verification."""
+    """One flat row per barrier of ``summary["barriers"]``: the side its rocks come from,
+    crossings both ways, the percentiles a fence is designed for with their intervals, and the
+    design values with their verification."""
 
     def cell(stats: Mapping[str, Any] | None, key: str, digits: int) -> str:
         if not stats or stats.get(key) is None:
@@ -423,8 +439,12 @@ def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str
             {
                 "barrier": str(b.get("name")),
                 "kind": str(b.get("kind")),
+                "rocks come from (side seen along the line)": barrier_side(b),
                 "rocks crossing": (
                     f"{b.get('rocks_crossing')} ({percent(b.get('fraction_crossing'))})"
+                ),
+                "crossings down / up": (
+                    f"{b.get('crossings_downslope', 'n/a')} / {b.get('crossings_upslope', 'n/a')}"
                 ),
                 "energy p95 (kJ)": cell(b.get("kinetic_energy_kJ"), "p95", 0),
                 "energy p99 (kJ)": cell(b.get("kinetic_energy_kJ"), "p99", 0),

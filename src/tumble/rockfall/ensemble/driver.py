@@ -38,7 +38,7 @@ import numpy as np
 
 from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
-from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
 from tumble.rockfall.ensemble.kernels import (
@@ -223,6 +223,8 @@ class Ensemble:
         self.barriers = tuple(barriers)
         if not all(isinstance(b, Barrier) for b in self.barriers):
             raise ValueError("barriers must be Barrier objects (tumble.rockfall.barriers)")
+        # a barrier without an uphill side: the side the rocks start on
+        self.barriers = with_uphill(self.barriers, states.position)
         model = pack_model(terrain, self.shapes[0], soil, self.options)
         counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
         table = np.zeros((len(self.shapes), int(counts.max()), 3))
@@ -264,9 +266,7 @@ class Ensemble:
             "states": initial,
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
-            "nets": pack_nets(terrain, pack_barriers(self.barriers))
-            if self.barriers
-            else no_nets(),
+            "nets": pack_nets(pack_barriers(self.barriers)) if self.barriers else no_nets(),
         }
 
     # --- settings ------------------------------------------------------------------------------
