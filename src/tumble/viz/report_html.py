@@ -27,7 +27,16 @@ STATISTICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("kinetic energy (translation + rotation)", "kJ", ("kinetic_energy_kJ", "rock_max")),
     ("velocity of the centre of mass", "m/s", ("velocity_ms", "rock_max")),
     ("rotational velocity", "rev/s", ("rotational_velocity_rps", "rock_max")),
-    ("jump height of the centre of mass", "m", ("jump_height_m", "rock_max")),
+    (
+        "jump height of the centre of mass (flights after the first contact)",
+        "m",
+        ("jump_height_m", "rock_max"),
+    ),
+    (
+        "release drop (centre of mass above the terrain before the first contact)",
+        "m",
+        ("release_drop_m",),
+    ),
     ("run-out (horizontal, release to final point)", "m", ("runout_m",)),
     ("lateral spread (offset across the main direction)", "m", ("lateral_spread_m",)),
 )
@@ -238,7 +247,8 @@ def _path_statistics(summary: Mapping[str, Any]) -> str:
         return ""
     return (
         "<h3>Along the paths</h3><p class='note'>Mean and standard deviation over the saved "
-        "samples of the moving rocks (the jump height over the samples in flight).</p>"
+        "samples of the moving rocks (the jump height over the samples in flight after the "
+        "first contact: the fall from the release is not a jump).</p>"
         + _table(["quantity", "unit", "mean", "std", "samples"], rows)
     )
 

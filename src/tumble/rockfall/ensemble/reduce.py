@@ -18,6 +18,13 @@ Statistics (``summary.json``), for ``kinetic_energy_kJ``, ``velocity_ms``,
 * ``rock_max``: mean, std, p50, p95 and max over the rocks of each rock's maximum (exact: the
   per-rock maxima are kept).
 
+The jump height is the height of the centre of mass above the terrain in the flights that follow
+a rock's first contact with the terrain; the fall from the release point before it is not a jump
+(:mod:`tumble.rockfall.ensemble.kernels`). That fall is ``release_drop_m`` (mean, std, p50, p95,
+max over the rocks; per rock in ``deposits.csv``): the largest height of the centre of mass above
+the terrain from the release to the first contact. A rock that never touched the terrain has no
+jump height (NaN).
+
 ``runout_m``: horizontal distance from the release point to the final point (mean, std, p50, p95,
 max) over the rocks that ended regularly (stopped, left the DEM, or reached t_max; the final point
 of a rock that left is where it left). ``lateral_spread_m``: std and p95 of the absolute offsets
@@ -46,6 +53,8 @@ from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.kernels import (
+    M_DROP,
+    N_MAXIMA,
     Q_ENERGY,
     Q_JUMP,
     Q_ROTATION,
@@ -286,7 +295,7 @@ class RunReduction:
             for name in ("status", "steps", "contact_steps", "pgs_caps")
         }
         self._position = np.full((n, 3), np.nan)
-        self._maxima = np.full((n, 4), np.nan)
+        self._maxima = np.full((n, N_MAXIMA), np.nan)
         self._path = np.zeros((n, 4, 3))
         self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._cells = CellMerger()
@@ -316,12 +325,19 @@ class RunReduction:
                 f"chunk of rocks {rock.min()}..{rock.max()} is outside the "
                 f"{self._seen.size} rocks or repeats rocks already reduced"
             )
+        maxima = np.asarray(chunk["maxima"])
+        if maxima.shape != (rock.size, N_MAXIMA):
+            raise ValueError(
+                f"the chunk of rocks {rock.min()}..{rock.max()} was computed by an earlier "
+                "version of tumble (its jump heights count the fall from the release point and "
+                "it holds no release drop); run again with --force"
+            )
         self._seen[rock] = True
         self._chunks += 1
         for name, column in self._ints.items():
             column[rock] = chunk[name]
         self._position[rock] = np.asarray(chunk["final_state"])[:, S_R : S_R + 3]
-        self._maxima[rock] = chunk["maxima"]
+        self._maxima[rock] = maxima
         self._path[rock] = chunk["path"]
         crossing_rock = np.asarray(chunk["crossing_rock"], dtype=np.int64)
         if crossing_rock.size:
@@ -381,6 +397,7 @@ class RunReduction:
                 },
                 "rock_max": _stats(maxima[:, q] * factor, (50, 95)),
             }
+        summary["release_drop_m"] = _stats(maxima[:, M_DROP], (50, 95))
         summary["runout_m"] = _stats(runout, (50, 95))
         offsets = np.abs(lateral)
         summary["lateral_spread_m"] = {
@@ -427,6 +444,7 @@ class RunReduction:
             "velocity_max_ms": maxima[:, Q_SPEED],
             "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
             "jump_height_max_m": maxima[:, Q_JUMP],
+            "release_drop_m": maxima[:, M_DROP],
         }
         crossings = None
         if ensemble.barriers:
