@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V
+from tumble.rockfall.step.surface import bilinear_batch
 from tumble.rotation.quaternion import quat_mul, quat_normalize, quat_rotate
 
 #: the kinds of exit, in the order of every table
@@ -115,6 +116,19 @@ class Outside:
         }
 
 
+def on_terrain(terrain: Any, x: Any, y: Any) -> np.ndarray:
+    """Whether each point (x, y) lies on the terrain's surface (the test of the step kernel),
+    for any terrain with ``heights``, ``x0``, ``y0``, ``dx``, ``dy``."""
+    xs = np.ascontiguousarray(np.atleast_1d(x), dtype=np.float64)
+    ys = np.ascontiguousarray(np.atleast_1d(y), dtype=np.float64)
+    out = np.empty(xs.size)
+    inside = np.empty(xs.size, dtype=np.bool_)
+    heights = np.ascontiguousarray(terrain.heights, dtype=np.float64)
+    g = (float(terrain.x0), float(terrain.y0), float(terrain.dx), float(terrain.dy))
+    bilinear_batch(heights, *g, xs, ys, out, inside)
+    return inside
+
+
 def exit_points(
     terrain: Any, states: np.ndarray, vertices: Sequence[np.ndarray], dt: float
 ) -> np.ndarray:
@@ -128,13 +142,13 @@ def exit_points(
     for i, state in enumerate(states):
         centre = state[S_R : S_R + 3] + h * state[S_V : S_V + 3]
         points[i] = centre
-        if not bool(terrain.contains(centre[0], centre[1])):
+        if not on_terrain(terrain, centre[0], centre[1])[0]:
             continue
         p = state[S_P : S_P + 4]
         spin = quat_mul(p, np.concatenate(([0.0], state[S_OMEGA : S_OMEGA + 3])))
         p_m = quat_normalize(p + (0.5 * h / np.linalg.norm(p)) * spin)
         hull = centre + quat_rotate(p_m, np.asarray(vertices[i], dtype=np.float64))
-        off = ~np.asarray(terrain.contains(hull[:, 0], hull[:, 1]), dtype=bool)
+        off = ~on_terrain(terrain, hull[:, 0], hull[:, 1])
         if off.any():
             points[i] = hull[int(np.argmax(off))]
     return points
