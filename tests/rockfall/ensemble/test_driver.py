@@ -402,3 +402,13 @@ def test_the_release_drop_is_not_a_jump_in_the_ensemble():
         flown = result.rasters["jump_height_max"][np.isfinite(result.rasters["jump_height_max"])]
         assert flown.size and flown.max() == pytest.approx(apex, abs=v * dt)
         assert a - v * dt < jump["path"]["mean"] < apex + v * dt
+
+
+def test_a_chunk_of_the_earlier_jump_definition_is_refused():
+    """A chunk whose maxima lack the release drop (four columns: its jump heights counted the
+    fall from the release) is refused with a message, not mixed into the run."""
+    ens = ensemble(n=3, t_max=1.0)
+    chunk = ens.run_chunk(0, 3)
+    old = {**chunk, "maxima": chunk["maxima"][:, :4]}
+    with pytest.raises(ValueError, match=r"earlier version of tumble .* --force"):
+        reduce_chunks(ens, [old], 1.0)
