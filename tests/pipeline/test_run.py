@@ -152,3 +152,44 @@ def test_a_run_without_stored_sides_replays_with_the_kept_rocks_starts(library_r
     assert stats["uphill"] == "left"
     assert stats["rocks_crossing"] == outcome.summary["barriers"][0]["rocks_crossing"]
     assert any("the side the kept rocks start on" in w for w in replay.warnings)
+
+
+def test_a_run_into_a_nodata_hole_tells_where_the_rocks_left(tmp_path):
+    """A 30 degree slope in EPSG:2056 with a nodata hole below the release point: exits.gpkg
+    holds one point per rock that left, in the DEM's CRS, with the fields of the issue, at the
+    exit table's points; summary.json counts them per kind; the warning names the hole and
+    where it is; the report has the table and draws the points."""
+    import pyogrio.raw
+    import shapely
+
+    from tumble.rockfall import Terrain
+
+    x = np.arange(0.0, 61.0)
+    y = np.arange(-15.0, 16.0)
+    heights = np.broadcast_to((60.0 - x) * np.tan(np.radians(30.0)), (y.size, x.size)).copy()
+    heights[(np.abs(y[:, None]) <= 8) & (x[None, :] >= 30) & (x[None, :] <= 34)] = np.nan
+    dem = Terrain.from_array(heights, x0=2_600_000.0, y0=1_200_000.0, dx=1.0, crs="EPSG:2056")
+    dem.write(tmp_path / "dem.tif")
+    settings = {"dem": str(tmp_path / "dem.tif"), "rocks": 3, "t_max": 8.0, "seed": 2}
+    overrides = ["release.point=[2600015.0, 1200015.0]", "release.height=1.0"]
+    outcome = RockfallRun.from_config(settings=settings, overrides=overrides).run(tmp_path / "run")
+    exits = outcome.summary["exits"]
+    n = exits["rocks"]
+    assert exits["counts"]["nodata_hole"] >= 1
+    (hole,) = exits["holes"]
+    assert (hole["x"], hole["y"]) == (2_600_032.0, 1_200_015.0)
+    assert any("nodata hole 1" in w and "x = 2600032.0" in w for w in outcome.warnings)
+    info = pyogrio.read_info(tmp_path / "run" / "exits.gpkg")
+    assert info["features"] == n and info["crs"] == "EPSG:2056"
+    assert info["geometry_type"] == "Point Z"
+    fields = ["rock", "source", "rock_class", "kind", "hole", "kinetic_energy_kJ", "velocity_ms"]
+    assert list(info["fields"]) == fields
+    meta, _, geometry, columns = pyogrio.raw.read(tmp_path / "run" / "exits.gpkg")
+    table = dict(zip(meta["fields"], columns, strict=True))
+    kinds = list(table["kind"])
+    assert {kind: kinds.count(kind) for kind in exits["counts"]} == exits["counts"]
+    assert list(table["source"]) == ["release"] * n
+    points = shapely.get_coordinates(shapely.from_wkb(geometry), include_z=True)
+    assert not dem.contains(points[:, 0], points[:, 1]).any()
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "Where rocks left the DEM" in page and "into a nodata hole inside the footprint" in page

@@ -37,7 +37,11 @@ from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import trajectory_columns, trajectory_sample, write_parquet
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
-from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+from tumble.rockfall.ensemble.outputs import (
+    write_deposits_gpkg,
+    write_exits_gpkg,
+    write_trajectories_gpkg,
+)
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import (
@@ -166,6 +170,8 @@ class RockfallRun:
             result.write_deposits(staged.deposits)
             crs = ensemble.terrain.crs
             write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
+            if result.exits is not None:
+                write_exits_gpkg(stage / layout.EXITS_GPKG, result.exits, crs)
             kept = config.output.trajectories
             if kept > 0:
                 sample = trajectory_sample(ensemble, kept, config.output.trajectory_every)
@@ -218,6 +224,7 @@ class RockfallRun:
                 terrain=ensemble.terrain,
                 rasters={**result.rasters, **zoning},
                 rocks=result.rocks,
+                exits=result.exits,
                 config=resolved,
                 provenance=record,
                 figures=sorted(staged.figures.glob("*.png")),

@@ -14,7 +14,8 @@ from tumble.rockfall.step.model import TRAJECTORY_COLUMNS
 
 def trajectory_columns(traj: RockTrajectory) -> dict[str, np.ndarray]:
     """Columns of a single-rock trajectory file: time, position, orientation (w, x, y, z),
-    velocity, angular velocity (body frame), energies, contact, slippage, friction, height."""
+    velocity, angular velocity (body frame), energies, contact, slippage, friction, height, and
+    the jump height (NaN in contact and during the fall from the release)."""
     columns = dict(
         zip(
             TRAJECTORY_COLUMNS,
@@ -31,6 +32,7 @@ def trajectory_columns(traj: RockTrajectory) -> dict[str, np.ndarray]:
     columns["slippage_m"] = traj.slippage
     columns["mu"] = traj.mu
     columns["height_m"] = traj.height
+    columns["jump_height_m"] = traj.jump_height()
     return columns
 
 

@@ -542,7 +542,7 @@ def _site(
         class_names = tuple(c.name for c in classes)
         shares = tuple(c.share for c in classes)
         class_of = np.ascontiguousarray(class_id, dtype=np.int64)
-    return Site(names, frequency, source_of, class_names, shares, class_of)
+    return Site(names, frequency, source_of, class_names, shares, class_of, areas is not None)
 
 
 def _site_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:
