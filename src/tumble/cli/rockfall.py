@@ -106,6 +106,11 @@ def add_parser(sub) -> None:
     run.add_argument(
         "--size", type=positive_float, help="EOTA edge length L, m (instead of --mass)"
     )
+    run.add_argument(
+        "--volume",
+        type=positive_float,
+        help="rock volume, m^3: the shape's size at the rock density (instead of --mass)",
+    )
     run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges, m")
     run.add_argument("--density", type=positive_float, help="rock density, kg/m^3 (default 2740)")
     run.add_argument(
@@ -188,6 +193,7 @@ def _settings(args) -> dict:
         "t_max": args.t_max,
         "rock.mass": args.mass,
         "rock.size": args.size,
+        "rock.volume": args.volume,
         "rock.density": args.density,
         "rock.box": list(args.box) if args.box else None,
         "soil.preset": args.soil,
