@@ -13,7 +13,7 @@ A run is described by one TOML document (every key optional; defaults below)::
 
     [rock]
     shape = "eota221"           # eota221 | eota111 | box | file
-    mass = 780.0                # kg (or size = 0.93 for the EOTA shapes)
+    mass = 780.0                # kg (or size = 0.93 for the EOTA shapes, or volume = 0.28, m^3)
     # box = [2.0, 1.0, 0.5]     # m, with shape = "box"
     # file = "rock.stl"         # mesh (STL, PLY, OBJ, ...) or XYZ point list, shape = "file"
     # density = 2740.0          # kg/m^3
@@ -138,6 +138,8 @@ class _Section(BaseModel):
 class RockConfig(_Section, RockClassesKey):
     shape: Literal["eota221", "eota111", "box", "file"] = "eota221"
     mass: PositiveFloat | None = None
+    # m^3: the size of the shape at the rock's density (instead of mass or size)
+    volume: PositiveFloat | None = None
     size: PositiveFloat | None = None
     density: PositiveFloat | None = None
     box: Annotated[tuple[PositiveFloat, PositiveFloat, PositiveFloat], Strict(False)] | None = None

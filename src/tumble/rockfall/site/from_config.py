@@ -23,6 +23,7 @@ import numpy as np
 
 from tumble.errors import ConfigError
 from tumble.io.dem import metric_crs, resample_to_grid
+from tumble.io.site_config import VolumeDistributionConfig
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
     SAMPLE_EVERY,
@@ -77,9 +78,23 @@ def build_rock(config: RockfallConfig, base: Path) -> Rock:
 
 def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
     """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
-    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file``) whose key is ``key``
-    (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the offending field
-    (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot build."""
+    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file`` and optionally ``volume``)
+    whose key is ``key`` (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the
+    offending field (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot
+    build. A ``volume`` (m^3) sets the size of the shape at the rock's density (default
+    2740 kg/m^3): an EOTA block of that volume, a box or a file's hull scaled isotropically to
+    it; it goes with neither ``mass`` nor ``size``."""
+    from tumble.bodies.catalogue import ROCK_DENSITY
+
+    volume = getattr(c, "volume", None)
+    if volume is not None:
+        given = [f"{key}.{n}" for n in ("mass", "size") if getattr(c, n) is not None]
+        if given:
+            raise ConfigError(
+                f"{key}.volume sets the rock's size at its density: give one of {key}.mass, "
+                f"{key}.size or {key}.volume, not {' and '.join([*given, f'{key}.volume'])}",
+                f"{key}.volume",
+            )
     if c.shape in ("eota221", "eota111"):
         if c.box is not None or c.file is not None:
             raise ConfigError(
@@ -98,13 +113,20 @@ def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
         raise ConfigError(f"{key}.file is required with {key}.shape = 'file'", f"{key}.file")
     try:
         if c.shape in ("eota221", "eota111"):
-            mass = DEFAULT_EOTA_MASS if c.mass is None and c.size is None else c.mass
+            mass, density = c.mass, c.density
+            if volume is not None:
+                density = density or ROCK_DENSITY
+                mass = density * float(volume)
+            elif c.mass is None and c.size is None:
+                mass = DEFAULT_EOTA_MASS
             build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
-            return build(size=c.size, mass=mass, density=c.density)
+            return build(size=c.size, mass=mass, density=density)
         if c.shape == "box":
             a, b, h = c.box
-            return Rock.box(a, b, h, density=c.density, mass=c.mass)
-        return Rock.from_file(_path(c.file, base), c.density, c.mass)
+            rock = Rock.box(a, b, h, density=c.density, mass=c.mass)
+        else:
+            rock = Rock.from_file(_path(c.file, base), c.density, c.mass)
+        return rock if volume is None else rock.with_volume(volume)
     except (ValueError, OSError) as err:
         raise ConfigError(str(err), f"{key}.file" if c.shape == "file" else key) from err
 
@@ -475,26 +497,27 @@ def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
     """The classes of ``[[rock.classes]]``, or None without them."""
     from types import SimpleNamespace
 
-    from tumble.bodies.catalogue import ROCK_DENSITY
-
     if not config.rock.classes:
         return None
     classes = []
     for k, c in enumerate(config.rock.classes):
         key = f"rock.classes.{k}"
         distribution = None
-        mass, density = c.mass, c.density
+        volume = c.volume if isinstance(c.volume, float | int) else None
         try:
-            if isinstance(c.volume, float | int):
-                density = density or ROCK_DENSITY
-                mass = density * float(c.volume)
-            elif c.volume is not None:
+            if isinstance(c.volume, VolumeDistributionConfig):
                 v = c.volume
                 distribution = VolumeDistribution(
                     v.distribution, v.median, v.sigma, v.exponent, v.min, v.max
                 )
             section = SimpleNamespace(
-                shape=c.shape, mass=mass, size=c.size, density=density, box=c.box, file=c.file
+                shape=c.shape,
+                mass=c.mass,
+                size=c.size,
+                density=c.density,
+                box=c.box,
+                file=c.file,
+                volume=volume,
             )
             shape = rock_from_section(section, base, key)
             classes.append(RockClass(c.name, shape, float(c.share), distribution))
