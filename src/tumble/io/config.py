@@ -5,6 +5,8 @@ A run is described by one TOML document (every key optional; defaults below)::
     scenario = "slope40"        # a built-in terrain, or
     # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII), projected CRS in metres
     # reproject = "EPSG:32632"  # or warp a DEM in degrees or feet to this CRS first
+    # dem_nodata = -9999        # a fill value the DEM file does not tag as nodata
+    # dem_crs = "EPSG:31254"    # the CRS of the DEM's coordinates, if its label is missing or wrong
     rocks = 1000
     scheme = "implicit"         # or "explicit"
     seed = 1
@@ -303,6 +305,10 @@ class RockfallConfig(_Section):
 
     scenario: str | None = None
     dem: str | None = None
+    # a fill value of the DEM file to take as nodata (a -9999 the file does not tag)
+    dem_nodata: FiniteFloat | None = None
+    # the CRS the DEM's coordinates are in, replacing a missing or wrong label
+    dem_crs: str | None = None
     reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = SCHEME

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.errors import ConfigError
-from tumble.io.dem import metric_crs, resample_to_grid
+from tumble.io.dem import crs_label, metric_crs, resample_to_grid
 from tumble.io.site_config import VolumeDistributionConfig
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
@@ -60,10 +60,23 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
                 metric_crs(config.reproject, "reproject")
             except ValueError as err:
                 raise ConfigError(str(err), "reproject") from None
+        if config.dem_crs is not None:
+            try:
+                crs_label(config.dem_crs)
+            except ValueError as err:
+                raise ConfigError(str(err), "dem_crs") from None
         try:
-            return Terrain.from_file(_path(config.dem, base), reproject=config.reproject)
+            return Terrain.from_file(
+                _path(config.dem, base),
+                reproject=config.reproject,
+                nodata=config.dem_nodata,
+                crs=config.dem_crs,
+            )
         except (ValueError, OSError) as err:
             raise ConfigError(str(err), "dem") from err
+    given = [k for k in ("dem_nodata", "dem_crs", "reproject") if getattr(config, k) is not None]
+    if given:
+        raise ConfigError(f"{given[0]} applies to a DEM file (dem = ...)", given[0])
     try:
         return Terrain.scenario(config.scenario or DEFAULT_SCENARIO)
     except ValueError as err:
