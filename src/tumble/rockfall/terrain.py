@@ -15,7 +15,9 @@ sheared grids are refused.
 
 Holes: nodata samples of the DEM are NaN. Every cell with a NaN corner is outside the domain,
 like the area beyond the grid's edge: a rock reaching it has left the DEM (status ``left``), a
-point there has no height (:meth:`Terrain.contains` is False). A terrain needs at least one
+point there has no height (:meth:`Terrain.contains` is False). Messages name such a point as
+"in a nodata area of the DEM" when it lies inside the DEM's rectangle, and "outside the DEM"
+only beyond it (:meth:`Terrain.off_terrain`). A terrain needs at least one
 cell with four valid corners. Soil rasters may have nodata only where the DEM has (such samples
 are never read and are stored as 0).
 
@@ -434,18 +436,46 @@ class Terrain:
             raise ValueError(f"{int(bad.sum())} point(s) have non-finite coordinates")
         return shape, xs, ys
 
-    def _outside(self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int) -> DemError:
-        p = int(np.argmin(inside))
+    @property
+    def extent_text(self) -> str:
+        """``"x in [x_min, x_max], y in [y_min, y_max]"``, the rectangle of the surface."""
         b = self.bounds
-        where = (
-            " (in a nodata hole of the DEM)"
-            if b.x_min <= xs[p] <= b.x_max and b.y_min <= ys[p] <= b.y_max
-            else ""
-        )
+        return f"x in [{b.x_min:.10g}, {b.x_max:.10g}], y in [{b.y_min:.10g}, {b.y_max:.10g}]"
+
+    def within_extent(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
+        """Whether each point lies in the DEM's rectangle (:attr:`bounds`), on a valid cell or
+        not: a point in it that is not on the terrain (:meth:`contains`) is in a nodata area."""
+        b = self.bounds
+        xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        return (b.x_min <= xs) & (xs <= b.x_max) & (b.y_min <= ys) & (ys <= b.y_max)
+
+    def off_terrain(self, x: float, y: float) -> str:
+        """Where a point that is not on the terrain lies, as messages say it: ``"in a nodata
+        area of the DEM"`` inside the DEM's rectangle (a cell with a nodata corner), ``"outside
+        the DEM, which covers x in [...], y in [...]"`` beyond it."""
+        if bool(self.within_extent(x, y)):
+            return "in a nodata area of the DEM"
+        return f"outside the DEM, which covers {self.extent_text}"
+
+    @property
+    def valid_cells(self) -> np.ndarray:
+        """Cells with four valid corners, (ny - 1, nx - 1) bool: cell ``[j, i]`` spans
+        ``x0 + [i, i + 1] dx``, ``y0 + [j, j + 1] dy``. The terrain is their union."""
+        holes = np.isnan(self.heights)
+        return ~(holes[:-1, :-1] | holes[1:, :-1] | holes[:-1, 1:] | holes[1:, 1:])
+
+    def _outside(self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int) -> DemError:
+        off = ~inside
+        nodata = int(np.count_nonzero(off & self.within_extent(xs, ys)))
+        p = int(np.argmin(inside))
+        parts = []
+        if nodata:
+            parts.append(f"{nodata} in a nodata area of the DEM")
+        if count - nodata:
+            parts.append(f"{count - nodata} outside the DEM, which covers {self.extent_text}")
         return DemError(
-            f"{count} of {xs.size} point(s) lie outside the terrain or in its nodata holes; it "
-            f"covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
-            f"first: ({xs[p]:.6g}, {ys[p]:.6g}){where}"
+            f"{count} of {xs.size} point(s) are not on the terrain: {' and '.join(parts)}; "
+            f"first: ({xs[p]:.10g}, {ys[p]:.10g}), {self.off_terrain(xs[p], ys[p])}"
         )
 
     def contains(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
