@@ -143,6 +143,8 @@ class RockfallRun:
         add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
         result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
         result.summary["sessions"] = len(chunk_run.sessions)
+        result.summary["release"] = setup.release_report
+        result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
         zoning = setup.site.apply(result)
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)

@@ -78,6 +78,7 @@ from tumble.viz.report_html import (
     _path_statistics,
     _provenance,
     _relative,
+    _release,
     _run_table,
     _statistics,
     _warnings,
@@ -194,6 +195,7 @@ def write_run_report(
         "<h2>The run</h2>",
         _run_table(summary, terrain),
         _outcomes(summary),
+        _release(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
@@ -234,6 +236,7 @@ def write_run_report(
     used = {
         "warnings",
         "fractions",
+        "release",
         *RUN_KEYS,
         *RECORD_TABLES,
         *(keys[0] for _, _, keys in STATISTICS),

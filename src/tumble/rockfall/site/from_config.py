@@ -24,6 +24,7 @@ import numpy as np
 from tumble.errors import ConfigError
 from tumble.io.dem import crs_label, metric_crs, resample_to_grid
 from tumble.io.site_config import VolumeDistributionConfig
+from tumble.rockfall.clearance import Hulls
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
     SAMPLE_EVERY,
@@ -305,6 +306,10 @@ class RunSetup:
     design: DesignFactors
     site: Site
     classes: tuple[RockClass, ...] = ()
+    #: what the release did to fit the rocks and the share of each place clipped
+    #: (``summary.json["release"]``), and the warnings about it
+    release_report: dict[str, Any] = dataclasses.field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -352,16 +357,36 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     except ValueError as err:
         raise ConfigError(str(err), "release") from None
     check_size(config.rocks, solver_options(config), config.run.chunk_size)
+    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
+    if drawn is None:
+        hulls = Hulls.of(rock)
+    else:
+        hulls = Hulls.of([c.shape for c in classes or ()], drawn.class_id, drawn.scale)
     try:
-        states = release.draw(terrain, config.rocks, config.seed)
+        states = release.draw(terrain, config.rocks, config.seed, hulls=hulls)
+        clips = release.clips(terrain)
     except ValueError as err:
         raise ConfigError(str(err), "release") from err
+    release_report = {
+        "height_m": release.height,
+        "clearance": "vertical",
+        **states.report(),
+        "clipped": [c.as_dict() for c in clips if c.share > 0.0],
+    }
+    warnings = [w for w in (c.warning() for c in clips) if w]
+    if release_report["adjusted"]:
+        warnings.append(
+            f"{release_report['adjusted']} of {config.rocks} rocks did not fit at "
+            f"release.height = {release.height:g} m above the terrain below them (their hull "
+            f"reached into a steep face or a crest) and were lifted until their hull cleared "
+            f"the terrain by {release.height:g} m: median lift "
+            f"{release_report['lift_median_m']:.3g} m, largest {release_report['lift_max_m']:.3g} m"
+        )
     barriers = barriers_from_config(config.barrier, terrain, base)
     try:
         design = DesignFactors.from_config(config.design.model_dump())
     except ValueError as err:
         raise ConfigError(str(err), "design") from None
-    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
     site = _site(config.rocks, rock.name, areas, classes, None if drawn is None else drawn.class_id)
     counting: dict[str, Any] = {}
     if site.zoning:
@@ -398,7 +423,16 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
             inputs[f"barrier.{k}.file"] = _path(entry.file, base)
     inputs.update(_landcover_inputs(config, base))
     inputs.update(_site_inputs(config, base))
-    return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
+    return RunSetup(
+        ensemble,
+        release,
+        inputs,
+        design,
+        site,
+        tuple(classes or ()),
+        release_report,
+        tuple(warnings),
+    )
 
 
 def _path(name: str, base: Path) -> Path:

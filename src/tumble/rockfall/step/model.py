@@ -377,7 +377,9 @@ def initial_state(
     if deepest < -START_GAP_TOLERANCE:
         raise ValueError(
             f"the rock starts below the terrain: a hull vertex lies {-deepest:.6g} m under the "
-            "surface; raise the release position"
+            "surface; raise the release position, or draw the release with the rocks' hulls "
+            "(Release.draw(..., hulls=Hulls.of(rock)), as a run does), which lifts a rock that "
+            "does not fit"
         )
     state = np.zeros(STATE_SIZE)
     state[S_R : S_R + 3] = r
