@@ -106,3 +106,17 @@ def test_bad_movie_options_are_refused(tmp_path, capsys, option, value, message)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_the_run_ends_at_t_end_or_is_refused(tmp_path, capsys):
+    """--dt 0.3 --t-end 1: three steps and one of 0.1 s, the last row at t = 1 s; with
+    --last-step refuse nothing is written and the message names t_end."""
+    out = tmp_path / "short"
+    assert main(["spin", "--dt", "0.3", "--t-end", "1", "--out", str(out)]) == 0
+    rows = read_csv(out / "trajectory_implicit.csv")
+    np.testing.assert_allclose(rows["t"], [0.0, 0.3, 0.6, 0.9, 1.0], rtol=1e-15)
+    refused = tmp_path / "refused"
+    argv = ["spin", "--dt", "0.3", "--t-end", "1", "--last-step", "refuse", "--out", str(refused)]
+    assert main(argv) == 2
+    assert "t_end = 1 s is not a whole number of steps" in capsys.readouterr().err
+    assert not refused.exists()

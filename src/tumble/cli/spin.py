@@ -88,10 +88,20 @@ def add_parser(sub) -> None:
         "--t-end",
         type=positive_float,
         default=20.0,
-        help="duration (s); a t-end that is not a whole number of steps ends with a shorter step",
+        help="duration (s); the last sample is at --t-end (see --last-step)",
     )
     p.add_argument(
-        "--save-every", type=positive_int, default=1, help="save every n-th step (default 1)"
+        "--last-step",
+        choices=("short", "refuse"),
+        default="short",
+        help="a --t-end that is not a whole number of steps ends with a shorter last step "
+        "(short, the default) or is refused (refuse)",
+    )
+    p.add_argument(
+        "--save-every",
+        type=positive_int,
+        default=1,
+        help="save every n-th step and the last (default 1)",
     )
     p.add_argument("--out", default="out/spin", help="output directory")
     movie = p.add_argument_group("movie of the Poinsot construction")
@@ -153,6 +163,7 @@ def run(args) -> int:
                 dt=args.dt,
                 t_end=args.t_end,
                 save_every=args.save_every,
+                last_step=args.last_step,
             )
         except KernelError as err:
             failures[name] = str(err)
@@ -184,6 +195,7 @@ def run(args) -> int:
                 dt=args.dt,
                 t_end=args.t_end,
                 save_every=args.save_every,
+                last_step=args.last_step,
             )
     config = {
         "body": body,
@@ -194,6 +206,7 @@ def run(args) -> int:
         "dt": args.dt,
         "t_end": args.t_end,
         "save_every": args.save_every,
+        "last_step": args.last_step,
         "failed": failures,
     }
     with ResultDir(args.out) as stage:

@@ -31,6 +31,7 @@ from tumble.freerot.poinsot import (
     polhode_loops,
     trajectory_geometry,
 )
+from tumble.freerot.trajectory import step_plan
 
 #: the largest number of time steps one request may ask for (keeps a request under a few seconds)
 MAX_STEPS = 400_000
@@ -196,7 +197,7 @@ def _check_run(req: TrajectoryRequest) -> tuple[int, int]:
         raise ValueError(f"perturbation must lie in [0, 10], got {req.perturbation!r}")
     if not 2 <= req.max_frames <= MAX_FRAMES:
         raise ValueError(f"max_frames must lie in [2, {MAX_FRAMES}], got {req.max_frames}")
-    n_steps = math.ceil(req.t_end / req.dt - 1e-9)
+    n_steps = step_plan(req.dt, req.t_end).n_steps
     if n_steps > MAX_STEPS:
         raise ValueError(
             f"t_end / dt = {n_steps} steps is more than the {MAX_STEPS} one request may run; "
