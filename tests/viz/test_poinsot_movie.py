@@ -149,6 +149,16 @@ def test_header_names_the_scheme_and_what_it_gets_wrong():
         movie.close()
 
 
+def test_the_header_counts_the_flips_a_scheme_gets_wrong():
+    """Near the intermediate axis (the page's default case, 20 s) the exact motion flips 8 times
+    and the explicit scheme twice (tumble.freerot.flips)."""
+    omega0 = (0.1, 10.0, 0.1)
+    exact = integrate("exact", INERTIA, omega0, dt=0.01, t_end=20.0)
+    assert describe(exact)[1].endswith("energy and L are constant; it flips 8 times")
+    explicit = integrate("explicit", INERTIA, omega0, dt=0.01, t_end=20.0)
+    assert "2 flips where the body makes 8" in describe(explicit)[1]
+
+
 def test_an_energy_and_momentum_scheme_is_told_by_its_phase():
     """The implicit scheme keeps energy and L: its frames say so, and give how far ω and the
     attitude are from the exact motion."""

@@ -3,7 +3,8 @@
 :func:`deviation_from_exact` evaluates the elliptic-function solution (:func:`tumble.freerot.exact`)
 at a trajectory's sample times from its own initial state and measures what the scheme gets
 wrong: the drift of the energy, of ``|L|`` and of the direction of ``L`` (all constant in the
-motion), and the distance of the angular velocity and of the attitude from the exact ones. The
+motion), the distance of the angular velocity and of the attitude from the exact ones, and its
+flips against those of the exact motion. The
 movie of ``tumble spin --animate`` prints these on every frame of a scheme's film.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tumble.freerot.exact import exact
+from tumble.freerot.flips import count_flips
 from tumble.freerot.trajectory import Trajectory
 from tumble.rotation.quaternion import quat_conj, quat_mul
 
@@ -27,7 +29,9 @@ class Deviation:
     energy and of ``|L|``; ``spin_turn_deg`` the largest angle between ``L(t)`` and ``L(0)`` in
     the inertial frame; ``omega_error`` the largest ``|w - w_exact|`` (rad/s) and
     ``omega_scale`` the initial ``|w|`` it compares with; ``attitude_error_deg`` the largest
-    angle of ``q_exact* (x) q``, ``final_attitude_error_deg`` that angle at ``t_end``.
+    angle of ``q_exact* (x) q``, ``final_attitude_error_deg`` that angle at ``t_end``;
+    ``flips`` and ``exact_flips`` the flips of the trajectory and of the exact motion at the same
+    instants (:mod:`tumble.freerot.flips`).
     """
 
     t_end: float
@@ -38,6 +42,8 @@ class Deviation:
     omega_scale: float
     attitude_error_deg: float
     final_attitude_error_deg: float
+    flips: int
+    exact_flips: int
 
 
 def rotation_angle(q: np.ndarray, q_ref: np.ndarray) -> np.ndarray:
@@ -67,4 +73,6 @@ def deviation_from_exact(trajectory: Trajectory) -> Deviation:
         omega_scale=float(np.linalg.norm(trajectory.omega[0])),
         attitude_error_deg=math.degrees(float(angle.max())),
         final_attitude_error_deg=math.degrees(float(angle[-1])),
+        flips=count_flips(trajectory),
+        exact_flips=count_flips(ref),
     )

@@ -251,6 +251,8 @@ def what_it_gets_wrong(trajectory) -> str:
         faults.append(f"|L| drifts by {_percent(dev.spin_norm_drift)}")
     if dev.spin_turn_deg > 1e-6:
         faults.append(f"L turns by {_number(dev.spin_turn_deg)}°")
+    if dev.flips != dev.exact_flips:
+        faults.append(f"{dev.flips} flips where the body makes {dev.exact_flips}")
     if not faults:
         return (
             f"over {dev.t_end:g} s it keeps energy and L, but ω is up to {_percent(relative)} "
@@ -265,9 +267,13 @@ def what_it_gets_wrong(trajectory) -> str:
 def describe(trajectory) -> tuple[str, str]:
     """What ``trajectory`` is (the first line of every frame) and the line under it."""
     if trajectory.scheme == "exact":
+        from tumble.freerot.flips import count_flips
+
+        flips = count_flips(trajectory)
+        turns = f"; it flips {flips} times" if flips else ""
         return (
             "exact solution",
-            "the motion itself (Jacobi elliptic functions): energy and L are constant",
+            f"the motion itself (Jacobi elliptic functions): energy and L are constant{turns}",
         )
     from tumble.freerot import STEPPERS
 
