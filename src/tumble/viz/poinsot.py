@@ -307,20 +307,32 @@ def plan_frames(trajectory, frames: int | None = None) -> FramePlan:
     turned = np.degrees(
         np.concatenate([[0.0], np.cumsum(0.5 * (speed[1:] + speed[:-1]) * np.diff(t))])
     )
-    if frames is None:
-        lo, hi = AUTO_FRAMES
-        # frames are evenly spaced in time: the fastest turn sets their number
-        fastest = math.degrees(float(speed.max())) * float(t[-1] - t[0])
-        frames = min(max(math.ceil(1.05 * fastest / MAX_TURN_PER_FRAME_DEG) + 1, lo), hi)
-    elif not (isinstance(frames, int | np.integer) and MIN_FRAMES <= frames <= MAX_FRAMES):
-        raise ValueError(f"frames must be an integer in {MIN_FRAMES}..{MAX_FRAMES}, got {frames!r}")
-    indices = np.linspace(0, t.shape[0] - 1, int(frames)).round().astype(np.int64)
-    steps = np.diff(turned[indices])
-    return FramePlan(
-        indices=indices,
-        max_turn_deg=float(steps.max()) if steps.size else 0.0,
-        repeats=bool(np.any(np.diff(indices) == 0)),
-    )
+
+    def plan(count: int) -> FramePlan:
+        indices = np.linspace(0, t.shape[0] - 1, count).round().astype(np.int64)
+        steps = np.diff(turned[indices])
+        return FramePlan(
+            indices=indices,
+            max_turn_deg=float(steps.max()) if steps.size else 0.0,
+            repeats=bool(np.any(np.diff(indices) == 0)),
+        )
+
+    if frames is not None:
+        if not (isinstance(frames, int | np.integer) and MIN_FRAMES <= frames <= MAX_FRAMES):
+            raise ValueError(
+                f"frames must be an integer in {MIN_FRAMES}..{MAX_FRAMES}, got {frames!r}"
+            )
+        return plan(int(frames))
+    lo, hi = AUTO_FRAMES
+    # frames are evenly spaced in time, so the fastest turn sets their number; frames fall on
+    # samples, whose spacing can add a sample's turn: add frames until the bound holds
+    fastest = math.degrees(float(speed.max())) * float(t[-1] - t[0])
+    count = min(max(math.ceil(fastest / MAX_TURN_PER_FRAME_DEG) + 1, lo), hi)
+    chosen = plan(count)
+    while chosen.max_turn_deg > MAX_TURN_PER_FRAME_DEG and count < min(hi, t.shape[0]):
+        count = min(count + max(1, count // 20), hi, t.shape[0])
+        chosen = plan(count)
+    return chosen
 
 
 class PoinsotMovie:
