@@ -11,11 +11,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import ellipk
 
 from tumble.freerot import STEPPERS, get_scheme, integrate
 from tumble.freerot.poinsot import (
-    count_flips,
     curve_family,
     euler_rhs,
     herpolhode_coordinates,
@@ -25,7 +23,6 @@ from tumble.freerot.poinsot import (
     plane_basis,
     poinsot_geometry,
     polhode_loops,
-    predicted_flip_interval,
     trajectory_geometry,
 )
 from tumble.rotation.quaternion import quat_rotate
@@ -208,43 +205,3 @@ def test_near_axis_omega_follows_the_moments_not_the_index():
     assert near_axis_omega(inertia, "minor", 10.0, 0.0).tolist() == [0.0, 0.0, 10.0]
     e1, e2 = plane_basis((1.0, 2.0, 2.0))
     assert abs(e1 @ e2) < 1e-15 and np.allclose(np.cross(e1, e2), np.array([1, 2, 2]) / 3)
-
-
-def test_count_flips_on_a_known_signal():
-    t = np.linspace(0.0, 5.0, 5001)
-    omega = np.zeros((t.size, 3))
-    omega[:, 1] = np.cos(2.0 * np.pi * t)  # sign changes at 0.25, 0.75, ..., 4.75
-    flips = count_flips(omega, 1)
-    assert flips[-1] == 10
-    assert flips[np.searchsorted(t, 1.0)] == 2
-    omega[:, 1] = np.where(np.abs(omega[:, 1]) < 0.5, 0.0, omega[:, 1])  # zeros are skipped
-    assert count_flips(omega, 1)[-1] == 10
-
-
-def test_predicted_flip_period_matches_landau_and_the_exact_flips():
-    """2 K(k) / lam from Landau & Lifshitz section 37, and the flips of the exact motion."""
-    i1, i2, i3 = CUBOID
-    omega0 = near_axis_omega(CUBOID, "intermediate", 10.0, 0.01)
-    w = omega0
-    g2 = float(np.sum((CUBOID * w) ** 2))
-    two_t = float(np.sum(CUBOID * w * w))
-    if g2 > two_t * i2:  # circulation about the major axis
-        lam = math.sqrt((i3 - i2) * (g2 - two_t * i1) / (i1 * i2 * i3))
-        m = (i2 - i1) * (two_t * i3 - g2) / ((i3 - i2) * (g2 - two_t * i1))
-    else:
-        lam = math.sqrt((i2 - i1) * (two_t * i3 - g2) / (i1 * i2 * i3))
-        m = (i3 - i2) * (g2 - two_t * i1) / ((i2 - i1) * (two_t * i3 - g2))
-    expected = 2.0 * ellipk(m) / lam
-    try:
-        predicted = predicted_flip_interval(CUBOID, omega0, 1)
-        traj = integrate("exact", CUBOID, omega0, Q0, dt=1e-3, t_end=20.0)
-    except NotImplementedError as exc:
-        pytest.skip(f"the exact solution is not implemented yet: {exc}")
-    assert abs(predicted / expected - 1.0) <= 1e-10
-    assert math.isinf(predicted_flip_interval(CUBOID, (0.1, 0.1, 10.0), 2))
-    # zero crossings of the intermediate component of the exact motion, interpolated
-    wy = traj.omega[:, 1]
-    k = np.nonzero(np.sign(wy[1:]) != np.sign(wy[:-1]))[0]
-    crossings = traj.t[k] - wy[k] * (traj.t[k + 1] - traj.t[k]) / (wy[k + 1] - wy[k])
-    assert count_flips(traj.omega, 1)[-1] == crossings.size >= 5
-    assert np.abs(np.diff(crossings) / predicted - 1.0).max() <= 1e-6

@@ -69,14 +69,15 @@ def test_trajectory_carries_the_poinsot_construction(client):
     distance = np.array(scene["plane_distance"])
     assert np.abs(np.sum(point_lab * normal[0], axis=1) - distance[0]).max() < 1e-10
     assert max(scene["drift"]["energy"]) < 1e-12 and max(scene["drift"]["spin_norm"]) < 1e-12
-    # the flips of the intermediate axis: predicted interval and the count over 6 s
-    from tumble.freerot.exact import flip_period
+    # the flips (tumble.freerot.flips): the period, and the count of the exact motion
+    from tumble.freerot.flips import flip_period
 
-    interval = scene["flips"]["predicted_interval"]
-    assert abs(interval / flip_period(inertia, scene["omega0"]) - 1.0) < 1e-12
-    counted = scene["flips"]["counted"]
-    assert counted == sorted(counted)
-    assert abs(counted[-1] - 6.0 / interval) <= 1.0
+    flips = scene["flips"]
+    assert abs(flips["period"] / flip_period(inertia, scene["omega0"]) - 1.0) < 1e-12
+    assert flips["counted"] == sorted(flips["counted"]) and flips["counted"][0] == 0
+    assert flips["counted"] == flips["exact"]
+    assert flips["exact"][-1] == 2  # the exact motion flips at 1.507 s and 4.062 s
+    assert flips["period"] == pytest.approx(4.062 - 1.507, abs=2e-3)
     # intersection curves of the momentum sphere with the energy ellipsoid
     g0 = scene["invariants"]["spin_norm"]
     for loop in scene["curves"]["current"]:
@@ -90,8 +91,11 @@ def test_explicit_scheme_near_the_major_axis_drifts(client):
     scene = post(client, **request).json()
     assert max(scene["drift"]["energy"]) < 1e-12
     assert max(scene["drift"]["spin_norm"]) > 0.05
-    assert scene["flips"]["counted"][-1] >= 1
-    assert scene["flips"]["predicted_interval"] is None  # stable in the exact motion
+    # it flips twice as it crosses from the major to the minor axis, near t = 9 s
+    assert scene["flips"]["counted"][-1] == 2
+    assert scene["flips"]["period"] is None  # stable in the exact motion: no flips
+    assert scene["flips"]["exact"][-1] == 0
+    assert scene["flips"]["reason"].startswith("no flips: a stable spin about the major axis")
     implicit = post(client, **{**request, "scheme": "implicit"}).json()
     assert implicit["flips"]["counted"][-1] == 0
 
@@ -307,7 +311,8 @@ def test_page_draws_the_scene_and_stays_local(page_watch, page, server_url):
     assert re.fullmatch(r"\d\.\d\de-\d\d.*", readout(page, 0, "energy"))
     assert readout(page, 0, "period") == "2.555 s"
     hold_at(page, 19.0)
-    assert int(readout(page, 0, "flips")) >= 6
+    # the exact motion flips at 1.507 s and every 2.555 s after: 7 flips by t = 19 s
+    assert readout(page, 0, "flips") == readout(page, 0, "exact") == "7"
     assert watch.console_errors == [] and watch.page_errors == []
     assert watch.external == []
 
@@ -333,7 +338,8 @@ def test_scheme_and_axis_change_what_is_drawn(page_watch, page, server_url):
     hold_at(page, 15.0)
     major = pixels(page, '[data-view="lab-0"]')
     assert (np.abs(major - explicit).sum(axis=-1) > 30).mean() > 0.005
-    assert readout(page, 0, "period") == "∞ (no flip)"
+    assert readout(page, 0, "period") == "none"
+    assert "a stable spin about the major axis" in page.locator("#flip-note").inner_text()
     assert watch.console_errors == [] and watch.page_errors == []
     assert watch.external == []
 
@@ -409,3 +415,118 @@ def test_readout_fits_a_1400_by_900_window(page_watch, page, server_url, tmp_pat
         assert_readout_fits(page, slot, 1400, 900)
     assert watch.console_errors == [] and watch.page_errors == []
     assert watch.external == []
+
+
+def legend_and_drawing(page, slot: int) -> dict:
+    """For each view of a slot: the legend's entries (key, swatch colours, greyed out) and the
+    legend keys of what the view draws, with the colours of their materials."""
+    return page.evaluate(
+        """(slot) => {
+          const app = window.tumble;
+          const s = app.slots[slot];
+          const out = {};
+          for (const kind of ["lab", "body"]) {
+            const entries = [...s.legends[kind].children].map((li) => ({
+              key: li.dataset.item,
+              text: li.textContent,
+              off: li.classList.contains("off"),
+              shown: li.getBoundingClientRect().height > 0,
+              colors: [...li.querySelectorAll("i")].map((i) => i.style.getPropertyValue("--c")),
+            }));
+            const colors = {};
+            s[kind].content.traverseVisible((o) => {
+              if (!(o.isMesh || o.isLine || o.isPoints)) return;
+              let owner = o;
+              while (owner && !owner.userData.legend) owner = owner.parent;
+              const key = owner ? owner.userData.legend : "(none)";
+              const materials = Array.isArray(o.material) ? o.material : [o.material];
+              colors[key] = colors[key] || [];
+              for (const m of materials) {
+                if (m && m.color) colors[key].push("#" + m.color.getHexString());
+              }
+            });
+            out[kind] = { entries, drawn: [...app.drawnKeys(s[kind])], colors };
+          }
+          return out;
+        }""",
+        slot,
+    )
+
+
+def assert_every_drawn_item_has_its_entry(views) -> None:
+    for kind, view in views.items():
+        keys = [entry["key"] for entry in view["entries"]]
+        assert len(keys) == len(set(keys)), kind
+        assert None not in view["drawn"] and "(none)" not in view["colors"], kind
+        # everything drawn has an entry, every entry not greyed out is drawn
+        assert set(view["drawn"]) <= set(keys), (kind, view["drawn"], keys)
+        assert {e["key"] for e in view["entries"] if not e["off"]} == set(view["drawn"]), kind
+        for entry in view["entries"]:
+            assert entry["shown"] and entry["text"].strip(), entry
+            if entry["key"] in view["colors"]:
+                # the swatches show the colours the item is drawn in
+                assert set(entry["colors"]) & set(view["colors"][entry["key"]]), entry
+
+
+def test_every_drawn_item_of_both_views_has_a_legend_entry(page_watch, page, server_url):
+    """Lab and body view of both slots: each object drawn carries the key of an entry of its
+    view's legend, whose swatch has the object's colour; hiding an item greys its entry out.
+    The herpolhode and the energy ellipsoid no longer share a colour."""
+    watch = open_page(page_watch, page, server_url)
+    page.locator('[data-control="compare"] input').check()
+    wait_loaded(page, 2)
+    for slot in (0, 1):
+        views = legend_and_drawing(page, slot)
+        assert_every_drawn_item_has_its_entry(views)
+        assert set(views["lab"]["drawn"]) == {
+            "body",
+            "axes",
+            "ellipsoid",
+            "polhode",
+            "plane",
+            "herpolhode",
+            "contact",
+            "spin",
+            "omega",
+        }
+        assert set(views["body"]["drawn"]) == {
+            "axes",
+            "sphere",
+            "energy",
+            "current",
+            "family",
+            "trail",
+        }
+        lab_colors = {e["key"]: e["colors"] for e in views["lab"]["entries"]}
+        body_colors = {e["key"]: e["colors"] for e in views["body"]["entries"]}
+        assert not set(lab_colors["herpolhode"]) & set(body_colors["energy"])
+    page.evaluate(
+        "window.tumble.params.show.energy = false; window.tumble.params.show.plane = false;"
+        " window.tumble.slots.forEach((s) => s.applyVisibility())"
+    )
+    settle(page)
+    views = legend_and_drawing(page, 0)
+    assert_every_drawn_item_has_its_entry(views)
+    off = {e["key"] for kind in views for e in views[kind]["entries"] if e["off"]}
+    assert off == {"energy", "plane"}
+    assert watch.console_errors == [] and watch.page_errors == []
+    assert watch.external == []
+
+
+def test_the_page_explains_its_quantities(page_watch, page, server_url):
+    """The perturbation's unit, that the drifts are relative, and that the flip period is half
+    a cycle, on the page and in the read-out labels."""
+    watch = open_page(page_watch, page, server_url)
+    help_text = page.locator("#help").inner_text()
+    assert "fraction of the spin rate" in help_text
+    assert "relative to the initial values" in help_text
+    assert "half the period" in help_text
+    assert "flips every half cycle" in page.locator("#flip-note").inner_text()
+    control = page.locator('[data-control="perturbation"]')
+    assert "× rate" in control.inner_text()
+    assert "fraction of the spin rate" in control.get_attribute("title")
+    labels = page.locator('[data-readout="0"] dt').all_inner_texts()
+    assert "energy drift |E−E₀|/E₀" in labels
+    assert "|L| drift ||L|−|L₀||/|L₀|" in labels
+    assert "flip period (half a cycle)" in labels
+    assert watch.console_errors == [] and watch.page_errors == []

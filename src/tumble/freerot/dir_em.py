@@ -42,6 +42,20 @@ of that ``W`` falls short of ``T`` by the kinetic energy of the normal velocity 
 is O(dt^4) and bounded; :func:`director_energy` and :func:`director_spin` evaluate the exact
 invariants from the saved states.
 
+Flat bodies. A lamina has ``A + B = C`` (the input check accepts it, and the textbook inertia
+``(1, 2, 3)`` is one), so ``D_3 = 0``: the third director carries no inertia and the momentum
+update cannot give its velocity. The scheme itself stays regular: ``v_3`` enters ``H``, ``T`` and
+``L`` only multiplied by ``D_3``, the Cayley system is ``1/2 diag(I) + O(dt)`` whatever ``D_3``,
+and the third momentum equation ``0 = -dt sum_j Lambda_3j (d_j0 + d_j1)/2`` is column 3 of the
+combined equation, so it holds. The velocity of such a director is taken from the first line,
+``v_i1 = 2 (d_i1 - d_i0)/dt - v_i0``, which in exact arithmetic is the same scheme (both lines
+hold for every director), so nothing is regularised. The choice is made per director by its
+round-off: the momentum update divides a residual of size ``eps I |W|`` by ``dt D_i``, the
+position update amplifies the ``eps`` of the directors by ``2/dt`` but its error enters every
+invariant multiplied by ``D_i``; below ``|D_i| <= MASSLESS_RATIO max_j |D_j|`` (1e-8) the
+position update is the better conditioned (and the only one at ``D_i = 0``, or at the ``D_i``
+of round-off size, even slightly negative, that moments computed in floating point give).
+
 Order 2. Exact invariants: the director energy ``T (+ V)``, the spin ``L`` (its vertical
 component with a heavy top), hence the spin from ``(q, W)``, the constraints and the unit
 quaternion. Compared with QUAT.EM, QUAT.VI and ALGO_C1 in Betsch & Siebert 2009, section 5.
@@ -69,6 +83,9 @@ from tumble.status import Status
 #: offsets of the directors d_1, d_2, d_3 and of their velocities in the state vector
 DIRECTORS = slice(PRIVATE, PRIVATE + 9)
 VELOCITIES = slice(PRIVATE + 9, PRIVATE + 18)
+#: a director whose Euler-tensor value is at most this fraction of the largest is advanced by
+#: the position update (module docstring, "Flat bodies")
+MASSLESS_RATIO = 1e-8
 
 
 @jit
@@ -186,14 +203,24 @@ def dir_em_step(
     s1 = (d[1][0] + n1[0], d[1][1] + n1[1], d[1][2] + n1[2])
     s2 = (d[2][0] + n2[0], d[2][1] + n2[1], d[2][2] + n2[2])
 
-    # velocities by the momentum update; spin L = sum D_i d_i x v_i
+    # velocities by the momentum update, or by the position update for a director without
+    # inertia (a lamina); spin L = sum D_i d_i x v_i
     spin = (0.0, 0.0, 0.0)
+    light = MASSLESS_RATIO * max(abs(euler[0]), abs(euler[1]), abs(euler[2]))
     for j in range(3):
-        f = 1.0 / (dt * euler[j])
-        corr = _combine(s0, s1, s2, _column(mu2, j))
-        grav = dt * weight * com[j] / euler[j]
-        vj = (v[j][0] - f * corr[0], v[j][1] - f * corr[1], v[j][2] - f * corr[2] - grav)
         dj = d_new[j]
+        if abs(euler[j]) <= light:
+            g = 2.0 / dt
+            vj = (
+                g * (dj[0] - d[j][0]) - v[j][0],
+                g * (dj[1] - d[j][1]) - v[j][1],
+                g * (dj[2] - d[j][2]) - v[j][2],
+            )
+        else:
+            f = 1.0 / (dt * euler[j])
+            corr = _combine(s0, s1, s2, _column(mu2, j))
+            grav = dt * weight * com[j] / euler[j]
+            vj = (v[j][0] - f * corr[0], v[j][1] - f * corr[1], v[j][2] - f * corr[2] - grav)
         for k in range(3):
             y_out[7 + 3 * j + k] = dj[k]
             y_out[16 + 3 * j + k] = vj[k]

@@ -29,8 +29,9 @@ and, with ``tau = lam t + tau0`` and the signs ``s1, s3`` of the components that
 
 The signs ``s1, s3`` are those of the initial components, so the initial amplitude lies in
 ``[-pi/2, pi/2]`` and ``tau0 = F(phi0 | k^2)`` (Carlson's ``R_F``). The period of ``w(t)`` is
-``4 K(k) / lam``; the intermediate-axis component changes sign every ``2 K(k) / lam`` (the flip of
-the Dzhanibekov effect), never on the separatrix.
+``4 K(k) / lam``; the intermediate-axis component changes sign every ``2 K(k) / lam``, never on the
+separatrix (whether those sign changes are flips of the Dzhanibekov effect is decided in
+:mod:`tumble.freerot.flips`).
 
 Attitude. Let ``a`` be the axis about which ``m`` circulates (3 above the separatrix and on it,
 1 below), ``s_a`` the sign of ``m_a`` and ``u = s_a e_a``. The quaternion kinematics
@@ -101,8 +102,9 @@ class EllipticParameters:
     ``k^2`` of the elliptic functions and ``m1 = 1 - k^2`` (computed directly, accurate as
     ``k -> 1``); ``lam`` the rate of their argument ``tau = lam t + tau0`` (rad/s);
     ``quarter_period`` is ``K(k)``; ``period = 4 K / lam`` is the period of ``w(t)`` and
-    ``flip_period = 2 K / lam`` the time between sign changes of the intermediate-axis component
-    (both infinite on the separatrix and without oscillation). ``axis`` is the index, in the
+    ``half_period = 2 K / lam`` the time between sign changes of the intermediate-axis component
+    (both infinite on the separatrix and without oscillation; they are flips only near the
+    intermediate axis, :func:`tumble.freerot.flips.flip_period`). ``axis`` is the index, in the
     caller's axis order, of the principal axis the angular momentum circles (``None`` without
     circulation); ``energy`` is ``T`` and ``spin`` is ``G``.
     """
@@ -113,7 +115,7 @@ class EllipticParameters:
     lam: float
     quarter_period: float
     period: float
-    flip_period: float
+    half_period: float
     tau0: float
     axis: int | None
     energy: float
@@ -290,7 +292,7 @@ def _prepare(inertia: np.ndarray, omega0: np.ndarray) -> _Solution:
             lam=lam,
             quarter_period=k,
             period=4.0 * k / lam if oscillates else math.inf,
-            flip_period=2.0 * k / lam if oscillates else math.inf,
+            half_period=2.0 * k / lam if oscillates else math.inf,
             tau0=tau0,
             axis=None if axis is None else int(perm[axis]),
             energy=energy,
@@ -377,15 +379,6 @@ def elliptic_parameters(inertia: ArrayLike, omega0: ArrayLike) -> EllipticParame
     """Regime, ``k^2``, frequency, periods and initial phase of the torque-free motion."""
     inertia, omega0, _ = _validated(inertia, omega0)
     return _prepare(inertia, omega0).params
-
-
-def flip_period(inertia: ArrayLike, omega0: ArrayLike) -> float:
-    """``2 K(k) / lam``: time between sign reversals of the intermediate-axis angular velocity.
-
-    The flip interval of the Dzhanibekov effect; infinite on the separatrix and for motions
-    without oscillation (rest, steady rotation, spherical bodies).
-    """
-    return elliptic_parameters(inertia, omega0).flip_period
 
 
 def _precession_bracket(

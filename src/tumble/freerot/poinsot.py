@@ -316,38 +316,3 @@ def near_axis_omega(
     omega = np.full(3, perturbation * rate)
     omega[index] = rate
     return omega
-
-
-def count_flips(omega: ArrayLike, index: int) -> np.ndarray:
-    """Cumulative number of sign reversals of ``omega[:, index]`` along a trajectory, shape (n,).
-
-    Exact zeros are skipped (a reversal is counted when the sign differs from the last non-zero
-    sample).
-    """
-    w = np.asarray(omega, dtype=np.float64)[:, index]
-    sign = np.sign(w)
-    flips = np.zeros(w.shape[0], dtype=np.int64)
-    last = 0.0
-    count = 0
-    for k, s in enumerate(sign):
-        if s != 0.0:
-            if last != 0.0 and s != last:
-                count += 1
-            last = s
-        flips[k] = count
-    return flips
-
-
-def predicted_flip_interval(inertia: ArrayLike, omega0: ArrayLike, index: int) -> float:
-    """Time between sign reversals of ``omega[index]`` in the exact motion (inf if none).
-
-    The component along the axis that the angular momentum circulates about never changes
-    sign; the other two reverse every ``2 K(k) / lam`` (the flip of the Dzhanibekov effect for
-    the intermediate axis). Uses :func:`tumble.freerot.exact.elliptic_parameters`.
-    """
-    from tumble.freerot.exact import elliptic_parameters
-
-    params = elliptic_parameters(inertia, omega0)
-    if params.axis is None or params.axis == index:
-        return math.inf
-    return float(params.flip_period)

@@ -42,6 +42,11 @@ vertical component, the potential being invariant under rotations about e_z), th
 each step ``y[4:7]`` is set to ``Omega = 1/2 J^-1 G(q) p`` of the new state, so that the kinetic
 energy and spin read from ``y[0:7]`` are those of ``(q, p)``.
 
+Cost: as many Newton iterations as QUAT.VI or ALGO_C1 (3 to 4 per step), each about eight times
+dearer (about 500 ns against 60-75 ns): the three Schur columns apply K_qq, K_pq, K_qp^-1 and K_pp
+with the exponential's derivative, about forty quaternion products per iteration
+(``benchmarks/freerot_intermediate.py``, ``docs/free_rotation.md``).
+
 Betsch, P. & Siebert, R. (2009), Rigid body dynamics in terms of quaternions: Hamiltonian
 formulation and conserving numerical integration, Int. J. Numer. Meth. Engng 79:444-473.
 """

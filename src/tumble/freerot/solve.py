@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from tumble._jit import jit
 from tumble.bodies.inertia import principal_inertia
+from tumble.errors import ConfigError
 from tumble.freerot.algo_c1 import algo_c1_step
 from tumble.freerot.base import OMEGA, FreeRotationScheme, Q, SchemeId
 from tumble.freerot.dir_em import dir_em_step
@@ -26,7 +27,7 @@ from tumble.freerot.registry import get_scheme
 from tumble.freerot.rk4 import rk4_step
 from tumble.freerot.trajectory import (
     Trajectory,
-    step_count,
+    step_plan,
     validate_initial,
     validate_potential,
 )
@@ -82,8 +83,11 @@ def _run(
     max_iter: int,
     potential: np.ndarray,
     out: np.ndarray,
+    last_dt: float = 0.0,
 ) -> tuple[int, int]:
-    """Advance ``n_steps`` steps, saving every ``save_every``-th state into ``out``.
+    """Advance ``n_steps`` steps of ``dt`` and, if ``last_dt > 0``, one more of ``last_dt``,
+    saving every ``save_every``-th state into ``out`` and the final state into the last row of
+    ``out`` when it has one more row than those.
 
     Returns ``(status, steps_done)``; on failure the rows after the last good sample are left
     untouched and the wrapper discards them. Finiteness is checked at every saved sample and at
@@ -104,10 +108,19 @@ def _run(
                     return Status.NON_FINITE, i
             out[row, :] = y
             row += 1
+    done = n_steps
+    if last_dt > 0.0:
+        status = _step_dispatch(scheme_id, inertia, y, last_dt, tol, max_iter, potential, y_new)
+        if status != 0:
+            return status, n_steps
+        y[:] = y_new
+        done += 1
     for j in range(y.shape[0]):
         if not math.isfinite(y[j]):
-            return Status.NON_FINITE, n_steps
-    return Status.OK, n_steps
+            return Status.NON_FINITE, done
+    if row < out.shape[0]:
+        out[row, :] = y
+    return Status.OK, done
 
 
 def integrate(
@@ -121,45 +134,54 @@ def integrate(
     potential: ArrayLike | None = None,
     tol: float | None = None,
     max_iter: int | None = None,
+    last_step: str = "short",
 ) -> Trajectory:
-    """Integrate the free (or heavy-top) rotation of one body with one scheme.
+    """Integrate the free (or heavy-top) rotation of one body with one scheme from 0 to
+    ``t_end``.
 
     ``scheme`` is a name of :data:`tumble.freerot.SCHEMES` or a scheme instance; ``"exact"``
-    evaluates the elliptic-function solution at the same sample times. The number of steps is
-    ``ceil(t_end / dt)``; every ``save_every``-th state is returned.
+    evaluates the elliptic-function solution at the same sample times. The run takes
+    ``floor(t_end / dt)`` steps of ``dt``; when ``t_end`` is not a whole number of steps it ends
+    with one shorter step (``last_step="short"``) or is refused (``last_step="refuse"``), so the
+    last sample is at ``t_end`` either way. Every ``save_every``-th state is returned, and the
+    final one. A run of more than ``1e9`` steps, or whose samples would not fit in 4 GiB, is
+    refused (:func:`tumble.freerot.trajectory.step_plan`); errors about the arguments are
+    :class:`tumble.errors.ConfigError` naming the argument.
     """
     inertia, omega0, q0 = validate_initial(inertia, omega0, q0)
-    n_steps = step_count(dt, t_end)
     if not (isinstance(save_every, int | np.integer) and save_every >= 1):
-        raise ValueError(f"save_every must be a positive integer, got {save_every!r}")
+        raise ConfigError(
+            f"save_every must be a positive integer, got {save_every!r}", "save_every"
+        )
     potential = validate_potential(potential)
     if scheme == "exact":
         if potential[0] != 0.0:
             raise ValueError("the exact solution is for torque-free rotation; drop the potential")
-
-        t = np.arange(0, n_steps + 1, save_every) * float(dt)
-        return exact(inertia, omega0, q0, t)
+        plan = step_plan(dt, t_end, last_step, int(save_every))
+        return exact(inertia, omega0, q0, plan.saved_times(int(save_every)))
     stepper = get_scheme(scheme, tol=tol, max_iter=max_iter)
     if potential[0] != 0.0 and not stepper.supports_potential:
         raise ValueError(f"scheme {stepper.name!r} does not accept a potential")
+    plan = step_plan(dt, t_end, last_step, int(save_every), stepper.state_size)
+    t = plan.saved_times(int(save_every))
     y0 = np.ascontiguousarray(stepper.initial_state(inertia, q0, omega0, float(dt), potential))
-    n_saved = n_steps // save_every + 1
-    out = np.empty((n_saved, y0.shape[0]))
+    out = np.empty((t.shape[0], y0.shape[0]))
     status, done = _run(
         int(stepper.scheme_id),
         inertia,
         y0,
         float(dt),
-        n_steps,
+        plan.n_full,
         int(save_every),
         float(stepper.tol),
         int(stepper.max_iter),
         potential,
         out,
+        plan.last_dt,
     )
     if status != Status.OK:
-        raise KernelError(status, f"{stepper.name} at step {done} (t = {done * dt:.6g} s)")
-    t = np.arange(n_saved) * save_every * float(dt)
+        when = min(done * plan.dt, plan.t_end)
+        raise KernelError(status, f"{stepper.name} at step {done} (t = {when:.6g} s)")
     return Trajectory(
         t=t,
         q=np.ascontiguousarray(out[:, Q]),

@@ -1,8 +1,9 @@
 """What every free-rotation run returns, and the validation of its inputs.
 
 :class:`Trajectory` holds the saved samples of one body (from a stepping scheme or the exact
-solution); :func:`validate_initial`, :func:`validate_potential` and :func:`step_count` check the
-arguments of :func:`tumble.freerot.integrate` and :func:`tumble.freerot.exact` once.
+solution); :func:`validate_initial` and :func:`validate_potential` check the arguments of
+:func:`tumble.freerot.integrate` and :func:`tumble.freerot.exact` once, and :func:`step_plan`
+says how a run reaches ``t_end``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble import _check
+from tumble.errors import ConfigError
 from tumble.freerot.invariants import kinetic_energy, potential_energy, spin, spin_body
 
 #: how far from 1 the norm of a given initial quaternion may be before it is refused
@@ -83,10 +85,92 @@ def validate_initial(
     return inertia, omega0, q0 / np.linalg.norm(q0)
 
 
-def step_count(dt: float, t_end: float) -> int:
-    """Number of steps of size ``dt`` to reach ``t_end``; both must be positive and finite."""
+#: the most time steps one call of :func:`tumble.freerot.integrate` takes (about 10 min of the
+#: slowest scheme), and the most memory its saved states may fill (bytes)
+MAX_STEPS = 10**9
+MAX_SAVED_BYTES = 4 * 2**30
+#: how :func:`step_plan` treats a ``t_end`` that is not a whole number of steps
+LAST_STEPS = ("short", "refuse")
+#: relative slack in ``t_end / dt`` within which it counts as a whole number (round-off)
+WHOLE_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """How a run reaches ``t_end``: ``n_full`` steps of ``dt`` and, when ``t_end`` is not a
+    whole number of steps, one last step of ``last_dt`` (0 otherwise, ``0 < last_dt < dt``)."""
+
+    dt: float
+    t_end: float
+    n_full: int
+    last_dt: float
+
+    @property
+    def n_steps(self) -> int:
+        """Steps taken, the short one included."""
+        return self.n_full + (1 if self.last_dt > 0.0 else 0)
+
+    def saved_times(self, save_every: int) -> np.ndarray:
+        """Instants of the saved samples: every ``save_every``-th full step from 0, then the end
+        (``t_end`` after a short step, ``n_full dt`` otherwise) if not already among them."""
+        t = np.arange(0, self.n_full + 1, save_every) * self.dt
+        if self.last_dt > 0.0:
+            return np.append(t, self.t_end)
+        if self.n_full % save_every:
+            return np.append(t, self.n_full * self.dt)
+        return t
+
+
+def step_plan(
+    dt: float, t_end: float, last_step: str = "short", save_every: int = 1, state_size: int = 7
+) -> StepPlan:
+    """The steps from 0 to ``t_end``: ``n_full = floor(t_end / dt)`` steps of ``dt`` (a ratio within
+    :data:`WHOLE_RTOL` of a whole number counts as one) and, if some time is left, a last short
+    step (``last_step="short"``) or a :class:`~tumble.errors.ConfigError` (``"refuse"``).
+
+    ``dt`` and ``t_end`` must be positive (``t_end`` may be 0) and finite. A run of more than
+    :data:`MAX_STEPS` steps, or whose saved states (every ``save_every``-th of ``state_size``
+    floats) would fill more than :data:`MAX_SAVED_BYTES`, is refused with a message saying what
+    to change, before any memory is taken.
+    """
     if not (isinstance(dt, int | float | np.floating) and math.isfinite(dt) and dt > 0):
-        raise ValueError(f"dt must be a positive finite number, got {dt!r}")
+        raise ConfigError(f"dt must be a positive finite number, got {dt!r}", key="dt")
     if not (isinstance(t_end, int | float | np.floating) and math.isfinite(t_end) and t_end >= 0):
-        raise ValueError(f"t_end must be a non-negative finite number, got {t_end!r}")
-    return math.ceil(t_end / dt - 1e-9)
+        raise ConfigError(f"t_end must be a non-negative finite number, got {t_end!r}", key="t_end")
+    if last_step not in LAST_STEPS:
+        raise ConfigError(
+            f"last_step must be one of {', '.join(LAST_STEPS)}, got {last_step!r}", key="last_step"
+        )
+    dt, t_end = float(dt), float(t_end)
+    ratio = t_end / dt
+    if ratio > MAX_STEPS:
+        raise ConfigError(
+            f"t_end / dt = {ratio:.3g} steps is more than the {MAX_STEPS:.0e} one run may take "
+            f"(t_end = {t_end:g} s, dt = {dt:g} s): raise dt or shorten t_end",
+            key="dt",
+        )
+    whole = round(ratio)
+    if abs(ratio - whole) <= WHOLE_RTOL * max(1.0, ratio):
+        n_full, last_dt = int(whole), 0.0
+    else:
+        n_full = math.floor(ratio)
+        last_dt = t_end - n_full * dt
+        if last_step == "refuse":
+            raise ConfigError(
+                f"t_end = {t_end:g} s is not a whole number of steps of dt = {dt:g} s "
+                f"({ratio:.6g} steps): choose t_end = k dt, or end with a shorter last step "
+                "(last_step 'short')",
+                key="t_end",
+            )
+    plan = StepPlan(dt=dt, t_end=t_end, n_full=n_full, last_dt=last_dt)
+    saved = n_full // save_every + 2
+    size = saved * state_size * 8
+    if size > MAX_SAVED_BYTES:
+        least = math.ceil(n_full * state_size * 8 / MAX_SAVED_BYTES)
+        raise ConfigError(
+            f"the {saved - 1} samples of {n_full} steps (save_every = {save_every}) would take "
+            f"{size / 2**30:.3g} GiB, more than {MAX_SAVED_BYTES / 2**30:.0f} GiB: use "
+            f"save_every >= {least}, raise dt or shorten t_end",
+            key="save_every",
+        )
+    return plan

@@ -14,10 +14,13 @@ stability maps over time step and inertia ratio, and the flip period of the Dzha
 """
 
 from tumble.stability.flip import (
+    FlipPrediction,
     count_flips,
     elliptic_parameters,
+    flip_counts,
     flip_intervals,
     flip_period,
+    flip_prediction,
     flip_times,
 )
 from tumble.stability.linearize import (
@@ -51,6 +54,7 @@ from tumble.stability.state_spectra import StateSpectrum, state_jacobian, state_
 __all__ = [
     "AXIS_NAMES",
     "VERDICTS",
+    "FlipPrediction",
     "StabilityMap",
     "StateSpectrum",
     "axis_deviation",
@@ -60,8 +64,10 @@ __all__ = [
     "euler_jacobian",
     "explicit_linear_map",
     "explicit_spectrum_closed_form",
+    "flip_counts",
     "flip_intervals",
     "flip_period",
+    "flip_prediction",
     "flip_times",
     "inertia_family",
     "lyapunov",

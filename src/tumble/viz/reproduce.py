@@ -73,8 +73,10 @@ def _component_panels(
     record: FigureRecord,
     symbol: str,
     suffix_of: Callable[[str], str],
+    ylabel: str,
 ) -> None:
-    """One panel per scheme with three components over time (Leine Fig. 2, 3, 4)."""
+    """One panel per scheme with three components over time (Leine Fig. 2, 3, 4), each with
+    the y label ``ylabel`` (quantity and unit)."""
     schemes = _schemes(columns, suffix_of("x"))
     fig, axes = plt.subplots(
         len(schemes), 1, figsize=(8, 2.4 * len(schemes) + 0.8), sharex=True, squeeze=False
@@ -89,6 +91,7 @@ def _component_panels(
                 label=rf"${symbol}_{c}$",
             )
         ax.set_title(name, loc="left", fontsize=10)
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[0, 0].legend(loc="upper right", ncol=3, fontsize=8)
     axes[-1, 0].set_xlabel("t (s)")
@@ -99,13 +102,27 @@ def _component_panels(
 def _omega(
     tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
 ) -> None:
-    _component_panels(tables[record.tables[0]], path, record, r"\omega", lambda c: f"_omega_{c}")
+    _component_panels(
+        tables[record.tables[0]],
+        path,
+        record,
+        r"\omega",
+        lambda c: f"_omega_{c}",
+        r"$\omega_i$ (rad/s)",
+    )
 
 
 def _difference_vector(
     tables: Mapping[str, Mapping[str, np.ndarray]], path: Path, record: FigureRecord
 ) -> None:
-    _component_panels(tables[record.tables[0]], path, record, "d", lambda c: f"_d_{c}")
+    _component_panels(
+        tables[record.tables[0]],
+        path,
+        record,
+        "d",
+        lambda c: f"_d_{c}",
+        r"$d_i$ (unitless)",
+    )
 
 
 def _lyapunov(
@@ -162,8 +179,8 @@ def _spectra(
         ax.set_aspect("equal")
         ax.set_title(f"{axis} axis", fontsize=10)
         ax.set_xlabel(r"Re $\lambda$")
+        ax.set_ylabel(r"Im $\lambda$")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(r"Im $\lambda$")
     axes[0].legend(fontsize=7, loc="lower left")
     right = axes[3]
     dt = radius["dt"]

@@ -20,18 +20,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from tumble.bodies import catalogue
 from tumble.bodies.inertia import axis_order, principal_inertia
 from tumble.bodies.polyhedron import hull_triangles
-from tumble.freerot import SCHEMES, STEPPERS, integrate
+from tumble.freerot import SCHEMES, STEPPERS, exact, integrate
+from tumble.freerot.flips import flip_counts, flip_prediction
 from tumble.freerot.invariants import relative_drift
 from tumble.freerot.poinsot import (
     AxisName,
-    count_flips,
     curve_family,
     momentum_energy_curves,
     near_axis_omega,
     polhode_loops,
-    predicted_flip_interval,
     trajectory_geometry,
 )
+from tumble.freerot.trajectory import step_plan
 
 #: the largest number of time steps one request may ask for (keeps a request under a few seconds)
 MAX_STEPS = 400_000
@@ -197,7 +197,7 @@ def _check_run(req: TrajectoryRequest) -> tuple[int, int]:
         raise ValueError(f"perturbation must lie in [0, 10], got {req.perturbation!r}")
     if not 2 <= req.max_frames <= MAX_FRAMES:
         raise ValueError(f"max_frames must lie in [2, {MAX_FRAMES}], got {req.max_frames}")
-    n_steps = math.ceil(req.t_end / req.dt - 1e-9)
+    n_steps = step_plan(req.dt, req.t_end).n_steps
     if n_steps > MAX_STEPS:
         raise ValueError(
             f"t_end / dt = {n_steps} steps is more than the {MAX_STEPS} one request may run; "
@@ -211,6 +211,20 @@ def _rows(arr, digits: int = 12) -> list:
     """Nested lists of an array, rounded to ``digits`` significant digits (smaller JSON)."""
     arr = np.asarray(arr, dtype=np.float64)
     return np.vectorize(lambda x: float(f"{x:.{digits}g}"), otypes=[float])(arr).tolist()
+
+
+def _flips(traj, inertia: np.ndarray, omega0: np.ndarray) -> dict:
+    """The flips of the run and of the exact motion at the same instants, by the one definition
+    of :mod:`tumble.freerot.flips`, with the predicted period (half a cycle) and why."""
+    reference = traj if traj.scheme == "exact" else exact(inertia, omega0, traj.q[0], traj.t)
+    prediction = flip_prediction(inertia, omega0)
+    return {
+        "intermediate_index": axis_order(inertia)["intermediate"],
+        "counted": flip_counts(traj).tolist(),
+        "exact": flip_counts(reference).tolist(),
+        "period": _finite_or_none(prediction.period),
+        "reason": prediction.reason,
+    }
 
 
 def scene(req: TrajectoryRequest) -> dict:
@@ -231,7 +245,6 @@ def scene(req: TrajectoryRequest) -> dict:
     scale = ellipsoid_scale(inertia, drawing)
     drawing = {k: np.asarray(v).tolist() if k != "kind" else v for k, v in drawing.items()}
     order = axis_order(inertia)
-    intermediate = order["intermediate"]
     return {
         "scheme": req.scheme,
         "request": req.model_dump(),
@@ -267,14 +280,7 @@ def scene(req: TrajectoryRequest) -> dict:
             "spin": relative_drift(geo.spin).tolist(),
         },
         "invariants": {"energy": energy0, "spin_norm": spin0},
-        "flips": {
-            "axis_index": axis_index,
-            "intermediate_index": intermediate,
-            "counted": count_flips(traj.omega, axis_index).tolist(),
-            "predicted_interval": _finite_or_none(
-                predicted_flip_interval(inertia, omega0, axis_index)
-            ),
-        },
+        "flips": _flips(traj, inertia, omega0),
         "curves": {
             "family": [
                 {"energy": e, "loops": [_rows(loop, 6) for loop in loops]}

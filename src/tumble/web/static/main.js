@@ -17,12 +17,78 @@ const COLORS = {
   ellipsoid: 0x7f8fa9,
   plane: 0x3a4150,
   sphere: 0x3e63dd,
-  energy: 0xf76b15,
+  energy: 0xa371f7,
   family: 0x5b6270,
   current: 0xffe066,
   marker: 0xffffff,
 };
 const Z = new THREE.Vector3(0, 0, 1);
+
+// What each view draws, in the order of its legend: the key every object drawn for an entry
+// carries (userData.legend), its colours and its label. The axes entry shows the three axes.
+const LEGEND = {
+  lab: [
+    ["body", [COLORS.body], "body"],
+    ["axes", COLORS.axes, "principal axes x, y, z"],
+    ["ellipsoid", [COLORS.ellipsoid], "inertia ellipsoid"],
+    ["polhode", [COLORS.polhode], "polhode: where ω meets the ellipsoid"],
+    ["plane", [COLORS.plane], "invariable plane (mirrored)"],
+    ["herpolhode", [COLORS.herpolhode], "herpolhode: its trace in the plane"],
+    ["contact", [COLORS.herpolhode], "contact point (on the ω axis)", "dot"],
+    ["spin", [COLORS.spin], "angular momentum L (fixed)"],
+    ["omega", [COLORS.omega], "angular velocity ω"],
+  ],
+  body: [
+    ["axes", COLORS.axes, "principal axes x, y, z"],
+    ["sphere", [COLORS.sphere], "momentum sphere |L| = |L₀|"],
+    ["energy", [COLORS.energy], "energy ellipsoid E = E₀"],
+    ["current", [COLORS.current], "their intersection: where L must stay"],
+    ["family", [COLORS.family], "intersections at other energies"],
+    ["trail", [COLORS.spin], "L seen from the body: path and now"],
+  ],
+};
+
+function hex(color) {
+  return `#${color.toString(16).padStart(6, "0")}`;
+}
+
+// The legend of one view, an overlay in its corner (built from LEGEND, never edited by hand).
+function legendList(kind) {
+  const list = document.createElement("ul");
+  list.className = "legend";
+  list.dataset.legend = kind;
+  for (const [key, colors, label, mark] of LEGEND[kind]) {
+    const item = document.createElement("li");
+    item.dataset.item = key;
+    for (const color of colors) {
+      const swatch = document.createElement("i");
+      swatch.style.setProperty("--c", hex(color));
+      if (mark) swatch.className = mark;
+      item.append(swatch);
+    }
+    item.append(document.createTextNode(label));
+    list.append(item);
+  }
+  return list;
+}
+
+// Tag an object (and so everything under it) with the legend entry it is drawn for.
+function tagged(object, key) {
+  object.userData.legend = key;
+  return object;
+}
+
+// The legend keys of everything a view draws now (null for an object drawn without one).
+function drawnKeys(view) {
+  const keys = new Set();
+  view.content.traverseVisible((o) => {
+    if (!(o.isMesh || o.isLine || o.isPoints)) return;
+    let owner = o;
+    while (owner && !owner.userData.legend) owner = owner.parent;
+    keys.add(owner ? owner.userData.legend : null);
+  });
+  return keys;
+}
 
 // ---------------------------------------------------------------- state and controls
 const params = {
@@ -54,6 +120,8 @@ const app = {
   errors: [],
 };
 window.tumble = app;
+app.legend = LEGEND;
+app.drawnKeys = drawnKeys;
 function redraw() {
   app.dirty = true;
 }
@@ -209,6 +277,10 @@ class Slot {
     this.lab = new View(this.section.querySelector(".view.lab"), 6);
     this.body = new View(this.section.querySelector(".view.body"), 3.2);
     this.readout = this.section.querySelector(".readout");
+    this.legends = {
+      lab: this.lab.element.appendChild(legendList("lab")),
+      body: this.body.element.appendChild(legendList("body")),
+    };
     this.errorBox = this.section.querySelector(".error");
     this.traj = null;
     this.frame = -1;
@@ -257,26 +329,26 @@ class Slot {
     // the body, its principal axes, the inertia ellipsoid and the polhode rotate together
     const bodyGroup = new THREE.Group();
     parts.bodyGroup = bodyGroup;
-    parts.bodyMesh = bodyMesh(traj.body.drawing);
+    parts.bodyMesh = tagged(bodyMesh(traj.body.drawing), "body");
     bodyGroup.add(parts.bodyMesh);
-    parts.axes = axesLines(1.15 * extent);
+    parts.axes = tagged(axesLines(1.15 * extent), "axes");
     bodyGroup.add(parts.axes);
     const ell = new THREE.Mesh(new THREE.SphereGeometry(1, 48, 24), translucent(COLORS.ellipsoid, 0.16));
     ell.scale.set(s / Math.sqrt(inertia[0]), s / Math.sqrt(inertia[1]), s / Math.sqrt(inertia[2]));
     const ellWire = new THREE.Mesh(new THREE.SphereGeometry(1, 24, 12), translucent(COLORS.ellipsoid, 0.25, true));
     ellWire.scale.copy(ell.scale);
-    parts.ellipsoid = new THREE.Group();
+    parts.ellipsoid = tagged(new THREE.Group(), "ellipsoid");
     parts.ellipsoid.add(ell, ellWire);
     bodyGroup.add(parts.ellipsoid);
     // polhode: -r_B on the ellipsoid (the touching point of the mirrored plane), traced
-    parts.polhode = polyline(traj.point_body, COLORS.polhode, 1, (p) => vec(p).multiplyScalar(-s));
+    parts.polhode = tagged(polyline(traj.point_body, COLORS.polhode, 1, (p) => vec(p).multiplyScalar(-s)), "polhode");
     parts.polhode.geometry.setDrawRange(0, 1);
     bodyGroup.add(parts.polhode);
     root.add(bodyGroup);
 
     // the invariable plane (mirrored through the centre) and the herpolhode in it
     const d0 = traj.plane_distance[0] * s;
-    const plane = new THREE.Group();
+    const plane = tagged(new THREE.Group(), "plane");
     const disc = new THREE.Mesh(new THREE.CircleGeometry(1, 96), translucent(COLORS.plane, 0.55));
     const grid = new THREE.PolarGridHelper(1, 12, 6, 96, 0x59616f, 0x3d4450);
     grid.rotation.x = Math.PI / 2;
@@ -288,21 +360,21 @@ class Slot {
     parts.plane = plane;
     parts.planeDistance0 = d0;
     root.add(plane);
-    parts.herpolhode = polyline(herp.map((p) => [p.x, p.y, p.z]), COLORS.herpolhode);
+    parts.herpolhode = tagged(polyline(herp.map((p) => [p.x, p.y, p.z]), COLORS.herpolhode), "herpolhode");
     parts.herpolhode.geometry.setDrawRange(0, 1);
     root.add(parts.herpolhode);
     parts.contact = new THREE.Mesh(
       new THREE.SphereGeometry(0.045 * extent + 0.01, 16, 8),
       new THREE.MeshBasicMaterial({ color: COLORS.herpolhode }),
     );
-    root.add(parts.contact);
+    root.add(tagged(parts.contact, "contact"));
 
     // L fixed in space (up), omega along the rotation axis through the contact point
     const arrowLength = 1.6 * extent;
     parts.spin = new THREE.ArrowHelper(Z, new THREE.Vector3(), arrowLength, COLORS.spin, 0.18 * arrowLength, 0.08 * arrowLength);
-    root.add(parts.spin);
+    root.add(tagged(parts.spin, "spin"));
     parts.omega = new THREE.ArrowHelper(Z, new THREE.Vector3(), arrowLength, COLORS.omega, 0.16 * arrowLength, 0.07 * arrowLength);
-    root.add(parts.omega);
+    root.add(tagged(parts.omega, "omega"));
 
     this.parts = parts;
     this.lab.reset(root, 4.2 * Math.max(extent, d0));
@@ -314,30 +386,30 @@ class Slot {
     const root = new THREE.Group();
     const parts = this.parts;
     const scale = (p) => vec(p).multiplyScalar(1 / g0);
-    parts.sphere = new THREE.Group();
+    parts.sphere = tagged(new THREE.Group(), "sphere");
     parts.sphere.add(
       new THREE.Mesh(new THREE.SphereGeometry(1, 48, 24), translucent(COLORS.sphere, 0.12)),
       new THREE.Mesh(new THREE.SphereGeometry(1, 24, 12), translucent(COLORS.sphere, 0.22, true)),
     );
     root.add(parts.sphere);
-    parts.energy = new THREE.Mesh(new THREE.SphereGeometry(1, 48, 24), translucent(COLORS.energy, 0.16));
+    parts.energy = tagged(new THREE.Mesh(new THREE.SphereGeometry(1, 48, 24), translucent(COLORS.energy, 0.16)), "energy");
     root.add(parts.energy);
     parts.curves = new THREE.Group();
     for (const level of traj.curves.family) {
-      for (const loop of level.loops) parts.curves.add(polyline(loop, COLORS.family, 0.8, scale));
+      for (const loop of level.loops) parts.curves.add(tagged(polyline(loop, COLORS.family, 0.8, scale), "family"));
     }
-    for (const loop of traj.curves.current) parts.curves.add(polyline(loop, COLORS.current, 1, scale));
+    for (const loop of traj.curves.current) parts.curves.add(tagged(polyline(loop, COLORS.current, 1, scale), "current"));
     root.add(parts.curves);
-    parts.bodyAxes = axesLines(1.35);
+    parts.bodyAxes = tagged(axesLines(1.35), "axes");
     root.add(parts.bodyAxes);
-    parts.trail = polyline(traj.spin_body, COLORS.spin, 1, scale);
+    parts.trail = tagged(polyline(traj.spin_body, COLORS.spin, 1, scale), "trail");
     parts.trail.geometry.setDrawRange(0, 1);
     root.add(parts.trail);
     parts.marker = new THREE.Mesh(
       new THREE.SphereGeometry(0.05, 16, 8),
       new THREE.MeshBasicMaterial({ color: COLORS.spin }),
     );
-    root.add(parts.marker);
+    root.add(tagged(parts.marker, "trail"));
     parts.inertia = inertia;
     parts.g0 = g0;
     this.body.reset(root, 3.6);
@@ -361,6 +433,13 @@ class Slot {
     p.sphere.visible = show.sphere;
     p.energy.visible = show.energy;
     p.curves.visible = show.curves;
+    // the legend names what is drawn: entries of hidden items are greyed out
+    for (const kind of ["lab", "body"]) {
+      const keys = drawnKeys(this[kind]);
+      for (const item of this.legends[kind].children) {
+        item.classList.toggle("off", !keys.has(item.dataset.item));
+      }
+    }
   }
 
   frameAt(time) {
@@ -418,18 +497,16 @@ class Slot {
       maxL = Math.max(maxL, drift.spin_norm[i]);
     }
     const flips = tr.flips;
-    const interval = flips.predicted_interval;
-    const axisName = ["x", "y", "z"][flips.axis_index];
+    const period = flips.period;
     const rows = [
       ["scheme", "scheme", tr.scheme],
       ["time", "t", `${tr.t[k].toFixed(2)} s`],
-      ["energy", "energy drift", `${sci(drift.energy[k])}  (max ${sci(maxE)})`],
-      ["spin", "|L| drift", `${sci(drift.spin_norm[k])}  (max ${sci(maxL)})`],
-      ["direction", "L vector drift", sci(drift.spin[k])],
-      ["period", "predicted flip period", interval === null ? "∞ (no flip)" : `${fmt(interval)} s`],
-      ["flips", `flips counted (ω_${axisName})`, `${flips.counted[k]}`],
-      ["expected", "flips predicted by now",
-        interval === null ? "0" : `${Math.floor(tr.t[k] / interval)}–${Math.ceil(tr.t[k] / interval)}`],
+      ["energy", "energy drift |E−E₀|/E₀", `${sci(drift.energy[k])}  (max ${sci(maxE)})`],
+      ["spin", "|L| drift ||L|−|L₀||/|L₀|", `${sci(drift.spin_norm[k])}  (max ${sci(maxL)})`],
+      ["direction", "L drift |L−L₀|/|L₀|", sci(drift.spin[k])],
+      ["period", "flip period (half a cycle)", period === null ? "none" : `${fmt(period)} s`],
+      ["flips", "flips so far", `${flips.counted[k]}`],
+      ["exact", "flips of the exact motion", `${flips.exact[k]}`],
       ["body", "body", `${tr.body.name}, I = (${tr.inertia.map((x) => fmt(x, 4)).join(", ")}) kg m²`],
       ["omega0", "ω₀", `(${tr.omega0.map((x) => fmt(x, 3)).join(", ")}) rad/s`],
       ["steps", "dt · steps",
@@ -574,6 +651,10 @@ async function load() {
       slot.load(res.traj);
     }
   });
+  const first = results.find((r) => r.traj);
+  document.getElementById("flip-note").textContent = first
+    ? `The exact motion here: ${first.traj.flips.reason}.`
+    : "";
   app.loading = false;
   app.generation += 1;
   params.time = 0;
@@ -652,7 +733,10 @@ function buildGui(options) {
 
   const start = gui.addFolder("Initial rotation");
   tag(start.add(params, "axis", ["minor", "intermediate", "major"]).name("initial axis"), "axis").onChange(reload);
-  tag(start.add(params, "perturbation", 0, 0.5, 0.001).name("perturbation"), "perturbation").onFinishChange(reload);
+  const perturbation = tag(start.add(params, "perturbation", 0, 0.5, 0.001).name("perturbation (× rate)"), "perturbation");
+  perturbation.domElement.title =
+    "the two other components of ω₀, as a fraction of the spin rate: 0.01 is 1 %, 0.1 rad/s at 10 rad/s";
+  perturbation.onFinishChange(reload);
   tag(start.add(params, "spin_rate", 0.1, 50, 0.1).name("spin rate (rad/s)"), "spin_rate").onFinishChange(reload);
 
   const integ = gui.addFolder("Integration");
