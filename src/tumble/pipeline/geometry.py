@@ -7,8 +7,9 @@ Layout (``"version": 1``)::
 
     shapes     one per rock class: name, mass_kg, volume_m3, inertia_kg_m2 (A, B, C),
                vertices (m, principal frame) and faces (outward triangles of the hull)
-    rocks      the kept rocks (those of trajectories.parquet, rock 0 always): rock, shape_id,
-               scale (of the shape's vertices), mass_kg, inertia_kg_m2
+    rocks      the kept rocks (exactly those of trajectories.parquet, and rock 0 always: the
+               3D view draws its hull), ascending: rock, shape_id, scale (of the shape's
+               vertices), mass_kg, inertia_kg_m2
     barriers   name, kind ("line" or "net"), line (x, y in the DEM's CRS), height_m, capacity_kJ
     release    kind ("point", "line", "polygon", "areas" or "raster") and, for areas, every
                area's name, frequency and rings (x, y in the DEM's CRS)
@@ -19,7 +20,7 @@ bit for bit what the run used (the replay's crossings equal the run's).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,8 +32,9 @@ from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
 
 
-def run_geometry(ensemble: Ensemble, release: Release, kept: int) -> dict[str, Any]:
-    """The geometry record of a run whose first ``kept`` rocks' trajectories are stored."""
+def run_geometry(ensemble: Ensemble, release: Release, kept: Iterable[int]) -> dict[str, Any]:
+    """The geometry record of a run that stores the trajectories of the rocks ``kept`` (the
+    bodies of exactly these rocks, and rock 0's)."""
     shapes = []
     for shape in ensemble.shapes:
         vertices = np.asarray(shape.vertices, dtype=np.float64)
@@ -48,7 +50,9 @@ def run_geometry(ensemble: Ensemble, release: Release, kept: int) -> dict[str, A
                 "faces": np.asarray(faces).tolist(),
             }
         )
-    rocks = list(range(max(1, min(int(kept), ensemble.n_rocks))))
+    rocks = sorted({0, *(int(k) for k in kept)})
+    if rocks[-1] >= ensemble.n_rocks or rocks[0] < 0:
+        raise ValueError(f"kept rocks must be in [0, {ensemble.n_rocks}), got {rocks}")
     bodies = ensemble.bodies
     stored = {
         "rock": rocks,
