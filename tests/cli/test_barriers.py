@@ -198,6 +198,30 @@ def test_a_new_line_and_a_net_from_the_command_line(kept_run, tmp_path, capsys):
     assert json.loads((out / "barriers.json").read_text())["warnings"]  # the net caveat
 
 
+def test_uphill_per_line_from_the_command_line(kept_run, tmp_path, capsys):
+    """The run's line drawn again with --uphill per line: "left" (the release's side, x < 30,
+    seen along +y) counts the run's crossings downslope; "right" counts them all upslope."""
+    line = [f"{X0 + 30.0},{Y0 + 2.0}", f"{X0 + 30.0},{Y0 + 38.0}"]
+    out = tmp_path / "sides"
+    argv = ["rockfall", "barriers", str(kept_run), "--no-figures", "--out", str(out)]
+    argv += ["--line", *line, "--name", "as run", "--uphill", "left"]
+    argv += ["--line", *line, "--name", "reversed", "--uphill", "right"]
+    code = main(argv)
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "line 'as run': " in printed.out and "downslope (from its left)" in printed.out
+    assert "line 'reversed': 0 rocks crossed downslope (from its right), " in printed.out
+    summary = json.loads((kept_run / "summary.json").read_text())["barriers"][0]
+    as_run, reversed_ = json.loads((out / "barriers.json").read_text())["barriers"]
+    assert as_run["uphill_from"] == reversed_["uphill_from"] == "configuration"
+    assert as_run["rocks_crossing"] == summary["rocks_crossing"] > 0
+    assert reversed_["crossings_upslope"] == summary["crossings_downslope"]
+    assert reversed_["crossings_downslope"] == summary["crossings_upslope"]
+    with pytest.raises(SystemExit):
+        main(["rockfall", "barriers", str(kept_run), "--line", *line, "--uphill", "up"])
+    assert "invalid choice: 'up'" in capsys.readouterr().err
+
+
 def test_barriers_refuses_what_it_cannot_replay(kept_run, tmp_path, capsys):
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -1,7 +1,9 @@
 """RockfallRun: the library call the command line makes gives the command line's folder; what the
-folder stores for its readers (geometry.json) is what the run used, bit for bit; the replay of a
-run's own barriers gives the run's crossings and statistics of the rocks it kept, which come
-from every release area and rock class."""
+folder stores for its readers (geometry.json) is what the run used, bit for bit, the barriers'
+uphill sides and the release footprint included; a line replayed on the run gets the side of
+the run's release, or the one given; the replay of a run's own barriers gives the run's
+crossings and statistics of the rocks it kept, which come from every release area and rock
+class."""
 
 import csv
 import importlib.util
@@ -17,7 +19,11 @@ import pytest
 from tumble.cli.main import main
 from tumble.io.run_folder import RunPaths, shape_of
 from tumble.pipeline import RockfallRun, replay_barriers
-from tumble.pipeline.geometry import barriers_from_geometry, kept_bodies
+from tumble.pipeline.geometry import (
+    barrier_sides_from_geometry,
+    barriers_from_geometry,
+    kept_bodies,
+)
 from tumble.rockfall.hazard.design import barrier_statistics
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "site"
@@ -71,6 +77,17 @@ def test_geometry_holds_the_bodies_and_barriers_the_run_used(library_run):
         np.testing.assert_array_equal(vertices[k], ensemble.rock(k).vertices)
     assert barriers_from_geometry(record) == ensemble.barriers
     assert record["release"]["kind"] == "point"
+    # the release point x = 10 lies left of the line x = 40 drawn along +y
+    assert record["release"]["footprint"] == {"points": [[10.0, 0.0]], "weights": [1.0]}
+    [side] = record["barriers"]
+    assert (side["uphill"], side["uphill_from"], side["release_share_uphill"]) == (
+        "left",
+        "release",
+        1.0,
+    )
+    [stats] = outcome.summary["barriers"]
+    assert (stats["uphill"], stats["uphill_from"]) == ("left", "release")
+    assert stats["crossings_downslope"] >= stats["rocks_crossing"] > 0
     hull = shape_of(record, 0)
     assert hull["mass_kg"] == ensemble.rock(0).mass
     # every hull vertex is a vertex of the rock; the triangles index them
@@ -196,12 +213,14 @@ def test_with_fewer_kept_rocks_the_replay_gives_the_run_s_statistics_of_those_ro
     replay = replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
     ran = _table(RunPaths(outcome.folder).crossings)
     mine = np.isin(ran["rock"], rocks)
+    sides = barrier_sides_from_geometry(RunPaths(outcome.folder).read_geometry())
     expected = barrier_statistics(
         {k: v[mine] for k, v in ran.items()},
         run.ensemble.barriers,
         5,
         run.setup.design,
         seed=run.config.seed,
+        sides=sides,
     )
     _assert_same(json.loads(json.dumps(expected)), replay.barriers, "barriers")
     assert replay.report["rocks"] == rocks and replay.report["n_rocks"] == 5
@@ -254,3 +273,88 @@ def test_the_kept_rocks_come_from_every_release_area_and_rock_class(tmp_path):
         assert record["shape"] == shapes[rows[k]["rock_class"]], k
     report = (tmp_path / "run" / "report.html").read_text()
     assert "Kept trajectories" in report and "stratified over (release area" in report
+
+
+def test_a_new_line_replayed_gets_the_side_of_the_run_s_release(library_run, tmp_path):
+    """The line x = 40 drawn the other way (from y = 19 to y = -19): the release now lies on its
+    right, so the right is uphill and the replay counts what the run's own line counts. Given
+    ``uphill = "left"`` instead, every crossing is upslope, no rock counts, and a warning says
+    the release lies on the other side."""
+    _, outcome = library_run
+    reverse = {"name": "reverse", "line": LINE[::-1]}
+    decided = replay_barriers(outcome.folder, [reverse], tmp_path / "decided", figures=False)
+    [stats] = decided.barriers
+    own = outcome.summary["barriers"][0]
+    assert (stats["uphill"], stats["uphill_from"]) == ("right", "release")
+    for key in ("rocks_crossing", "crossings_downslope", "crossings_upslope"):
+        assert stats[key] == own[key], key
+    given = replay_barriers(
+        outcome.folder, [{**reverse, "uphill": "left"}], tmp_path / "given", figures=False
+    )
+    [stats] = given.barriers
+    assert (stats["uphill"], stats["uphill_from"]) == ("left", "configuration")
+    assert stats["rocks_crossing"] == 0
+    assert stats["crossings_upslope"] == own["crossings_downslope"]
+    assert any("uphill = 'left' is given, but only 0 %" in w for w in given.warnings)
+
+
+def test_a_run_without_stored_sides_replays_with_the_kept_rocks_starts(library_run, tmp_path):
+    """geometry.json of an earlier version (no footprint, no sides): the run's own line gets the
+    side the kept rocks start on, the same as the run's, and a warning says so."""
+    import shutil
+
+    _, outcome = library_run
+    copy = tmp_path / "copy"
+    shutil.copytree(outcome.folder, copy)
+    record = json.loads((copy / "geometry.json").read_text())
+    del record["release"]["footprint"]
+    for barrier in record["barriers"]:
+        for key in ("uphill", "uphill_from", "release_share_uphill", "release_share_downslope"):
+            del barrier[key]
+    (copy / "geometry.json").write_text(json.dumps(record))
+    replay = replay_barriers(copy, out=tmp_path / "replay", figures=False)
+    [stats] = replay.barriers
+    assert stats["uphill"] == "left"
+    assert stats["rocks_crossing"] == outcome.summary["barriers"][0]["rocks_crossing"]
+    assert any("the side the kept rocks start on" in w for w in replay.warnings)
+
+
+def test_a_run_into_a_nodata_hole_tells_where_the_rocks_left(tmp_path):
+    """A 30 degree slope in EPSG:2056 with a nodata hole below the release point: exits.gpkg
+    holds one point per rock that left, in the DEM's CRS, with the fields of the issue, at the
+    exit table's points; summary.json counts them per kind; the warning names the hole and
+    where it is; the report has the table and draws the points."""
+    import pyogrio.raw
+    import shapely
+
+    from tumble.rockfall import Terrain
+
+    x = np.arange(0.0, 61.0)
+    y = np.arange(-15.0, 16.0)
+    heights = np.broadcast_to((60.0 - x) * np.tan(np.radians(30.0)), (y.size, x.size)).copy()
+    heights[(np.abs(y[:, None]) <= 8) & (x[None, :] >= 30) & (x[None, :] <= 34)] = np.nan
+    dem = Terrain.from_array(heights, x0=2_600_000.0, y0=1_200_000.0, dx=1.0, crs="EPSG:2056")
+    dem.write(tmp_path / "dem.tif")
+    settings = {"dem": str(tmp_path / "dem.tif"), "rocks": 3, "t_max": 8.0, "seed": 2}
+    overrides = ["release.point=[2600015.0, 1200015.0]", "release.height=1.0"]
+    outcome = RockfallRun.from_config(settings=settings, overrides=overrides).run(tmp_path / "run")
+    exits = outcome.summary["exits"]
+    n = exits["rocks"]
+    assert exits["counts"]["nodata_hole"] >= 1
+    (hole,) = exits["holes"]
+    assert (hole["x"], hole["y"]) == (2_600_032.0, 1_200_015.0)
+    assert any("nodata hole 1" in w and "x = 2600032.0" in w for w in outcome.warnings)
+    info = pyogrio.read_info(tmp_path / "run" / "exits.gpkg")
+    assert info["features"] == n and info["crs"] == "EPSG:2056"
+    assert info["geometry_type"] == "Point Z"
+    fields = ["rock", "source", "rock_class", "kind", "hole", "kinetic_energy_kJ", "velocity_ms"]
+    assert list(info["fields"]) == fields
+    meta, _, geometry, columns = pyogrio.raw.read(tmp_path / "run" / "exits.gpkg")
+    table = dict(zip(meta["fields"], columns, strict=True))
+    kinds = list(table["kind"])
+    assert {kind: kinds.count(kind) for kind in exits["counts"]} == exits["counts"]
+    assert list(table["source"]) == ["release"] * n
+    points = shapely.get_coordinates(shapely.from_wkb(geometry), include_z=True)
+    assert not dem.contains(points[:, 0], points[:, 1]).any()
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "Where rocks left the DEM" in page and "into a nodata hole inside the footprint" in page

@@ -1,6 +1,8 @@
 """Barrier lines and nets (tumble.rockfall.barriers): the crossing test by hand (half-open rule at
-shared vertices), against shapely, and the packed arrays for the kernels. Lines read from a
-configuration or from files: ``site/test_barrier_files.py``."""
+shared vertices), against shapely, the packed arrays for the kernels, and the uphill side: the
+side of a line each point lies on by hand (segments, vertices, beyond the ends), the shares and
+the two-thirds rule. Lines read from a configuration or from files:
+``site/test_barrier_files.py``."""
 
 import math
 
@@ -13,7 +15,11 @@ from tumble.rockfall.barriers import (
     Barrier,
     crossings,
     pack_barriers,
+    point_sides,
+    release_shares,
     segment_crossing,
+    uphill_side,
+    with_uphill,
 )
 
 # --- segment_crossing ----------------------------------------------------------------------------
@@ -173,6 +179,15 @@ def test_pack_barriers_layout():
     assert (arrays.n_barriers, arrays.n_segments) == (2, 3)
     for name in ("segments", "barrier_of", "along", "last", "height", "capacity_J", "bbox"):
         assert not getattr(arrays, name).flags.writeable, name
+    # no side given: NaN; uphill right -> the left is downslope (+1), uphill left -> -1
+    assert np.isnan(arrays.downhill).all()
+    sided = pack_barriers(
+        [
+            Barrier("A", [[0, 0], [1, 0]], uphill="right"),
+            Barrier("B", [[10, 0], [20, 0]], uphill="left"),
+        ]
+    )
+    np.testing.assert_array_equal(sided.downhill, [1.0, -1.0])
 
 
 def test_pack_no_barriers():
@@ -182,3 +197,79 @@ def test_pack_no_barriers():
     assert arrays.along.shape == (0,) and arrays.last.shape == (0,)
     assert arrays.height.shape == (0,) and arrays.capacity_J.shape == (0,)
     assert arrays.bbox.shape == (0, 4)
+
+
+# --- the uphill side ------------------------------------------------------------------------------
+
+
+def test_point_sides_of_a_straight_line_and_beyond_its_ends():
+    """Line (0, 0) -> (10, 0): left is y > 0; beyond the ends the line is extended straight, so
+    (-5, 1) is left and (15, -3) right; points on the line or its extension are on neither."""
+    line = [[0.0, 0.0], [10.0, 0.0]]
+    points = [[5, 1], [5, -1], [-5, 1], [15, -3], [15, 0], [5, 0], [-3, 0]]
+    np.testing.assert_array_equal(point_sides(line, points), [1, -1, 1, -1, 0, 0, 0])
+
+
+@pytest.mark.parametrize(
+    "line, points, sides",
+    [
+        # a left turn at (10, 0): the inside of the turn (x < 10, y > 0) is left; (20, 20) lies
+        # beyond the end, right of the last segment extended (x = 10 upwards); (10, -5), below
+        # the vertex, is right of the first segment
+        (
+            [[0, 0], [10, 0], [10, 10]],
+            [[12, -2], [8, 2], [12, 5], [20, 20], [5, -5], [9, 1], [11, -1], [10, -5]],
+            [-1, 1, -1, -1, -1, 1, -1, -1],
+        ),
+        # a right turn at (10, 0): the inside (x < 10, y < 0) is right; (10, 5) above the
+        # vertex is left; (-5, 5) lies beyond the start, left of the first segment extended
+        (
+            [[0, 0], [10, 0], [10, -10]],
+            [[12, 2], [8, -2], [12, -5], [-5, 5], [9, -1], [11, 1], [10, 5]],
+            [1, -1, 1, 1, -1, 1, 1],
+        ),
+        # a hairpin (turn by 150 deg): points nearest the vertex, outside the sharp bend, lie
+        # right; the narrow wedge inside the bend is left
+        (
+            [[0, 0], [10, 0], [10 - 10 * math.cos(math.radians(30)), 5]],
+            [[13, 0], [12, 2], [10, -2], [6, 1.5]],
+            [-1, -1, -1, 1],
+        ),
+    ],
+)
+def test_point_sides_at_vertices_by_hand(line, points, sides):
+    np.testing.assert_array_equal(point_sides(line, points), sides)
+
+
+def test_shares_and_the_two_thirds_rule():
+    line = [[0.0, -10.0], [0.0, 10.0]]  # along +y: left is x < 0
+    points = [[-1, 0], [-2, 0], [3, 0], [0, 5]]  # two left, one right, one on the line
+    left, right = release_shares(line, points, [1.0, 1.0, 2.0, 4.0])
+    assert (left, right) == (2.0 / 8.0, 2.0 / 8.0)
+    assert uphill_side((2 / 3, 1 / 3)) == "left"
+    assert uphill_side((0.0, 1.0)) == "right"
+    assert uphill_side((0.6, 0.4)) is None
+    assert uphill_side((0.0, 0.0)) is None
+
+
+def test_with_uphill_takes_the_side_the_rocks_start_on():
+    line = [[10.0, -5.0], [10.0, 5.0]]  # along +y: left is x < 10
+    given = Barrier("given", line, uphill="right")
+    (decided, kept) = with_uphill(
+        [Barrier("open", line), given], [[2.0, 0.0, 5.0], [3.0, 1.0, 5.0]]
+    )
+    assert decided.uphill == "left" and kept is given
+    (one,) = with_uphill([Barrier("open", line)], np.array([15.0, 0.0, 1.0]))
+    assert one.uphill == "right"
+    with pytest.raises(ValueError, match=r"barrier 'open'.*both sides.*50.0 % on its left"):
+        with_uphill([Barrier("open", line)], [[2.0, 0.0], [12.0, 0.0]])
+    with pytest.raises(ValueError, match=r"barrier 'open'.*no rock starts off its line"):
+        with_uphill([Barrier("open", line)], [[10.0, 0.0]])
+
+
+def test_an_uphill_side_is_left_or_right():
+    with pytest.raises(ValueError, match=r"barrier 'b'.*uphill must be 'left' or 'right'"):
+        Barrier("b", [[0, 0], [1, 0]], uphill="up")  # type: ignore[arg-type]
+    a = Barrier("b", [[0, 0], [1, 0]], uphill="left")
+    assert a != Barrier("b", [[0, 0], [1, 0]], uphill="right")
+    assert a == Barrier("b", [[0, 0], [1, 0]], uphill="left")

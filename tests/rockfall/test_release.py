@@ -219,3 +219,22 @@ def test_downslope_on_an_oblique_plane():
 def test_downslope_on_flat_ground_is_zero():
     terrain = Terrain.from_array(np.full((3, 3), 5.0))
     np.testing.assert_array_equal(downslope(terrain, 1.0, 1.0), [0.0, 0.0, 0.0])
+
+
+def test_footprint_of_a_point_a_line_and_a_polygon():
+    """The point itself; points evenly along a line (their mean is its midpoint); a lattice
+    inside a polygon (an L-shape of 300 m^2: the share of its 100 m^2 arm is 1/3 to within one
+    lattice column, sqrt(300 / 1024) / 10 of it)."""
+    points, weights = Release(point=(3.0, 4.0)).footprint()
+    np.testing.assert_array_equal(points, [[3.0, 4.0]])
+    np.testing.assert_array_equal(weights, [1.0])
+    points, weights = Release(line=((0.0, 0.0), (10.0, 20.0))).footprint()
+    np.testing.assert_allclose(points.mean(axis=0), [5.0, 10.0], rtol=0, atol=1e-12)
+    assert weights.sum() == pytest.approx(1.0, abs=1e-12) and np.ptp(weights) == 0.0
+    assert points[:, 0].min() > 0.0 and points[:, 0].max() < 10.0
+    ell = ((0.0, 0.0), (20.0, 0.0), (20.0, 10.0), (10.0, 10.0), (10.0, 20.0), (0.0, 20.0))
+    points, weights = Release(polygon=ell).footprint()
+    arm = points[:, 1] > 10.0
+    assert np.all(points[arm, 0] < 10.0)
+    side = np.sqrt(300.0 / 1024)
+    assert weights[arm].sum() == pytest.approx(1.0 / 3.0, abs=side / 10.0)

@@ -87,3 +87,39 @@ def test_a_soil_raster_equal_to_a_constant_gives_the_constants_run():
     mapped = simulate(terrain, Rock.box(1, 1, 1), raster, start, tilted(math.pi / 6))
     assert plain.status == mapped.status == "left_domain"
     np.testing.assert_allclose(mapped.position, plain.position, rtol=0, atol=1e-9)
+
+
+def test_the_fall_from_the_release_is_not_a_jump():
+    """A 1 m cube released face down with its centre 10 m above flat ground: the fall is the
+    release drop (10 m, the release row), not a jump. On a plastic soil (restitution 0) it
+    does not leave the ground again: no jump at all. With restitution 0.5 it bounces once to
+    the analytic apex ``a + (eps v)^2 / 2g``, ``v = sqrt(2 g (10 - a))``, ``a = 0.5 m`` the
+    centre's height at rest, within one step's travel at impact (v dt: where the contact
+    closes in the step). Saving every 7th step changes neither."""
+    terrain = Terrain.plane(0.0, size=(20.0, 20.0), spacing=1.0)
+    rock = Rock.box(1.0, 1.0, 1.0, mass=2000.0)
+    g, a, dt = 9.81, 0.5, 0.002
+    v = math.sqrt(2.0 * g * (10.0 - a))
+    for every in (1, 7):
+        plastic = simulate(
+            terrain, rock, Soil.coulomb(0.5), (10.0, 0.0, 10.0), t_max=4.0, save_every=every
+        )
+        assert plastic.status == "stopped"
+        assert np.isnan(plastic.jump_height()).all()
+        assert plastic.release_drop() == 10.0
+        # it fell 9.5 m before the first contact: its height then counted as no jump
+        assert not plastic.touched[0] and plastic.touched[-1]
+        bouncy = simulate(
+            terrain,
+            rock,
+            Soil.coulomb(0.5, restitution=0.5),
+            (10.0, 0.0, 10.0),
+            t_max=4.0,
+            save_every=every,
+        )
+        apex = a + (0.5 * v) ** 2 / (2.0 * g)
+        assert np.nanmax(bouncy.jump_height()) == pytest.approx(apex, abs=v * dt)
+        assert bouncy.release_drop() == 10.0
+        # the heights of the fall, down to the first contact, are none of the jumps
+        before = ~bouncy.touched
+        assert before.sum() > 1 and np.all(np.isnan(bouncy.jump_height()[before]))

@@ -150,7 +150,8 @@ def test_candidates_agree_with_a_plain_computation(ensemble, candidates):
     means, maxima = [], []
     for tr in trajectories:
         energy = tr.kinetic_energy()[1:]
-        flying = ~tr.in_contact[1:]
+        # flights after the first contact: the fall from the release is not a jump
+        flying = ~tr.in_contact[1:] & np.maximum.accumulate(tr.in_contact)[1:]
         jump = np.where(flying, tr.height[1:], np.nan)
         normal = TERRAIN.normal(tr.position[1:, 0], tr.position[1:, 1])[:, 2]
         v = np.stack([energy / 1e3, tr.speed()[1:], tr.rotation_speed()[1:], jump, jump * normal])

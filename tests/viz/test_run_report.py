@@ -89,12 +89,24 @@ def fake_run(terrain: Terrain) -> tuple[dict, dict, dict]:
             {
                 "name": "fence A",
                 "kind": "net",
+                "uphill": "left",
+                "uphill_from": "release",
+                "release_share_uphill": 0.97,
                 "rocks_crossing": 996,
                 "fraction_crossing": 0.996,
+                "crossings_downslope": 1010,
+                "crossings_upslope": 14,
                 "kinetic_energy_kJ": {"p95": 250.0, "p95_ci": [240.0, 260.0]},
                 "design": {"E_d_kJ": 300.0, "h_d_m": 2.1, "energy_ok": True, "height_ok": False},
             },
-            {"name": "fence B", "kind": "line", "rocks_crossing": 500, "fraction_crossing": 0.5},
+            {
+                "name": "fence B",
+                "kind": "line",
+                "uphill": "right",
+                "uphill_from": "configuration",
+                "rocks_crossing": 500,
+                "fraction_crossing": 0.5,
+            },
         ],
         "classes": [{"class": "0.5-1 m3", "n_rocks": 50}, {"class": "1-2 m3", "n_rocks": 30}],
         "wall_time_s": 1.25,
@@ -192,6 +204,10 @@ def test_report_page_offline_with_warnings_first(tmp_path):
     assert re.search(r"280(\.0)?\s*<span class=\"ci\">\[262\.2, 291\.5\]</span>", text)
     assert "fence A" in text and "996 (99.6 %)" in text and "250 [240, 260]" in text
     assert "energy ok, height NOT ok" in text
+    # the side the rocks come from, and the crossings both ways
+    assert "rocks come from (side seen along the line)" in text
+    assert "left (release 97 %)" in text and "right (given)" in text
+    assert "1010 / 14" in text
     assert "0.5-1 m3" in text
     assert "[release]" in text and "EPSG:2056" in text
 
@@ -395,3 +411,43 @@ def test_hazard_zone_map_is_categorical():
     for code, colour in zip((1, 2, 3), ZONE_COLOURS, strict=True):
         rgba = image.cmap(image.norm(code))
         assert colors.to_hex(rgba) == colour
+
+
+def test_exits_are_tabled_and_drawn_on_the_reach_and_deposit_maps(tmp_path):
+    """Ten exits (6 downslope, 3 side, 1 into a hole): the report tables them per kind with
+    their shares of the 80 rocks and the hole's record, and a map given them draws one marker
+    per exit, labelled with its kind and count."""
+    terrain = swiss_slope()
+    rasters, rocks, summary = fake_run(terrain)
+    kinds = np.array(["downslope_edge"] * 6 + ["side_edge"] * 3 + ["nodata_hole"])
+    exits = {"x": np.full(10, X0 + 89.0), "y": Y0 + np.arange(10.0) * 4.0 + 20.0, "kind": kinds}
+    summary["exits"] = {
+        "rocks": 10,
+        "counts": {"downslope_edge": 6, "side_edge": 3, "nodata_hole": 1},
+        "fractions": {"downslope_edge": 6 / 80, "side_edge": 3 / 80, "nodata_hole": 1 / 80},
+        "holes": [{"hole": 1, "x": X0 + 90.0, "y": Y0 + 56.0, "cells": 4, "rocks": 1}],
+        "rule": "the rule",
+    }
+    config = validate({"rocks": 80, "seed": 3, "release": {"line": [[8, 20], [8, 60]]}})
+    path = write_run_report(
+        tmp_path,
+        summary=summary,
+        terrain=terrain,
+        rasters=rasters,
+        rocks=rocks,
+        exits=exits,
+        config=config.model_dump(),
+        provenance=provenance({"resolved": config.model_dump()}, {"simulation_s": 1.25}, 3),
+    )
+    text = path.read_text(encoding="utf-8")
+    check_offline(tmp_path, text, Page(text))
+    assert "Where rocks left the DEM" in text and "7.5 %" in text and "3.75 %" in text
+    assert "2600090" in text and "Kinds: the rule." in text
+    window = map_window(terrain, rasters, rocks)
+    name = "reach_probability"
+    figure = map_figure(terrain, name, rasters[name], window, rocks=rocks, exits=exits)
+    lines = [line for line in figure.ax.get_lines() if line.get_marker() in ("X", "o")]
+    assert sum(len(line.get_xdata()) for line in lines) == 10
+    labels = figure.ax.get_legend_handles_labels()[1]
+    assert "left across the downslope edge (6)" in labels
+    assert "left across a side edge (3)" in labels and "fell into a nodata hole (1)" in labels

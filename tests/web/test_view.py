@@ -546,4 +546,7 @@ def test_a_rock_and_a_barrier_can_be_picked(page_watch, page, server_url):
     name = page.evaluate("window.tumbleView.pickBarrier(0)")
     assert name == "fence A"
     assert "UNI 11211-4" in panel.inner_text() and "E_d" in panel.inner_text()
+    # the release (x = 3) lies left of the fence drawn along +y at x = 30
+    side = panel.locator('dd[data-field="rocks come from"]').inner_text()
+    assert side == "its left (seen from its first point)"
     assert watch.errors == [] and watch.external == []

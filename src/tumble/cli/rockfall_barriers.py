@@ -20,6 +20,11 @@ sample stratified over release areas and rock classes, rock 0 always: ``rocks`` 
 the released rocks. The run keeps the steps across its own barriers, so replaying them gives the
 run's crossings and design values for the kept rocks whatever ``output.trajectory_every``;
 other lines are crossed between samples that many steps apart, which a warning says.
+
+The run's own barriers keep the uphill side the run decided (the side its rocks come from). A
+new line's side is ``--uphill left|right`` (seen along the line from its first point to its
+last; once per ``--line``, in order) or the ``uphill`` key of a ``--barriers`` file, and without
+them the side of the run's release (``geometry.json``), as a run decides it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from tumble.cli.common import float_tuple, positive_float
 
 EPILOG = """examples:
   tumble rockfall barriers out/slope40 --line 60,-30 60,30 --name "fence A" --height 4
+  tumble rockfall barriers out/site --line 2600150,1200006 2600150,1200194 --uphill left
   tumble rockfall barriers out/site --barriers fences.gpkg --out out/site/fences
   tumble rockfall barriers out/slope40            # the run's own barriers, replayed
 """
@@ -80,6 +86,13 @@ def add_barriers_parser(actions) -> None:
         help="net capacity of each --line, kJ, in order",
     )
     p.add_argument(
+        "--uphill",
+        choices=("left", "right"),
+        action="append",
+        help="the side each --line's rocks come from, seen along it from its first point to its "
+        "last, in order (default: the side of the run's release)",
+    )
+    p.add_argument(
         "--barriers",
         metavar="FILE",
         action="append",
@@ -106,15 +119,19 @@ def _per_line(values: list | None, n: int, option: str) -> list:
 
 def barrier_entries(args) -> list[dict]:
     """The ``[[barrier]]`` entries of the command line: ``--line`` with its ``--name``,
-    ``--height`` and ``--capacity``, then the entries of every ``--barriers`` file."""
+    ``--height``, ``--capacity`` and ``--uphill``, then the entries of every ``--barriers``
+    file."""
     from tumble.io.config import load_barriers_file
 
     lines = args.line or []
-    if not lines and (args.name or args.height or args.capacity):
-        raise ValueError("--name, --height and --capacity describe a --line: give the line")
+    if not lines and (args.name or args.height or args.capacity or args.uphill):
+        raise ValueError(
+            "--name, --height, --capacity and --uphill describe a --line: give the line"
+        )
     names = _per_line(args.name, len(lines), "--name")
     heights = _per_line(args.height, len(lines), "--height")
     capacities = _per_line(args.capacity, len(lines), "--capacity")
+    uphill = _per_line(args.uphill, len(lines), "--uphill")
     entries = []
     for k, points in enumerate(lines):
         entry: dict = {"name": names[k] or f"line_{k + 1}", "line": [list(p) for p in points]}
@@ -122,6 +139,8 @@ def barrier_entries(args) -> list[dict]:
             entry["height"] = heights[k]
         if capacities[k] is not None:
             entry["capacity"] = capacities[k]
+        if uphill[k] is not None:
+            entry["uphill"] = uphill[k]
         entries.append(entry)
     for path in args.barriers or ():
         entries += load_barriers_file(path)

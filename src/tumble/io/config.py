@@ -51,6 +51,8 @@ A run is described by one TOML document (every key optional; defaults below)::
                                 # the k-th line of the file, 1-based)
     height = 4.0                # m; with height and/or capacity the barrier is a net,
     capacity = 1000.0           # kJ; without both an observation line only
+    # uphill = "left"           # the side the rocks come from, seen along the line from its
+                                # first point to its last; default: the side of the release
 
     [design]                    # design values of a fence (every key optional)
     standard = "UNI 11211-4"
@@ -239,7 +241,10 @@ class BarrierConfig(_Section):
     vector file (``file``, with optional ``layer`` and either ``name_field``, the attribute whose
     value is ``name``, or ``feature``, the 1-based index of the line among the file's lines;
     with neither the file must hold exactly one line). ``height`` (m) and ``capacity`` (kJ) make
-    the barrier a net; without both it is an observation line."""
+    the barrier a net; without both it is an observation line. ``uphill`` (``"left"`` or
+    ``"right"``, seen along the line from its first point to its last) is the side the rocks
+    come from; without it the side of the run's release
+    (:mod:`tumble.rockfall.site.barrier_files`)."""
 
     name: str
     line: list[Pair] | None = None
@@ -249,6 +254,7 @@ class BarrierConfig(_Section):
     feature: PositiveInt | None = None
     height: PositiveFloat | None = None
     capacity: PositiveFloat | None = None
+    uphill: Literal["left", "right"] | None = None
 
     @field_validator("name")
     @classmethod

@@ -8,6 +8,8 @@ every reader opens (the command line, the report, the 3D view, the barrier repla
     report.html               the run's report
     deposits.csv              one row per rock: final point, status, maxima, source, class
     deposits.gpkg             the same as points in the DEM's CRS
+    exits.gpkg                where rocks left the DEM, as points in its CRS: rock, source,
+                              kind (downslope_edge, side_edge, nodata_hole), energy, speed
     trajectories.parquet      the kept trajectories (output.trajectories rocks), one row a sample
     trajectories.gpkg         the same as lines
     trajectory.csv, .parquet  a one-rock run: its whole trajectory, every step
@@ -36,6 +38,7 @@ PROVENANCE = "provenance.json"
 REPORT = "report.html"
 DEPOSITS_CSV = "deposits.csv"
 DEPOSITS_GPKG = "deposits.gpkg"
+EXITS_GPKG = "exits.gpkg"
 TRAJECTORIES_PARQUET = "trajectories.parquet"
 TRAJECTORIES_GPKG = "trajectories.gpkg"
 TRAJECTORY_CSV = "trajectory.csv"

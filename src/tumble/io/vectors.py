@@ -210,6 +210,38 @@ def read_lines(
     return names, vertices, crs_wkt(meta["crs"])
 
 
+def read_line_field(
+    path: str | os.PathLike, field: str, layer: str | int | None = None
+) -> list[str | None] | None:
+    """The attribute ``field`` of every line of :func:`read_lines` (same order: a multi-line's
+    parts repeat its value), as text, None where it is empty; None when the layer has no such
+    field. :class:`~tumble.errors.DataError` for a file that cannot be read."""
+    import pyogrio.raw
+    import shapely
+
+    path = Path(path)
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+        if field not in [str(f) for f in info["fields"]]:
+            return None
+        _, _, wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=[field])
+    except Exception as err:
+        raise DataError(f"cannot read lines from {path}: {err}") from None
+    if wkb is None:
+        raise DataError(f"{path} holds no geometries")
+    values: list[str | None] = []
+    for value, blob in zip(field_data[0], wkb, strict=True):
+        if blob is None:
+            continue
+        geometry = shapely.from_wkb(blob)
+        parts = 1
+        if shapely.get_type_id(geometry) == shapely.GeometryType.MULTILINESTRING:
+            parts = len(shapely.get_parts(geometry))
+        text = None if value is None or str(value).strip() == "" else str(value).strip()
+        values.extend([text] * parts)
+    return values
+
+
 # --- polygons (release areas) -------------------------------------------------------------------
 
 

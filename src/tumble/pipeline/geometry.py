@@ -10,9 +10,14 @@ Layout (``"version": 1``)::
     rocks      the kept rocks (exactly those of trajectories.parquet, and rock 0 always: the
                3D view draws its hull), ascending: rock, shape_id, scale (of the shape's
                vertices), mass_kg, inertia_kg_m2
-    barriers   name, kind ("line" or "net"), line (x, y in the DEM's CRS), height_m, capacity_kJ
+    barriers   name, kind ("line" or "net"), line (x, y in the DEM's CRS), height_m, capacity_kJ,
+               uphill ("left" or "right" seen along the line: the side the rocks come from),
+               and how it was decided: uphill_from, release_share_uphill,
+               release_share_downslope (tumble.rockfall.site.barrier_files)
     release    kind ("point", "line", "polygon", "areas" or "raster") and, for areas, every
-               area's name, frequency and rings (x, y in the DEM's CRS)
+               area's name, frequency and rings (x, y in the DEM's CRS); footprint: points
+               (x, y) and weights standing for where the rocks start (Release.footprint),
+               from which the uphill side of a barrier replayed on the run is decided
 
 Floats are written with Python's shortest round-trip representation, so what is read back is
 bit for bit what the run used (the replay's crossings equal the run's).
@@ -21,7 +26,7 @@ bit for bit what the run used (the replay's crossings equal the run's).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,10 +36,19 @@ from tumble.rockfall.barriers import Barrier
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
 
+if TYPE_CHECKING:
+    from tumble.rockfall.site.barrier_files import BarrierSide
 
-def run_geometry(ensemble: Ensemble, release: Release, kept: Iterable[int]) -> dict[str, Any]:
+
+def run_geometry(
+    ensemble: Ensemble,
+    release: Release,
+    kept: Iterable[int],
+    sides: Sequence[BarrierSide | None] = (),
+) -> dict[str, Any]:
     """The geometry record of a run that stores the trajectories of the rocks ``kept`` (the
-    bodies of exactly these rocks, and rock 0's)."""
+    bodies of exactly these rocks, and rock 0's); ``sides``: how each barrier's uphill side was
+    decided (none: not known)."""
     shapes = []
     for shape in ensemble.shapes:
         vertices = np.asarray(shape.vertices, dtype=np.float64)
@@ -61,16 +75,20 @@ def run_geometry(ensemble: Ensemble, release: Release, kept: Iterable[int]) -> d
         "mass_kg": [float(bodies[k, 0]) for k in rocks],
         "inertia_kg_m2": [[float(v) for v in bodies[k, 1:]] for k in rocks],
     }
-    barriers = [
-        {
+    barriers = []
+    for i, b in enumerate(ensemble.barriers):
+        entry = {
             "name": b.name,
             "kind": b.kind,
             "line": np.asarray(b.line, dtype=np.float64).tolist(),
             "height_m": b.height,
             "capacity_kJ": b.capacity,
+            "uphill": b.uphill,
         }
-        for b in ensemble.barriers
-    ]
+        side = sides[i] if i < len(sides) else None
+        if side is not None:
+            entry.update(side.record())
+        barriers.append(entry)
     return {
         "version": GEOMETRY_VERSION,
         "shapes": shapes,
@@ -81,6 +99,8 @@ def run_geometry(ensemble: Ensemble, release: Release, kept: Iterable[int]) -> d
 
 
 def _release(release: Release) -> dict[str, Any]:
+    points, weights = release.footprint()
+    footprint = {"points": points.tolist(), "weights": weights.tolist()}
     if release.areas is not None:
         areas = release.areas
         kind = "areas" if any(a.rings for a in areas.areas) else "raster"
@@ -94,25 +114,51 @@ def _release(release: Release) -> dict[str, Any]:
                 }
                 for a in areas.areas
             ],
+            "footprint": footprint,
         }
     for kind in ("point", "line", "polygon"):
         value = getattr(release, kind)
         if value is not None:
-            return {"kind": kind, "coordinates": np.atleast_2d(value).tolist()}
+            return {
+                "kind": kind,
+                "coordinates": np.atleast_2d(value).tolist(),
+                "footprint": footprint,
+            }
     return {"kind": None}
 
 
+def release_footprint(record: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The release footprint ``(points (k, 2), weights (k,))`` the run stored, or None (a run
+    of an earlier version of tumble, which stored none)."""
+    footprint = (record.get("release") or {}).get("footprint")
+    if not footprint:
+        return None
+    points = np.asarray(footprint["points"], dtype=np.float64).reshape(-1, 2)
+    return points, np.asarray(footprint["weights"], dtype=np.float64)
+
+
 def barriers_from_geometry(record: dict[str, Any]) -> tuple[Barrier, ...]:
-    """The run's barriers, as the run used them."""
+    """The run's barriers, as the run used them (with the uphill side the run decided; None in
+    a record of an earlier version of tumble, which stored none)."""
     return tuple(
         Barrier(
             name=b["name"],
             line=np.asarray(b["line"], dtype=np.float64),
             height=b["height_m"],
             capacity=b["capacity_kJ"],
+            uphill=b.get("uphill"),
         )
         for b in record["barriers"]
     )
+
+
+def barrier_sides_from_geometry(record: dict[str, Any]) -> list[dict[str, Any] | None]:
+    """How the run decided each barrier's uphill side (the keys of
+    :meth:`tumble.rockfall.site.barrier_files.BarrierSide.record`), None where not stored."""
+    keys = ("uphill", "uphill_from", "release_share_uphill", "release_share_downslope")
+    return [
+        {k: b[k] for k in keys} if all(k in b for k in keys) else None for b in record["barriers"]
+    ]
 
 
 def kept_bodies(record: dict[str, Any], n_rocks: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:

@@ -30,6 +30,12 @@ rocks (``crossings_exact``). Other lines are crossed between samples up to
 ``output.trajectory_every`` steps apart: the state there is interpolated linearly (heights and
 energies approximate, bounces between samples missed), which a warning says; a net given here
 acts at its first crossing only.
+
+Uphill sides: the run's own barriers keep the side the run decided (``geometry.json``); a new
+line gets its ``uphill`` key, or the side of the run's release decided from the release
+footprint the run stored (:mod:`tumble.rockfall.site.barrier_files`, the same rule as a run's).
+A run of an earlier version of tumble stored neither: the side is then the one the kept rocks
+start on, and a warning says so.
 """
 
 from __future__ import annotations
@@ -47,12 +53,18 @@ from tumble.io import run_folder as layout
 from tumble.io.config import validate
 from tumble.io.provenance import write_provenance
 from tumble.io.results import ResultDir, prepare_result_dir, write_json_atomic
-from tumble.pipeline.geometry import barriers_from_geometry, kept_bodies
+from tumble.pipeline.geometry import (
+    barrier_sides_from_geometry,
+    barriers_from_geometry,
+    kept_bodies,
+    release_footprint,
+)
 from tumble.pipeline.trajectories import write_parquet
+from tumble.rockfall.barriers import with_uphill
 from tumble.rockfall.ensemble.reduce import format_percent
 from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
 from tumble.rockfall.hazard.design import DesignFactors, barrier_statistics
-from tumble.rockfall.site.barrier_files import barriers_from_config
+from tumble.rockfall.site.barrier_files import build_barriers, side_records
 from tumble.rockfall.terrain import Terrain
 
 
@@ -82,6 +94,15 @@ def _read_samples(path: Path) -> dict[str, np.ndarray]:
     return {name: np.asarray(table.column(name)) for name in table.column_names}
 
 
+def _starts(samples: dict[str, np.ndarray]) -> np.ndarray:
+    """(x, y) of the first sample of every rock of a trajectory sample (sorted by rock)."""
+    if not {"rock", "x", "y"} <= set(samples):
+        raise ValueError("the trajectory sample lacks the column(s) rock, x or y")
+    rock = np.asarray(samples["rock"])
+    first = np.flatnonzero(np.r_[True, rock[1:] != rock[:-1]])[: rock.size]
+    return np.column_stack([np.asarray(samples[c])[first] for c in ("x", "y")])
+
+
 def replay_barriers(
     run_dir: str | os.PathLike,
     entries: Sequence[Mapping[str, Any]] = (),
@@ -91,9 +112,9 @@ def replay_barriers(
     figures: bool = True,
     base_dir: str | os.PathLike = ".",
 ) -> ReplayOutcome:
-    """Replay ``entries`` (``[[barrier]]`` tables: name, line or file, height, capacity; a
-    relative file is taken from ``base_dir``), or without them the run's own barriers, on the
-    run in ``run_dir``; write the results to ``out`` (default ``run_dir/barriers``)."""
+    """Replay ``entries`` (``[[barrier]]`` tables: name, line or file, height, capacity,
+    uphill; a relative file is taken from ``base_dir``), or without them the run's own barriers,
+    on the run in ``run_dir``; write the results to ``out`` (default ``run_dir/barriers``)."""
     paths = layout.RunPaths(run_dir)
     if not paths.path.is_dir():
         raise ValueError(f"{paths.path} is not a folder")
@@ -120,22 +141,36 @@ def replay_barriers(
     config = validate(physics)
     terrain = Terrain.from_file(paths.dem)
     entries = [dict(e) for e in entries]
+    footprint = release_footprint(geometry)
+    side_warnings: list[str] = []
     if entries:
-        barriers = barriers_from_config(validate({"barrier": entries}).barrier, terrain, base_dir)
+        site = build_barriers(validate({"barrier": entries}).barrier, terrain, base_dir, footprint)
+        barriers, sides = site.barriers, side_records(site.sides)
+        side_warnings += site.warnings
     else:
         barriers = barriers_from_geometry(geometry)
+        sides = barrier_sides_from_geometry(geometry)
         if not barriers:
             raise ValueError(
                 f"the run in {paths.path} has no barrier: give --line X,Y X,Y ... or "
                 "--barriers FILE"
             )
+    samples = _read_samples(paths.trajectories)
+    undecided = [b.name for b in barriers if b.uphill is None]
+    if undecided:
+        side_warnings.append(
+            f"{paths.geometry} holds no release footprint or barrier side (a run of an earlier "
+            "version of tumble): the uphill side of "
+            + ", ".join(repr(n) for n in undecided)
+            + " is the side the kept rocks start on"
+        )
+        barriers = with_uphill(barriers, _starts(samples))
     target = Path(out) if out is not None else paths.path / "barriers"
     if target.resolve() == paths.path.resolve():
         raise ValueError("--out must not be the run folder itself (it would replace the run)")
     prepare_result_dir(target, force=force)
 
     released = int(summary["n_rocks"])
-    samples = _read_samples(paths.trajectories)
     bodies, vertices = kept_bodies(geometry, released)
     stored = np.unique(np.asarray(samples.get("rock", []), dtype=np.int64))
     missing = sorted(set(stored.tolist()) - set(vertices))
@@ -149,10 +184,12 @@ def replay_barriers(
         raise ValueError(f"{paths.trajectories} holds no sample")
     seed = 0 if config.seed is None else int(config.seed)
     design = DesignFactors.from_config(config.design.model_dump())
-    stats = barrier_statistics(crossings, barriers, n_rocks, design, seed=seed)
+    stats = barrier_statistics(
+        crossings, barriers, n_rocks, design, seed=seed, sides=sides if any(sides) else None
+    )
     interval = sample_interval(samples)
     kept = summary.get("trajectories") if isinstance(summary.get("trajectories"), dict) else None
-    warnings = []
+    warnings = list(side_warnings)
     if n_rocks < released:
         how = (
             'a sample stratified over release areas and rock classes (summary.json["trajectories"])'

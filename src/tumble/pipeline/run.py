@@ -44,9 +44,19 @@ from tumble.pipeline.trajectories import (
 )
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
-from tumble.rockfall.ensemble.outputs import write_deposits_gpkg, write_trajectories_gpkg
+from tumble.rockfall.ensemble.outputs import (
+    write_deposits_gpkg,
+    write_exits_gpkg,
+    write_trajectories_gpkg,
+)
 from tumble.rockfall.hazard.design import add_barrier_statistics
-from tumble.rockfall.site.from_config import RunSetup, build_run, resolved_config
+from tumble.rockfall.site.barrier_files import side_records
+from tumble.rockfall.site.from_config import (
+    DEFAULT_SCENARIO,
+    RunSetup,
+    build_run,
+    resolved_config,
+)
 
 
 @dataclass
@@ -147,8 +157,16 @@ class RockfallRun:
         reduce_start = time.perf_counter()
         result = chunk_run.reduction.result(chunk_run.wall_time)
         # hazard products, from the engine's results
-        add_barrier_statistics(result, ensemble.barriers, setup.design, config.seed)
-        result.summary["scenario"] = config.scenario or ("slope40" if config.dem is None else None)
+        add_barrier_statistics(
+            result,
+            ensemble.barriers,
+            setup.design,
+            config.seed,
+            sides=side_records(setup.barrier_sides) or None,
+        )
+        result.summary["warnings"] += list(setup.barrier_warnings)
+        default = DEFAULT_SCENARIO if config.dem is None else None
+        result.summary["scenario"] = config.scenario or default
         result.summary["sessions"] = len(chunk_run.sessions)
         zoning = setup.site.apply(result)
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
@@ -159,6 +177,8 @@ class RockfallRun:
             result.write_deposits(staged.deposits)
             crs = ensemble.terrain.crs
             write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
+            if result.exits is not None:
+                write_exits_gpkg(stage / layout.EXITS_GPKG, result.exits, crs)
             first = ensemble.trajectory(0, save_every=1)
             kept = choose_rocks(setup.site, config.output.trajectories, config.seed)
             if kept.rocks.size:
@@ -173,7 +193,7 @@ class RockfallRun:
                     list(setup.site.class_names),
                 )
                 _describe_sample(result.summary, kept, every, ensemble, sample, result.crossings)
-            geometry = run_geometry(ensemble, setup.release, kept.rocks)
+            geometry = run_geometry(ensemble, setup.release, kept.rocks, setup.barrier_sides)
             staged.geometry.write_text(json.dumps(geometry) + "\n")
             if ensemble.n_rocks == 1:
                 columns = trajectory_columns(first)
@@ -213,6 +233,7 @@ class RockfallRun:
                 terrain=ensemble.terrain,
                 rasters={**result.rasters, **zoning},
                 rocks=result.rocks,
+                exits=result.exits,
                 config=resolved,
                 provenance=record,
                 figures=sorted(staged.figures.glob("*.png")),

@@ -80,31 +80,16 @@ SELECTION = (
     "allows, the rest in proportion to the group sizes (largest remainder); rock 0 always; "
     "drawn without replacement within each group from a stream of the run's seed"
 )
-#: the per-sample arrays of a :class:`RockTrajectory`
-SAMPLE_FIELDS = (
-    "t",
-    "position",
-    "orientation",
-    "velocity",
-    "omega",
-    "slippage",
-    "in_contact",
-    "n_contacts",
-    "n_loaded",
-    "mu",
-    "height",
-    "in_drag",
-    "contact_work",
-    "drag_work",
-    "pgs_sweeps",
-)
+#: the arrays of a :class:`RockTrajectory` that are not one value per sample
+PER_ROCK_FIELDS = ("inertia", "crossings")
 #: relative and absolute tolerance of :func:`replay_mismatches` (round-off of the interpolation)
 REPLAY_RTOL = REPLAY_ATOL = 1e-9
 
 
 def trajectory_columns(traj: RockTrajectory) -> dict[str, np.ndarray]:
     """Columns of a single-rock trajectory file: time, position, orientation (w, x, y, z),
-    velocity, angular velocity (body frame), energies, contact, slippage, friction, height."""
+    velocity, angular velocity (body frame), energies, contact, slippage, friction, height, and
+    the jump height (NaN in contact and during the fall from the release)."""
     columns = dict(
         zip(
             TRAJECTORY_COLUMNS,
@@ -121,6 +106,7 @@ def trajectory_columns(traj: RockTrajectory) -> dict[str, np.ndarray]:
     columns["slippage_m"] = traj.slippage
     columns["mu"] = traj.mu
     columns["height_m"] = traj.height
+    columns["jump_height_m"] = traj.jump_height()
     return columns
 
 
@@ -230,6 +216,19 @@ def choose_rocks(site: Site, count: int, seed: int) -> KeptRocks:
 # ---------------------------------------------------------------------- what is kept of one
 
 
+def _sample_fields(traj: RockTrajectory) -> list[str]:
+    """The fields of ``traj`` that hold one value per sample (time, state, diagnostics)."""
+    n = len(traj)
+    return [
+        f.name
+        for f in dataclasses.fields(traj)
+        if f.name not in PER_ROCK_FIELDS
+        and isinstance(value := getattr(traj, f.name), np.ndarray)
+        and value.ndim >= 1
+        and value.shape[0] == n
+    ]
+
+
 def replay_sample(traj: RockTrajectory, every: int, barriers: Sequence[Barrier]) -> RockTrajectory:
     """The samples of ``traj`` (every step saved) that a run keeps (module docstring): every
     ``every``-th step, the final one, the steps around each crossing of ``barriers``, and a
@@ -266,20 +265,19 @@ def replay_sample(traj: RockTrajectory, every: int, barriers: Sequence[Barrier])
         times += [earlier, t]
         points += list(pair)
         crossed += [row, row]
+    names = _sample_fields(traj)
     index = np.flatnonzero(keep)
-    fields = {name: getattr(traj, name)[index] for name in SAMPLE_FIELDS}
+    fields = {name: getattr(traj, name)[index] for name in names}
     if ends:
         at = np.asarray(crossed)
-        extra = {name: getattr(traj, name)[np.asarray(ends)] for name in SAMPLE_FIELDS}
+        extra = {name: getattr(traj, name)[np.asarray(ends)] for name in names}
         extra["t"] = np.asarray(times)
         extra["position"] = np.column_stack([np.asarray(points), at[:, X_Z]])
         extra["velocity"] = at[:, X_VX : X_VX + 3]
         extra["omega"] = at[:, X_WX : X_WX + 3]
         extra["height"] = at[:, X_Z] - at[:, X_GROUND]
         order = np.argsort(np.concatenate([fields["t"], extra["t"]]), kind="stable")
-        fields = {
-            name: np.concatenate([fields[name], extra[name]])[order] for name in SAMPLE_FIELDS
-        }
+        fields = {name: np.concatenate([fields[name], extra[name]])[order] for name in names}
     return dataclasses.replace(traj, **fields)
 
 

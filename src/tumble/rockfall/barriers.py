@@ -10,6 +10,32 @@ A line is checked once, when the :class:`Barrier` is made (at least two points, 
 repeated consecutive point, not crossing itself); a run's barriers come from its configuration
 through :func:`tumble.rockfall.site.barrier_files.barriers_from_config`.
 
+Uphill side. Every barrier has an *uphill* side, ``"left"`` or ``"right"`` of its line seen
+along it from its first point to its last: the side the rocks come from. A crossing from the
+uphill side to the other (the protected, downslope side) is *downslope*, whatever the slope of
+the terrain at the line (a counter-slope, the foot of a dam, the flank of a gully); one the other
+way is *upslope*. Nets act on downslope crossings only, and the design values of a fence are
+taken over each rock's first downslope crossing. The side is given (``Barrier(uphill=...)``, the
+``uphill`` key of a ``[[barrier]]`` table) or decided from where the rocks start:
+
+* the starting points (weighted; :func:`release_shares`) are put on the left or the right of the
+  line by the point of the line nearest to each (:func:`point_sides`): on the side of the
+  segment there, or at a vertex on the side of the wedge the two segments meeting there make;
+  beyond an end of the line, on the side of its end segment extended straight. A point on the
+  line, or on such an extension, counts on neither side;
+* the side that holds at least :data:`UPHILL_MAJORITY` (two thirds) of the weight is uphill;
+  when neither does (the rocks start on both sides of the line), nothing is decided and the
+  caller refuses the barrier, asking for ``uphill``.
+
+A run decides from its release as a whole (:meth:`tumble.rockfall.release.Release.footprint`:
+the release point, points along a release line, a lattice over each release polygon or area
+weighted by its share of the rocks, the cells of a source raster weighted by their values;
+:mod:`tumble.rockfall.site.barrier_files` reports the shares and warns about a minority on the
+protected side). A barrier handed to the engine without a side (``uphill=None``) is decided
+from the starting points of the rocks that meet it (:func:`with_uphill`: the ensemble's rocks,
+the one rock of :func:`tumble.rockfall.simulate.simulate`, the first sample of each replayed
+rock).
+
 :func:`pack_barriers` lays all barriers out as flat arrays for the compiled kernels
 (:class:`BarrierArrays`), and :func:`segment_crossing` is the kernel's crossing test of one step
 of a rock's path against one barrier segment.
@@ -51,6 +77,15 @@ if TYPE_CHECKING:
 #: joules per kilojoule (capacities are given in kJ, kernels work in J)
 J_PER_KJ = 1000.0
 
+#: the sides of a barrier line, seen along it from its first point to its last
+SIDES = ("left", "right")
+
+#: the share of the starting points (by weight) one side of a line must hold to be its uphill side
+UPHILL_MAJORITY = 2.0 / 3.0
+
+#: points classified at a time by :func:`point_sides` (memory: times the number of segments)
+_SIDE_BLOCK = 1 << 20
+
 
 def _frozen(values: np.ndarray) -> np.ndarray:
     out = np.ascontiguousarray(values)
@@ -73,15 +108,18 @@ class Barrier:
     ``name``: non-empty text; ``line``: (n, 2) read-only float64 vertices ``x, y`` in DEM
     coordinates (n >= 2, finite, no repeated consecutive vertex, not crossing itself);
     ``height``: the net's height above the terrain (m) or None; ``capacity``: the energy the net
-    takes (kJ) or None. ValueError naming the barrier for anything else. Whether the line lies on
-    a DEM is checked by :func:`barriers_from_config`, which knows the DEM. Two barriers are equal
-    when their name, vertices, height and capacity are.
+    takes (kJ) or None; ``uphill``: the side the rocks come from, ``"left"`` or ``"right"`` seen
+    along the line, or None to decide it from the rocks' starting points (module docstring).
+    ValueError naming the barrier for anything else. Whether the line lies on a DEM is checked by
+    :func:`barriers_from_config`, which knows the DEM. Two barriers are equal when their name,
+    vertices, height, capacity and uphill side are.
     """
 
     name: str
     line: np.ndarray
     height: float | None = None
     capacity: float | None = None
+    uphill: Literal["left", "right"] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -126,6 +164,11 @@ class Barrier:
         object.__setattr__(
             self, "capacity", _optional_positive(self.capacity, f"{where}: capacity")
         )
+        if self.uphill is not None and self.uphill not in SIDES:
+            raise ValueError(
+                f"{where}: uphill must be 'left' or 'right' (seen along the line from its first "
+                f"point to its last), got {self.uphill!r}"
+            )
 
     @property
     def kind(self) -> Literal["line", "net"]:
@@ -144,11 +187,123 @@ class Barrier:
             self.name == other.name
             and self.height == other.height
             and self.capacity == other.capacity
+            and self.uphill == other.uphill
             and np.array_equal(self.line, other.line)
         )
 
     def __hash__(self) -> int:
-        return hash((self.name, self.line.tobytes(), self.height, self.capacity))
+        return hash((self.name, self.line.tobytes(), self.height, self.capacity, self.uphill))
+
+
+def point_sides(line: ArrayLike, points: ArrayLike) -> np.ndarray:
+    """The side of the polyline ``line`` (n, 2) on which each of ``points`` (k, 2) lies: +1 left,
+    -1 right (seen along the line from its first point to its last), 0 on the line or on the
+    straight extension of an end segment. Decided at the point of the line nearest to each point
+    (module docstring): the side of that segment; at a vertex joining two segments, the side of
+    the wedge they make there; at an end of the line, the side of the end segment extended."""
+    line = np.asarray(line, dtype=np.float64)
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    start, q = line[:-1], np.diff(line, axis=0)
+    m = q.shape[0]
+    length2 = np.einsum("ij,ij->i", q, q)
+    out = np.zeros(points.shape[0])
+    block = max(1, _SIDE_BLOCK // m)
+    for first in range(0, points.shape[0], block):
+        p = points[first : first + block]
+        w = p[:, None, :] - start[None, :, :]  # (k, m, 2)
+        u = np.clip(np.einsum("kmj,mj->km", w, q) / length2, 0.0, 1.0)
+        gap = w - u[:, :, None] * q[None, :, :]
+        j = np.argmin(np.einsum("kmj,kmj->km", gap, gap), axis=1)
+        rows = np.arange(p.shape[0])
+        uj = u[rows, j]
+        # the segment's side: inside it, or beyond an end of the line along its end segment
+        side = np.sign(q[j, 0] * w[rows, j, 1] - q[j, 1] * w[rows, j, 0])
+        # at a vertex shared by two segments: the wedge between the outgoing and the incoming one
+        at_start = (uj == 0.0) & (j > 0)
+        at_end = (uj == 1.0) & (j < m - 1)
+        vertex = at_start | at_end
+        if vertex.any():
+            k = np.flatnonzero(vertex)
+            incoming = np.where(at_start[k], j[k] - 1, j[k])
+            outgoing = incoming + 1
+            v = start[outgoing]
+            side[k] = _wedge_side(q[incoming], q[outgoing], p[k] - v)
+        out[first : first + block] = side
+    return out
+
+
+def _wedge_side(incoming: np.ndarray, outgoing: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """+1 when the directions ``w`` from a vertex point into the left wedge of the line there
+    (counter-clockwise from the outgoing segment to the reversed incoming one), -1 into the
+    right wedge, 0 along either segment."""
+
+    def angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Counter-clockwise angle from a to b in [0, 2 pi)."""
+        cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+        dot = np.einsum("ij,ij->i", a, b)
+        return np.mod(np.arctan2(cross, dot), 2.0 * np.pi)
+
+    to_point = angle(outgoing, w)
+    to_back = angle(outgoing, -incoming)
+    side = np.where(to_point < to_back, 1.0, -1.0)
+    side[(to_point == 0.0) | (to_point == to_back)] = 0.0
+    return side
+
+
+def release_shares(line: ArrayLike, points: ArrayLike, weights: ArrayLike) -> tuple[float, float]:
+    """``(left, right)``: the shares of the total ``weights`` (k,) of ``points`` (k, 2) that lie on
+    the left and on the right of ``line`` (:func:`point_sides`); points on the line or its
+    extensions count on neither side, so the shares may sum to less than 1."""
+    weights = np.asarray(weights, dtype=np.float64).reshape(-1)
+    total = float(weights.sum())
+    if weights.size == 0 or not total > 0.0:
+        return 0.0, 0.0
+    sides = point_sides(line, points)
+    return (
+        float(weights[sides > 0].sum() / total),
+        float(weights[sides < 0].sum() / total),
+    )
+
+
+def uphill_side(shares: tuple[float, float]) -> Literal["left", "right"] | None:
+    """The uphill side from the ``(left, right)`` shares of the starting points: the side holding
+    at least :data:`UPHILL_MAJORITY` of them, None when neither does."""
+    left, right = shares
+    if left >= UPHILL_MAJORITY:
+        return "left"
+    if right >= UPHILL_MAJORITY:
+        return "right"
+    return None
+
+
+def with_uphill(barriers: Sequence[Barrier], starts: ArrayLike) -> tuple[Barrier, ...]:
+    """``barriers`` with every missing uphill side decided from the rocks' starting points
+    ``starts`` (k, 2 or more: x, y first; or one point), each rock weighing the same (module
+    docstring).
+    ValueError naming the barrier when the rocks start on both sides of its line."""
+    out = []
+    points = np.asarray(starts, dtype=np.float64)
+    points = (points.reshape(1, -1) if points.ndim == 1 else points)[:, :2]
+    for barrier in barriers:
+        if barrier.uphill is None:
+            shares = release_shares(barrier.line, points, np.ones(points.shape[0]))
+            side = uphill_side(shares)
+            if side is None and sum(shares) == 0.0:
+                raise ValueError(
+                    f"barrier {barrier.name!r}: no rock starts off its line (or its straight "
+                    "extensions), so which side they come from is not known: give "
+                    "uphill='left' or uphill='right'"
+                )
+            if side is None:
+                raise ValueError(
+                    f"barrier {barrier.name!r}: the rocks start on both sides of its line "
+                    f"({100 * shares[0]:.1f} % on its left, {100 * shares[1]:.1f} % on its "
+                    "right, seen from its first point to its last), so which side they come "
+                    "from is not clear: give uphill='left' or uphill='right'"
+                )
+            barrier = Barrier(barrier.name, barrier.line, barrier.height, barrier.capacity, side)
+        out.append(barrier)
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,6 +319,9 @@ class BarrierArrays:
       counts, :func:`segment_crossing`);
     * ``height`` (b,) float64: the net's height (m), NaN where none;
     * ``capacity_J`` (b,) float64: the net's capacity in joules, inf where none;
+    * ``downhill`` (b,) float64: +1 when the left side of the line is the downslope side
+      (``uphill == "right"``), -1 when the right side is (``uphill == "left"``), NaN when the
+      side is not decided;
     * ``bbox`` (b, 4) float64: ``x_min, x_max, y_min, y_max`` of each line, for a quick
       rejection of a step whose own box misses it.
     """
@@ -174,6 +332,7 @@ class BarrierArrays:
     last: np.ndarray
     height: np.ndarray
     capacity_J: np.ndarray
+    downhill: np.ndarray
     bbox: np.ndarray
 
     @property
@@ -190,6 +349,7 @@ def pack_barriers(barriers: Sequence[Barrier]) -> BarrierArrays:
     segments, owner, along, last = [], [], [], []
     height = np.full(len(barriers), np.nan)
     capacity = np.full(len(barriers), np.inf)
+    downhill = np.full(len(barriers), np.nan)
     bbox = np.empty((len(barriers), 4))
     for i, barrier in enumerate(barriers):
         if not isinstance(barrier, Barrier):
@@ -207,6 +367,8 @@ def pack_barriers(barriers: Sequence[Barrier]) -> BarrierArrays:
             height[i] = barrier.height
         if barrier.capacity is not None:
             capacity[i] = barrier.capacity * J_PER_KJ
+        if barrier.uphill is not None:
+            downhill[i] = 1.0 if barrier.uphill == "right" else -1.0
         lo, hi = line.min(axis=0), line.max(axis=0)
         bbox[i] = (lo[0], hi[0], lo[1], hi[1])
     return BarrierArrays(
@@ -216,6 +378,7 @@ def pack_barriers(barriers: Sequence[Barrier]) -> BarrierArrays:
         last=_frozen(np.concatenate(last) if last else np.empty(0, dtype=np.bool_)),
         height=_frozen(height),
         capacity_J=_frozen(capacity),
+        downhill=_frozen(downhill),
         bbox=_frozen(bbox),
     )
 

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble import _check
-from tumble.rockfall.polygons import inside_rings, ring_area
+from tumble.rockfall.polygons import inside_rings, lattice_points, ring_area
 
 if TYPE_CHECKING:
     from tumble.rockfall.site.areas import ReleaseAreas
@@ -54,6 +54,9 @@ HEIGHT = 1.5
 PLACES = ("point", "line", "polygon", "areas")
 #: a polygon draw gives up after this many rejected points (a polygon of almost no area)
 MAX_REJECTIONS = 100_000
+#: points standing for a release line, and (about) for a release polygon or area, in its
+#: footprint (:meth:`Release.footprint`)
+FOOTPRINT_POINTS = 1024
 
 
 def rock_rng(seed: int, k: int) -> np.random.Generator:
@@ -188,6 +191,26 @@ class Release:
                     f"{field}: ({x:g}, {y:g}) lies outside the DEM, which covers "
                     f"x in [{b.x_min:g}, {b.x_max:g}], y in [{b.y_min:g}, {b.y_max:g}]"
                 )
+
+    def footprint(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where the rocks start, as weighted points: ``(points (k, 2), weights (k,))``, the
+        weights summing to 1. The release point; :data:`FOOTPRINT_POINTS` points evenly along
+        a release line (the midpoints of equal parts); a square lattice of about as many points
+        inside a release polygon (:func:`tumble.rockfall.polygons.lattice_points`), each of equal
+        weight; release areas: :meth:`tumble.rockfall.site.areas.ReleaseAreas.footprint`. The
+        barriers' uphill sides are decided from it (:mod:`tumble.rockfall.barriers`)."""
+        if self.areas is not None:
+            return self.areas.footprint()
+        if self.point is not None:
+            points = np.array([self.point], dtype=np.float64)
+        elif self.line is not None:
+            (x1, y1), (x2, y2) = self.line
+            s = (np.arange(FOOTPRINT_POINTS) + 0.5) / FOOTPRINT_POINTS
+            points = np.column_stack([x1 + s * (x2 - x1), y1 + s * (y2 - y1)])
+        else:
+            corners = np.array(self.polygon, dtype=np.float64)
+            points = lattice_points([corners], ring_area(corners), FOOTPRINT_POINTS)
+        return points, np.full(points.shape[0], 1.0 / points.shape[0])
 
     def _place(self, rng: np.random.Generator, k: int) -> tuple[float, float]:
         if self.areas is not None:

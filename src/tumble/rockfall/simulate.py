@@ -22,13 +22,14 @@ Stopping rules (not published for RAMMS; chosen here and exposed):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
@@ -66,6 +67,7 @@ from tumble.rockfall.step.moreau import (
     D_LOADED,
     D_MU,
     D_SWEEPS,
+    D_TOUCHED,
     N_SAVED_DIAG,
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
@@ -99,10 +101,11 @@ class RockTrajectory:
 
     Arrays of length n: ``t`` (s), ``position`` (n, 3) centre of mass (m), ``orientation`` (n, 4)
     quaternion body -> space, ``velocity`` (n, 3) m/s, ``omega`` (n, 3) body frame rad/s,
-    ``slippage`` (m), ``in_contact`` (a vertex contact was closed in the last step),
-    ``n_contacts`` / ``n_loaded`` (closed contacts / contacts with a positive normal percussion),
-    ``mu`` (friction coefficient of the last step), ``height`` (centre of mass above the
-    terrain below it, m), ``contact_work`` / ``drag_work`` (J, summed over the steps since the
+    ``slippage`` (m), ``in_contact`` (a vertex contact was closed in the last step), ``n_contacts``
+    / ``n_loaded`` (closed contacts / contacts with a positive normal percussion), ``mu`` (friction
+    coefficient of the last step), ``height`` (centre of mass above the terrain below it, m),
+    ``touched`` (a step with a closed contact has been taken at or before the row: False during the
+    fall from the release), ``contact_work`` / ``drag_work`` (J, summed over the steps since the
     previous row), ``pgs_sweeps`` (largest number of Gauss-Seidel sweeps since the previous row).
     ``status`` is ``"stopped"``, ``"left_domain"``, ``"timed_out"`` or the name of a failure;
     ``pgs_cap_hits`` counts the steps whose Gauss-Seidel iteration hit its cap.
@@ -119,6 +122,7 @@ class RockTrajectory:
     n_loaded: np.ndarray
     mu: np.ndarray
     height: np.ndarray
+    touched: np.ndarray
     in_drag: np.ndarray
     contact_work: np.ndarray
     drag_work: np.ndarray
@@ -163,6 +167,21 @@ class RockTrajectory:
 
     def speed(self) -> np.ndarray:
         return np.linalg.norm(self.velocity, axis=1)
+
+    def jump_height(self) -> np.ndarray:
+        """The jump height at each row, m: the height of the centre of mass above the terrain
+        after a step without a closed contact, once the rock has touched the terrain; NaN in
+        contact and during the fall from the release (which is not a jump; see
+        :meth:`release_drop`)."""
+        return np.where(self.touched & ~self.in_contact, self.height, np.nan)
+
+    def release_drop(self) -> float:
+        """The largest height of the centre of mass above the terrain over the rows before the
+        first contact (the release row included), m; NaN if it was never over the terrain.
+        The ensemble takes it over every step (``release_drop_m``), a trajectory over its saved
+        rows."""
+        before = ~self.touched & np.isfinite(self.height)
+        return float(self.height[before].max()) if before.any() else math.nan
 
     def rotation_speed(self) -> np.ndarray:
         """|omega| in revolutions per second."""
@@ -223,7 +242,8 @@ def simulate(
     Every ``save_every``-th step is saved, and always the final one. See the module docstring
     for the stopping rules. ``barriers``: lines and nets of :mod:`tumble.rockfall.barriers`,
     whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.step.nets`);
-    a net may catch the rock (status ``caught``).
+    a net may catch the rock (status ``caught``); a barrier without an ``uphill`` side has the
+    side the rock starts on as its uphill side.
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)
     check_steps(opts)
@@ -252,8 +272,9 @@ def simulate(
     out_state = np.zeros((capacity, STATE_SIZE))
     out_diag = np.zeros((capacity, N_SAVED_DIAG))
     contacts = np.zeros((model.vertices.shape[0], NCOL))
-    barriers = tuple(barriers)
-    nets = pack_nets(terrain, pack_barriers(barriers)) if barriers else no_nets()
+    # a barrier without an uphill side: the side the rock starts on
+    barriers = with_uphill(tuple(barriers), state[S_R : S_R + 2])
+    nets = pack_nets(pack_barriers(barriers)) if barriers else no_nets()
     start = state.copy()
     crossings = np.zeros((64 if barriers else 0, N_XCOLS))
     while True:
@@ -292,6 +313,7 @@ def simulate(
         n_loaded=d[:, D_LOADED].astype(np.int64),
         mu=np.ascontiguousarray(d[:, D_MU]),
         height=np.ascontiguousarray(d[:, D_HEIGHT]),
+        touched=d[:, D_TOUCHED] > 0,
         in_drag=d[:, D_DRAG] > 0,
         contact_work=np.ascontiguousarray(d[:, D_CONTACT_WORK]),
         drag_work=np.ascontiguousarray(d[:, D_DRAG_WORK]),

@@ -31,7 +31,8 @@ A rock is in the cell of the DEM sample nearest to its centre of mass, as for th
 
 Quantities (:data:`QUANTITIES`): kinetic energy (translation plus rotation, kJ), speed of the
 centre of mass (m/s), rotational velocity ``|omega| / 2 pi`` (rot/s), jump height (the centre of
-mass above the terrain below it, over the steps without a closed contact, m) and, as a candidate
+mass above the terrain below it, over the steps without a closed contact after the rock's first
+contact: the fall from the release, 1.5 m on slope40, is not a jump, m) and, as a candidate
 definition of the jump height, the same height along the terrain normal
 (``jump_height_normal_m``: the vertical height times ``n_z`` of the unit normal below, the
 distance to the plane of the slope).
@@ -211,7 +212,7 @@ class Table2Candidates:
         x, y = tr.position[1:, 0], tr.position[1:, 1]
         energy = tr.kinetic_energy()[1:]
         speed = tr.speed()[1:]
-        height = np.where(tr.in_contact[1:], np.nan, tr.height[1:])
+        height = tr.jump_height()[1:]
         n_z = np.full(height.shape, np.nan)
         flying = np.isfinite(height)
         if flying.any():

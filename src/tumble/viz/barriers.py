@@ -99,7 +99,10 @@ def plot_barrier(
     rows = first_downslope(crossings, name) if len(crossings["rock"]) else np.empty(0, int)
     design = stats.get("design") or {}
     is_net = str(barrier.kind) == "net"
-    title = f"{name} ({'net' if is_net else 'observation line'})"
+    title = f"{name} ({'net' if is_net else 'observation line'}"
+    if stats.get("uphill") is not None:
+        title += f"; rocks from its {stats['uphill']}, seen from its first point"
+    title += ")"
 
     # exceedance of energy and passing height
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -174,8 +177,9 @@ def plot_barrier(
 
 
 def barrier_lines(barriers: list[dict]) -> list[str]:
-    """One line per barrier for the screen: crossings, p95 energy and passing height with their
-    intervals, the design values and, for a net, the verification."""
+    """One line per barrier for the screen: the side its rocks come from, crossings (both ways
+    when some went upslope), p95 energy and passing height with their intervals, the design
+    values and, for a net, the verification."""
 
     def value(entry: dict, key: str, unit: str) -> str:
         v, ci = entry.get(key), entry.get(key + "_ci")
@@ -187,6 +191,10 @@ def barrier_lines(barriers: list[dict]) -> list[str]:
     lines = []
     for b in barriers:
         text = f"{b['kind']} {b['name']!r}: {b['rocks_crossing']} rocks crossed downslope"
+        if b.get("uphill") is not None:
+            text += f" (from its {b['uphill']})"
+        if b.get("rocks_crossing_upslope"):
+            text += f", {b['rocks_crossing_upslope']} upslope"
         if b["rocks_crossing"]:
             d = b["design"]
             text += (

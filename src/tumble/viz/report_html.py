@@ -27,7 +27,16 @@ STATISTICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("kinetic energy (translation + rotation)", "kJ", ("kinetic_energy_kJ", "rock_max")),
     ("velocity of the centre of mass", "m/s", ("velocity_ms", "rock_max")),
     ("rotational velocity", "rev/s", ("rotational_velocity_rps", "rock_max")),
-    ("jump height of the centre of mass", "m", ("jump_height_m", "rock_max")),
+    (
+        "jump height of the centre of mass (flights after the first contact)",
+        "m",
+        ("jump_height_m", "rock_max"),
+    ),
+    (
+        "release drop (centre of mass above the terrain before the first contact)",
+        "m",
+        ("release_drop_m",),
+    ),
     ("run-out (horizontal, release to final point)", "m", ("runout_m",)),
     ("lateral spread (offset across the main direction)", "m", ("lateral_spread_m",)),
 )
@@ -238,7 +247,8 @@ def _path_statistics(summary: Mapping[str, Any]) -> str:
         return ""
     return (
         "<h3>Along the paths</h3><p class='note'>Mean and standard deviation over the saved "
-        "samples of the moving rocks (the jump height over the samples in flight).</p>"
+        "samples of the moving rocks (the jump height over the samples in flight after the "
+        "first contact: the fall from the release is not a jump).</p>"
         + _table(["quantity", "unit", "mean", "std", "samples"], rows)
     )
 
@@ -260,6 +270,45 @@ def _outcomes(summary: Mapping[str, Any]) -> str:
             ]
         )
     return _table(["outcome of the rocks", "share", "rocks"], rows)
+
+
+#: the kinds of exit of ``summary["exits"]`` -> label (:mod:`tumble.rockfall.exits`)
+EXIT_LABELS = {
+    "downslope_edge": "across the downslope edge",
+    "side_edge": "across a side edge",
+    "nodata_hole": "into a nodata hole inside the footprint",
+}
+
+
+def _exit_tables(summary: Mapping[str, Any]) -> str:
+    """Where the rocks that left the DEM left it: rocks and share per kind, the holes they fell
+    into, per source for release areas, and the rule of the kinds."""
+    exits = summary.get("exits")
+    if not isinstance(exits, Mapping) or not exits.get("rocks"):
+        return ""
+    counts, fractions = exits.get("counts") or {}, exits.get("fractions") or {}
+    rows = [
+        [
+            _cell(label, text=True),
+            f"<td>{html.escape(percent(fractions.get(kind)))}</td>",
+            _cell(counts.get(kind)),
+        ]
+        for kind, label in EXIT_LABELS.items()
+    ]
+    parts = [
+        "<h3>Where rocks left the DEM</h3>",
+        _table(["left the DEM", "share of all rocks", "rocks"], rows),
+    ]
+    holes = exits.get("holes")
+    if isinstance(holes, list) and holes:
+        parts += ["<p class='note'>Nodata holes the rocks fell into:</p>", records_table(holes)]
+    sources = exits.get("sources")
+    if isinstance(sources, list) and sources:
+        parts += ["<p class='note'>Per release area (shares of its rocks):</p>"]
+        parts.append(records_table(sources))
+    if exits.get("rule"):
+        parts.append(f"<p class='note'>Kinds: {html.escape(str(exits['rule']))}.</p>")
+    return "".join(parts)
 
 
 #: keys of the summary shown in the run table, with labels and units
@@ -401,9 +450,25 @@ def _relative(directory: Path, figure: str | os.PathLike) -> tuple[Path, str]:
     return full, relative.as_posix()
 
 
+def barrier_side(b: Mapping[str, Any]) -> str:
+    """The side a barrier's rocks come from, as the report shows it: ``"left (release 100 %)"``,
+    ``"right (configured)"``; seen along the line from its first point to its last."""
+    uphill = b.get("uphill")
+    if uphill is None:
+        return "n/a"
+    source = b.get("uphill_from")
+    share = b.get("release_share_uphill")
+    if source == "release" and share is not None:
+        return f"{uphill} (release {percent(share)})"
+    if source in ("configuration", "file"):
+        return f"{uphill} (given{'' if share is None else f'; release {percent(share)}'})"
+    return str(uphill)
+
+
 def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
-    """One flat row per barrier of ``summary["barriers"]``: crossings, the percentiles a fence
-    is designed for with their intervals, and the design values with their verification."""
+    """One flat row per barrier of ``summary["barriers"]``: the side its rocks come from,
+    crossings both ways, the percentiles a fence is designed for with their intervals, and the
+    design values with their verification."""
 
     def cell(stats: Mapping[str, Any] | None, key: str, digits: int) -> str:
         if not stats or stats.get(key) is None:
@@ -423,8 +488,12 @@ def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str
             {
                 "barrier": str(b.get("name")),
                 "kind": str(b.get("kind")),
+                "rocks come from (side seen along the line)": barrier_side(b),
                 "rocks crossing": (
                     f"{b.get('rocks_crossing')} ({percent(b.get('fraction_crossing'))})"
+                ),
+                "crossings down / up": (
+                    f"{b.get('crossings_downslope', 'n/a')} / {b.get('crossings_upslope', 'n/a')}"
                 ),
                 "energy p95 (kJ)": cell(b.get("kinetic_energy_kJ"), "p95", 0),
                 "energy p99 (kJ)": cell(b.get("kinetic_energy_kJ"), "p99", 0),

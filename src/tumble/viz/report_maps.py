@@ -359,7 +359,38 @@ def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.
         contour = ax.contour(gx, gy, area, levels=[0.5], colors="black", linewidths=1.2)
         contour.set(path_effects=halo)
         ax.plot([], [], color="black", lw=1.2, path_effects=halo, label="release area")
-    ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
+
+
+#: the maps that show where rocks left the DEM
+EXIT_MAPS = frozenset({"reach_probability", "deposit_count"})
+#: how each kind of exit is drawn: label, marker, face colour
+EXIT_MARKERS = {
+    "downslope_edge": ("left across the downslope edge", "X", "#111111"),
+    "side_edge": ("left across a side edge", "X", "#ff7f00"),
+    "nodata_hole": ("fell into a nodata hole", "o", "#00c0e0"),
+}
+
+
+def _exits(ax: Axes, exits: Mapping[str, np.ndarray]) -> None:
+    """The points where rocks left the DEM, one marker per kind of exit
+    (:mod:`tumble.rockfall.exits`)."""
+    kind = np.asarray(exits.get("kind", []))
+    x = np.asarray(exits.get("x", []), dtype=np.float64)
+    y = np.asarray(exits.get("y", []), dtype=np.float64)
+    for name, (label, marker, colour) in EXIT_MARKERS.items():
+        here = (kind == name) & np.isfinite(x) & np.isfinite(y)
+        if here.any():
+            ax.plot(
+                x[here],
+                y[here],
+                linestyle="none",
+                marker=marker,
+                markersize=6,
+                markerfacecolor=colour,
+                markeredgecolor="white",
+                markeredgewidth=0.7,
+                label=f"{label} ({int(here.sum())})",
+            )
 
 
 def map_figure(
@@ -371,11 +402,13 @@ def map_figure(
     rocks: Mapping[str, np.ndarray] | None = None,
     n_rocks: int | None = None,
     shaded: Relief | None = None,
+    exits: Mapping[str, np.ndarray] | None = None,
 ) -> MapFigure:
-    """A map of raster ``name`` (values (ny, nx) on the DEM grid, or over ``window`` only) over
-    the multidirectional hillshade of ``window`` (``shaded``, from :func:`relief` if not
-    given), with colour bar, scale bar, north arrow and the release points of ``rocks``
-    (``release_x``, ``release_y``), as the module docstring describes. A window larger than
+    """A map of raster ``name`` (values (ny, nx) on the DEM grid, or over ``window`` only) over the
+    multidirectional hillshade of ``window`` (``shaded``, from :func:`relief` if not given), with
+    colour bar, scale bar, north arrow, the release points of ``rocks`` (``release_x``,
+    ``release_y``) and, given ``exits`` (the exit table: ``x``, ``y``, ``kind``), the points where
+    rocks left the DEM, as the module docstring describes. A window larger than
     :data:`tumble.viz.grids.MAX_MAP_CELLS` a side is drawn from block maxima."""
     unit = crs_unit(terrain.crs)
     shaded = relief(terrain, window) if shaded is None else shaded
@@ -434,6 +467,10 @@ def map_figure(
         )
     if rocks is not None:
         _release(ax, terrain, window, rocks)
+    if exits is not None:
+        _exits(ax, exits)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.set_aspect("equal")

@@ -5,7 +5,9 @@
 1. the run's warnings (``summary["warnings"]``) in a box at the top, if there are any;
 2. what was simulated (rocks, scheme, DEM grid and CRS) and the outcome of the rocks (stopped,
    left the DEM, reached t_max, failed) as percentages from :func:`percent`, which never shows
-   0 % or 100 % unless that is exact;
+   0 % or 100 % unless that is exact, and where the rocks that left the DEM left it (per kind of
+   exit: downslope edge, side edge, nodata hole, with the holes and, for release areas, per
+   source; :mod:`tumble.rockfall.exits`);
 3. hazard maps (:func:`map_figure`, written as ``figures/report_<raster>.png``) of reach
    probability, maximum and 95th percentile kinetic energy, maximum jump height and deposits,
    each with its description and unit from :data:`~tumble.rockfall.ensemble.rasters.RASTER_INFO`,
@@ -45,7 +47,8 @@ widened to at least half the longer, within the DEM. A scale bar of a round leng
 times a power of ten, about a fifth of the map width); a north arrow to true north (meridian
 convergence from the CRS; grid north, and said so, without a CRS); axes Easting and Northing in
 the CRS's linear unit, with full coordinates (no offset, no scientific notation); release points
-as triangles (over 300 release cells: the outline of the release area).
+as triangles (over 300 release cells: the outline of the release area); on the reach and deposit
+maps the points where rocks left the DEM, one marker per kind of exit.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ from tumble.viz.report_html import (
     RUN_KEYS,
     STATISTICS,
     STYLE,
+    _exit_tables,
     _figure,
     _outcomes,
     _path_statistics,
@@ -90,6 +94,7 @@ from tumble.viz.report_html import (
     values_table,
 )
 from tumble.viz.report_maps import (
+    EXIT_MAPS,
     MAPS,
     OPTIONAL_MAPS,
     MapFigure,
@@ -152,6 +157,7 @@ def write_run_report(
     terrain: Terrain,
     rasters: Mapping[str, np.ndarray],
     rocks: Mapping[str, np.ndarray],
+    exits: Mapping[str, np.ndarray] | None = None,
     config: Mapping[str, Any],
     provenance: Mapping[str, Any],
     figures: Sequence[str | os.PathLike] = (),
@@ -161,7 +167,8 @@ def write_run_report(
     "report_<raster>.png"`` (module docstring) and return the page's path.
 
     ``summary``: the content of ``summary.json``; ``terrain``: the run's DEM; ``rasters`` and
-    ``rocks``: the hazard rasters and the per-rock table of the ensemble result; ``config``: the
+    ``rocks``: the hazard rasters and the per-rock table of the ensemble result; ``exits``: its
+    exit table (where rocks left the DEM, drawn on the reach and deposit maps); ``config``: the
     resolved configuration (``RockfallConfig.model_dump()``); ``provenance``: the record of
     :func:`tumble.io.provenance.provenance`; ``figures``: other images of the run inside
     ``directory`` (paths relative to it, or absolute), shown at the end. ValueError for a figure
@@ -188,6 +195,7 @@ def write_run_report(
             rocks=rocks,
             n_rocks=n_rocks if isinstance(n_rocks, int) else None,
             shaded=shaded,
+            exits=exits if name in EXIT_MAPS else None,
         )
         path = figure_dir / f"report_{name}.png"
         drawn.figure.savefig(path, dpi=120)
@@ -219,12 +227,14 @@ def write_run_report(
         "<h2>The run</h2>",
         _run_table(summary, terrain),
         _outcomes(summary),
+        _exit_tables(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
         "those rocks; elsewhere the map shows the shaded relief only. White triangles: release "
-        "points (a black outline: the release area). Coordinates in the DEM's coordinate "
-        "reference system.</p>",
+        "points (a black outline: the release area); crosses and circles on the reach and "
+        "deposit maps: where rocks left the DEM (exits.gpkg). Coordinates in the DEM's "
+        "coordinate reference system.</p>",
         *maps,
     ]
     if missing:
@@ -261,6 +271,7 @@ def write_run_report(
         "trajectories",
         "warnings",
         "fractions",
+        "exits",
         *RUN_KEYS,
         *RECORD_TABLES,
         *(keys[0] for _, _, keys in STATISTICS),

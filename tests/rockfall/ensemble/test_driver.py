@@ -150,7 +150,10 @@ def reference(ens: Ensemble, rest_speed: float):
         speed = traj.speed()[1:]
         rotation = traj.rotation_speed()[1:]
         flying = ~traj.in_contact[1:]
-        jump = np.where(flying, traj.height[1:], np.nan)
+        # the fall from the release, before the first contact, is not a jump
+        jump = np.where(flying & traj.touched[1:], traj.height[1:], np.nan)
+        before = ~traj.touched
+        drop = traj.height[before].max()
         step = np.rint(traj.t[1:] / traj.dt).astype(int)
         moving = energy > 0.5 * traj.mass * rest_speed**2
         sample = (step % ens.sample_every == 0) & moving
@@ -161,7 +164,8 @@ def reference(ens: Ensemble, rest_speed: float):
                 "traj": traj,
                 "max": [energy.max(), speed.max(), rotation.max(), np.nanmax(jump)],
                 "samples": [energy[sample], speed[sample], rotation[sample]],
-                "jump_samples": jump[sample & flying],
+                "jump_samples": jump[sample & np.isfinite(jump)],
+                "drop": drop,
                 "cell": j * TERRAIN.shape[1] + i,
                 "energy": energy,
                 "jump": jump,
@@ -186,6 +190,9 @@ def test_statistics_and_rasters_agree_with_a_loop_over_simulate():
         assert np.array_equal([rocks["x"][k], rocks["y"][k], rocks["z"][k]], traj.position[-1])
         maxima = [rocks[name][k] for name in MAXIMA]
         np.testing.assert_allclose(maxima, np.multiply(r["max"], [1e-3, 1, 1, 1]), rtol=1e-13)
+        assert rocks["release_drop_m"][k] == pytest.approx(r["drop"], rel=1e-13)
+        # released 1.2 m above the slope with 1 m/s along it: the drop is the release height
+        assert rocks["release_drop_m"][k] == pytest.approx(RELEASE.height, rel=1e-12)
     for q, name in enumerate(("kinetic_energy_kJ", "velocity_ms", "rotational_velocity_rps")):
         values = np.concatenate([r["samples"][q] for r in ref]) * (1e-3 if q == 0 else 1.0)
         path = result.summary[name]["path"]
@@ -358,3 +365,50 @@ def test_rocks_that_overflow_their_visit_buffers_give_the_same_chunk(monkeypatch
         assert np.array_equal(full[name], small[name], equal_nan=True), name
     for a, b in zip(visits, ens.visits(0, 6), strict=True):
         assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_the_release_drop_is_not_a_jump_in_the_ensemble():
+    """Six 1 m cubes released face down with their centres 10 m above flat ground (release.height
+    = 10): every rock's release drop is 10 m and its largest jump the analytic apex of its one
+    bounce, ``a + (eps v)^2 / 2g`` (``v = sqrt(2 g (10 - a))``, ``a = 0.5 m``) within the travel
+    of one step at impact, not the 10 m of the fall; the same in the jump rasters and the path
+    statistics. On a plastic soil no rock jumps: NaN everywhere."""
+    terrain = Terrain.plane(0.0, size=(30.0, 30.0), spacing=1.0)
+    release = Release(line=((10.0, -5.0), (20.0, 5.0)), height=10.0, orientation=(1, 0, 0, 0))
+    g, a, dt = 9.81, 0.5, 0.002
+    v = math.sqrt(2.0 * g * (10.0 - a))
+    apex = a + (0.5 * v) ** 2 / (2.0 * g)
+    for eps in (0.5, 0.0):
+        ens = Ensemble(
+            terrain,
+            Rock.box(1.0, 1.0, 1.0, mass=2000.0),
+            Soil.coulomb(0.5, restitution=eps),
+            release.draw(terrain, 6, 3),
+            t_max=4.0,
+            seed=3,
+        )
+        result = ens.run(threads=2, chunk_size=4)
+        rocks = result.rocks
+        assert result.summary["fractions"]["failed"] == 0.0
+        np.testing.assert_allclose(rocks["release_drop_m"], 10.0, rtol=1e-12)
+        assert result.summary["release_drop_m"]["max"] == pytest.approx(10.0, rel=1e-12)
+        jump = result.summary["jump_height_m"]
+        if eps == 0.0:
+            assert np.isnan(rocks["jump_height_max_m"]).all()
+            assert np.isnan(result.rasters["jump_height_max"]).all()
+            assert jump["rock_max"]["max"] is None and jump["path"]["samples"] == 0
+            continue
+        np.testing.assert_allclose(rocks["jump_height_max_m"], apex, atol=v * dt)
+        flown = result.rasters["jump_height_max"][np.isfinite(result.rasters["jump_height_max"])]
+        assert flown.size and flown.max() == pytest.approx(apex, abs=v * dt)
+        assert a - v * dt < jump["path"]["mean"] < apex + v * dt
+
+
+def test_a_chunk_of_the_earlier_jump_definition_is_refused():
+    """A chunk whose maxima lack the release drop (four columns: its jump heights counted the
+    fall from the release) is refused with a message, not mixed into the run."""
+    ens = ensemble(n=3, t_max=1.0)
+    chunk = ens.run_chunk(0, 3)
+    old = {**chunk, "maxima": chunk["maxima"][:, :4]}
+    with pytest.raises(ValueError, match=r"earlier version of tumble .* --force"):
+        reduce_chunks(ens, [old], 1.0)

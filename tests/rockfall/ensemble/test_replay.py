@@ -77,7 +77,8 @@ def test_free_flight_sampled_every_50_ms_crosses_where_and_when_analytic():
 
 def test_a_net_catches_at_its_first_crossing_and_later_rows_are_dropped():
     """A rock sliding back and forth across a net (flat ground, below its height, below its
-    capacity) is caught at its first downslope crossing; the stored path beyond it, simulated
+    capacity) is caught at its first downslope crossing, the first crossing away from the side
+    it starts on (or from the side given as uphill); the stored path beyond it, simulated
     without the net, leaves no row."""
     terrain = Terrain.plane(0.0, size=(60.0, 20.0), spacing=1.0)
     rock = Rock.box(1.0, 0.8, 0.6, mass=500.0)
@@ -92,9 +93,14 @@ def test_a_net_catches_at_its_first_crossing_and_later_rows_are_dropped():
     assert len(observed["rock"]) == 3
     net = Barrier("n", line, height=2.0, capacity=1000.0)
     caught = replay_crossings(terrain, [net], samples, _bodies(rock), lambda k: rock.vertices)
-    # on flat ground the left side of the line (x < 14) counts as downhill: the rock first
-    # crosses back (passed), then downslope (caught); the third crossing is dropped
-    assert list(observed["direction"]) == ["back", "downslope", "back"]
+    # the rock starts at x = 10, left of the line seen along it (+y): the left is its uphill
+    # side, so its first crossing (to x > 14) is downslope and caught; the rest are dropped
+    assert list(observed["direction"]) == ["downslope", "upslope", "downslope"]
+    assert list(caught["outcome"]) == ["caught"]
+    np.testing.assert_allclose(caught["t_s"], observed["t_s"][:1], rtol=0, atol=1e-12)
+    # given the right side as uphill, the first crossing is upslope (passed), the second caught
+    right = Barrier("n", line, height=2.0, capacity=1000.0, uphill="right")
+    caught = replay_crossings(terrain, [right], samples, _bodies(rock), lambda k: rock.vertices)
     assert list(caught["outcome"]) == ["passed", "caught"]
     np.testing.assert_allclose(caught["t_s"], observed["t_s"][:2], rtol=0, atol=1e-12)
 

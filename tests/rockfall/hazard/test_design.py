@@ -166,15 +166,15 @@ def test_onr_characteristic_values():
 
 def test_only_the_first_downslope_crossing_of_each_rock_counts():
     rows = [
-        # rock 0: down at t = 1 (counts), back at 2, down again at 3 (with other values); the
+        # rock 0: down at t = 1 (counts), up at 2, down again at 3 (with other values); the
         # later downslope row comes first in the table
         {"rock": 0, "barrier": "fence", "t_s": 3.0, "velocity_ms": 99.0},
         {"rock": 0, "barrier": "fence", "t_s": 1.0, "velocity_ms": 4.0},
-        {"rock": 0, "barrier": "fence", "t_s": 2.0, "velocity_ms": 50.0, "direction": "back"},
+        {"rock": 0, "barrier": "fence", "t_s": 2.0, "velocity_ms": 50.0, "direction": "upslope"},
         # rock 1: one downslope crossing
         {"rock": 1, "barrier": "fence", "t_s": 1.5, "velocity_ms": 6.0},
-        # rock 2: a back crossing only: does not count
-        {"rock": 2, "barrier": "fence", "t_s": 1.0, "velocity_ms": 80.0, "direction": "back"},
+        # rock 2: an upslope crossing only: does not count
+        {"rock": 2, "barrier": "fence", "t_s": 1.0, "velocity_ms": 80.0, "direction": "upslope"},
         # rock 3: crosses another barrier only
         {"rock": 3, "barrier": "other", "t_s": 1.0, "velocity_ms": 70.0},
     ]
@@ -189,6 +189,19 @@ def test_only_the_first_downslope_crossing_of_each_rock_counts():
     assert s["velocity_ms"]["p50"] == pytest.approx(5.0)
     assert other["rocks_crossing"] == 1
     assert other["velocity_ms"]["p95"] == 70.0
+    # both directions are counted beside the design sample: 3 rows down (rock 0 twice, rock 1),
+    # 2 up (rocks 0 and 2)
+    assert (s["crossings_downslope"], s["crossings_upslope"]) == (3, 2)
+    assert s["rocks_crossing_upslope"] == 2
+    assert (other["crossings_downslope"], other["crossings_upslope"]) == (1, 0)
+    assert other["rocks_crossing_upslope"] == 0
+    # a barrier without a side attribute reports None; the sides given are merged in
+    assert s["uphill"] is None
+    side = {"uphill": "left", "uphill_from": "release", "release_share_uphill": 1.0}
+    s, other = barrier_statistics(
+        crossings, [Barrier("fence"), Barrier("other")], 4, DesignFactors(), 1, sides=[side, None]
+    )
+    assert {k: s[k] for k in side} == side and other["uphill"] is None
 
 
 def test_more_crossing_rocks_than_released_is_an_error():
@@ -284,8 +297,8 @@ def test_outcome_counts():
         rows[i]["outcome"] = "caught"
     rows[10]["outcome"] = "overtopped"
     rows[11]["outcome"] = "broke_through"
-    # a back crossing's outcome is not counted
-    rows.append({"rock": 5, "barrier": "fence", "t_s": 9.0, "direction": "back"})
+    # an upslope crossing's outcome is not counted
+    rows.append({"rock": 5, "barrier": "fence", "t_s": 9.0, "direction": "upslope"})
     (s,) = stats_of(rows, [Barrier("fence", kind="net", height=3.0, capacity=1e4)])
     assert s["outcomes"] == {"passed": 88, "caught": 10, "overtopped": 1, "broke_through": 1}
 

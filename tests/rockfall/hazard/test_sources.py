@@ -152,3 +152,38 @@ def test_apply_adds_names_records_and_the_zoning_of_the_counts():
         site.apply(bare)
     unzoned = Site(("upper", "lower"), (0.2, None), source, ("c",), (1.0,), np.zeros(6, int))
     assert unzoned.apply(bare) == {}
+
+
+def test_exits_per_release_area():
+    """Six rocks from two release areas, rocks 1, 2 and 4 left the DEM (2 across the downslope
+    edge, 4 into a hole, 1 across a side): the exit table gets each rock's source and class, and
+    summary["exits"]["sources"] counts per area with fractions of the area's rocks (area a:
+    rocks 0-2, two exits of three; area b: rocks 3-5, one of three). Without release areas no
+    per-source counts."""
+    status = ["stopped", "left_domain", "left_domain", "stopped", "left_domain", "stopped"]
+    exits = {
+        "rock": np.array([1, 2, 4]),
+        "kind": np.array(["side_edge", "downslope_edge", "nodata_hole"]),
+    }
+    source_of = np.array([0, 0, 0, 1, 1, 1])
+    class_of = np.array([0, 1, 0, 1, 0, 1])
+    for areas in (True, False):
+        result = EnsembleResult(
+            {"exits": {"rocks": 3}},
+            {},
+            table(status),
+            exits={k: v.copy() for k, v in exits.items()},
+        )
+        site = Site(("a", "b"), (None, None), source_of, ("s", "l"), (0.5, 0.5), class_of, areas)
+        site.apply(result)
+        assert list(result.exits["source"]) == ["a", "a", "b"]
+        assert list(result.exits["rock_class"]) == ["l", "s", "s"]
+        if not areas:
+            assert "sources" not in result.summary["exits"]
+            continue
+        a, b = result.summary["exits"]["sources"]
+        assert (a["name"], a["rocks"], b["name"], b["rocks"]) == ("a", 3, "b", 3)
+        assert a["counts"] == {"downslope_edge": 1, "side_edge": 1, "nodata_hole": 0}
+        assert b["counts"] == {"downslope_edge": 0, "side_edge": 0, "nodata_hole": 1}
+        assert a["fractions"]["side_edge"] == pytest.approx(1 / 3, rel=1e-15)
+        assert b["fractions"]["downslope_edge"] == 0.0

@@ -1,5 +1,7 @@
 """Release areas (tumble.rockfall.site.areas): the largest-remainder split, rocks inside their own
-polygons, a source raster, the CRS transform and bad inputs."""
+polygons, a source raster, the CRS transform, bad inputs, and the footprint (the weighted points
+the barriers' uphill sides are decided from): each area's share its weight's, a raster's cells
+their values, binned into at most FOOTPRINT_POINTS points without moving the weight's centre."""
 
 import json
 import math
@@ -12,7 +14,13 @@ from tumble.io.dem import write_raster
 from tumble.io.vectors import transform_xy, write_polygons
 from tumble.rockfall import Terrain
 from tumble.rockfall.release import Release
-from tumble.rockfall.site.areas import ReleaseAreas, inside_rings, largest_remainder
+from tumble.rockfall.site.areas import (
+    FOOTPRINT_POINTS,
+    ReleaseArea,
+    ReleaseAreas,
+    inside_rings,
+    largest_remainder,
+)
 
 CRS = "EPSG:2056"
 X0, Y0 = 2_600_000.0, 1_200_000.0
@@ -211,3 +219,37 @@ def test_source_raster_and_area_keys_from_a_configuration(terrain, tmp_path):
     ):
         with pytest.raises(ValueError, match=message):
             build_run(validate({"dem": str(dem), "rocks": 6, "release": release}))
+
+
+def test_footprint_shares_follow_the_weights_and_stay_inside():
+    """Two squares weighted 1 and 3: their footprint points lie inside them and carry 1/4 and
+    3/4 of the weight; the points of one square are spread over it (their mean is its centre to
+    within one lattice step)."""
+    a = ReleaseArea("a", (square(10.0, 10.0, 10.0),), 100.0, None, 1.0)
+    b = ReleaseArea("b", (square(40.0, 10.0, 20.0),), 400.0, None, 3.0)
+    points, weights = ReleaseAreas([a, b], 10).footprint()
+    assert weights.sum() == pytest.approx(1.0, abs=1e-12)
+    in_a = inside_rings(points[:, 0], points[:, 1], a.rings)
+    in_b = inside_rings(points[:, 0], points[:, 1], b.rings)
+    assert np.all(in_a ^ in_b)
+    assert weights[in_a].sum() == pytest.approx(0.25, abs=1e-12)
+    assert weights[in_b].sum() == pytest.approx(0.75, abs=1e-12)
+    step = math.sqrt(100.0 / (FOOTPRINT_POINTS // 2))
+    np.testing.assert_allclose(points[in_a].mean(axis=0), [X0 + 15.0, Y0 + 15.0], atol=step)
+
+
+def test_raster_footprint_is_binned_without_moving_its_centre(tmp_path, terrain):
+    """A raster of 100 x 60 releasing cells (1 m, values 1 .. 6000): more cells than the footprint
+    holds, so they are gathered into at most FOOTPRINT_POINTS bins whose weighted mean is the
+    cells' weighted mean (to round-off) and whose weights sum to 1."""
+    values = np.arange(1.0, 6001.0).reshape(60, 100)
+    path = write_raster(tmp_path / "all.tif", values, X0 + 0.5, Y0 + 0.5, 1.0, 1.0, crs=CRS)
+    areas = ReleaseAreas.from_raster(path, terrain, 10)
+    points, weights = areas.footprint()
+    assert points.shape[0] <= FOOTPRINT_POINTS < 6000
+    assert weights.sum() == pytest.approx(1.0, abs=1e-12)
+    cells = areas.cells
+    centres = np.column_stack([cells[:, :2].mean(axis=1), cells[:, 2:].mean(axis=1)])
+    cell_weights = np.diff(np.concatenate([[0.0], areas.cdf]))
+    expected = (centres * cell_weights[:, None]).sum(axis=0) / cell_weights.sum()
+    np.testing.assert_allclose((points * weights[:, None]).sum(axis=0), expected, rtol=0, atol=1e-6)

@@ -1,16 +1,20 @@
 """Barrier files (tumble.rockfall.site.barrier_files, :func:`barriers_from_config`): inline lines,
 validation naming the barrier, lines from GeoJSON and GeoPackage equal to the inline line, the
-CRS check and entries from a TOML configuration."""
+CRS check and entries from a TOML configuration; the uphill side from the release (by hand:
+shares of a point and of a polygon the line cuts), refused when the release lies on both sides,
+given in the entry or as a line's attribute; lines over nodata kept with their length there."""
 
 import json
 
 import numpy as np
 import pytest
 
+from tumble.errors import ConfigError
 from tumble.io.config import load_config
 from tumble.io.vectors import write_lines
 from tumble.rockfall.barriers import Barrier
-from tumble.rockfall.site.barrier_files import barriers_from_config
+from tumble.rockfall.release import Release
+from tumble.rockfall.site.barrier_files import barriers_from_config, build_barriers
 from tumble.rockfall.terrain import Terrain
 
 # --- barriers_from_config: validation ------------------------------------------------------------
@@ -192,3 +196,131 @@ def test_from_a_toml_configuration(tmp_path, swiss):
     a, obs = barriers_from_config(config.barrier, swiss, base_dir="/nonexistent")
     assert a == Barrier("A", LINE, height=5.0)
     assert obs.kind == "line" and obs.length == pytest.approx(48.0)
+
+
+# --- the uphill side ------------------------------------------------------------------------------
+
+
+def _release(**place):
+    return Release(**place).footprint()
+
+
+def test_the_uphill_side_is_the_side_of_the_release(slope):
+    """A release point at x = 10 and lines at x = 40: along +y its left (x < 40) is uphill,
+    drawn the other way its right; the whole release lies there."""
+    entries = [
+        {"name": "up", "line": [[40.0, -10.0], [40.0, 10.0]]},
+        {"name": "down", "line": [[40.0, 10.0], [40.0, -10.0]]},
+    ]
+    site = build_barriers(entries, slope, release=_release(point=(10.0, 0.0)))
+    assert [b.uphill for b in site.barriers] == ["left", "right"]
+    assert site.sides[0].record() == {
+        "uphill": "left",
+        "uphill_from": "release",
+        "release_share_uphill": 1.0,
+        "release_share_downslope": 0.0,
+    }
+    assert site.warnings == ()
+    # without a release the side is left to the engine (the rocks' starting points)
+    assert barriers_from_config(entries, slope)[0].uphill is None
+
+
+def test_a_release_on_both_sides_is_refused_and_uphill_asked_for(slope):
+    """A 20 m x 20 m release polygon halved by the line x = 40: 50 % on each side."""
+    square = [[30.0, -10.0], [50.0, -10.0], [50.0, 10.0], [30.0, 10.0]]
+    entry = {"name": "middle", "line": [[40.0, -20.0], [40.0, 20.0]]}
+    with pytest.raises(ConfigError) as err:
+        build_barriers([entry], slope, release=_release(polygon=square))
+    assert err.value.key == "barrier.0.uphill"
+    for words in ("barrier 'middle'", "50 % of the release lies on its left", "50 % on its right"):
+        assert words in str(err.value)
+    site = build_barriers([{**entry, "uphill": "left"}], slope, release=_release(polygon=square))
+    assert site.barriers[0].uphill == "left" and site.sides[0].uphill_from == "configuration"
+    # a release point on the line: no side at all
+    with pytest.raises(ConfigError, match="the release lies on the line itself"):
+        build_barriers([entry], slope, release=_release(point=(40.0, 0.0)))
+
+
+def test_a_minority_on_the_protected_side_is_decided_and_warned(slope):
+    """The line x = 46 cuts the square x in [30, 50] at 80 % / 20 % (to within one column of the
+    footprint's lattice, 0.625 m of 20 m: 0.032): the left is uphill, the 20 % named."""
+    square = [[30.0, -10.0], [50.0, -10.0], [50.0, 10.0], [30.0, 10.0]]
+    entry = {"name": "cut", "line": [[46.0, -20.0], [46.0, 20.0]]}
+    site = build_barriers([entry], slope, release=_release(polygon=square))
+    side = site.sides[0]
+    assert site.barriers[0].uphill == "left"
+    assert side.left == pytest.approx(0.8, abs=0.032)
+    assert side.right == pytest.approx(0.2, abs=0.032) and side.left + side.right == 1.0
+    [warning] = site.warnings
+    assert "barrier 'cut'" in warning and "protected side (right" in warning
+    assert "upslope" in warning
+
+
+def test_uphill_given_against_the_release_is_warned(slope):
+    entry = {"name": "fence", "line": [[40.0, -10.0], [40.0, 10.0]], "uphill": "right"}
+    site = build_barriers([entry], slope, release=_release(point=(10.0, 0.0)))
+    assert site.barriers[0].uphill == "right"
+    [warning] = site.warnings
+    assert "uphill = 'right' is given, but only 0 % of the release lies on its right" in warning
+
+
+def test_uphill_from_a_line_attribute(tmp_path, swiss):
+    """A GeoPackage with an ``uphill`` field: a value gives the side, an empty value leaves it
+    to the release, the entry's key wins, anything else is refused."""
+    other = [[X0 + 60.0, Y0 + 5.0], [X0 + 60.0, Y0 + 45.0]]
+    path = write_lines(
+        tmp_path / "fences.gpkg",
+        [with_z(LINE), with_z(other)],
+        {"name": np.array(["A", "B"]), "uphill": np.array(["right", ""])},
+        crs="EPSG:2056",
+    )
+    release = _release(point=(X0 + 10.0, Y0 + 25.0))  # left of both lines, seen along +y
+    entries = [
+        {"name": "A", "file": str(path), "name_field": "name"},
+        {"name": "B", "file": str(path), "name_field": "name"},
+    ]
+    site = build_barriers(entries, swiss, release=release)
+    assert [b.uphill for b in site.barriers] == ["right", "left"]
+    assert [s.uphill_from for s in site.sides] == ["file", "release"]
+    given = build_barriers([{**entries[0], "uphill": "left"}], swiss, release=release)
+    assert given.barriers[0].uphill == "left" and given.sides[0].uphill_from == "configuration"
+    bad = write_lines(
+        tmp_path / "bad.gpkg", [with_z(LINE)], {"uphill": np.array(["up"])}, crs="EPSG:2056"
+    )
+    with pytest.raises(ConfigError, match=r"barrier 'C'.*'uphill' attribute.*'up'") as err:
+        build_barriers([{"name": "C", "file": str(bad)}], swiss, release=release)
+    assert err.value.key == "barrier.0.file"
+
+
+# --- lines over nodata ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def holed():
+    """A plane x in [0, 100], y in [-25, 25] (1 m samples) whose samples at y >= 10 are nodata:
+    the surface ends at y = 9 (the cells above have a nodata corner)."""
+    plane = Terrain.plane(30.0, size=(100.0, 50.0), spacing=1.0)
+    heights = np.array(plane.heights)
+    heights[plane.grid_y >= 10.0, :] = np.nan
+    return Terrain.from_array(heights, x0=plane.x0, y0=plane.y0, dx=1.0)
+
+
+def test_a_line_partly_over_nodata_is_kept_with_its_length_there(holed):
+    """The line x = 40 from y = -10 to y = 15: 6 m of its 25 m lie beyond the surface's edge at
+    y = 9 (to within the sampling step, a quarter cell: 0.25 m); its end point lies in the
+    nodata area, which is said so, not "outside the DEM"."""
+    entry = {"name": "obs", "line": [[40.0, -10.0], [40.0, 15.0]]}
+    site = build_barriers([entry], holed, release=_release(point=(10.0, 0.0)))
+    assert site.barriers[0].uphill == "left"
+    [warning] = site.warnings
+    assert "barrier 'obs'" in warning and "of its 25 m line lie in nodata areas" in warning
+    assert "point 1 of the line, (40, 15), lies in a nodata area of the DEM" in warning
+    assert "outside" not in warning
+    length = float(warning.split("about ")[1].split(" m")[0])
+    assert length == pytest.approx(6.0, abs=0.25)
+    # entirely over nodata: refused; off the DEM's rectangle: refused as before
+    with pytest.raises(ConfigError, match="whole line lies in a nodata area") as err:
+        build_barriers([{"name": "n", "line": [[40.0, 12.0], [60.0, 15.0]]}], holed)
+    assert err.value.key == "barrier.0.line"
+    with pytest.raises(ConfigError, match=r"point 1 .* lies outside the DEM"):
+        build_barriers([{"name": "n", "line": [[40.0, 0.0], [40.0, 30.0]]}], holed)

@@ -18,16 +18,15 @@ order in which chunks finish, the threads or Dask:
   :data:`SUM_LIMIT`, 2^38 J, are added as 2^38 J). The mean raster is thus within 2^-25 J of
   the mean of the exact values;
 * ``energy_bins``, ``jump_bins``: histograms of the rocks' maximum kinetic energy and jump height
-  (over the rocks that flew there) in fixed logarithmic bins: :data:`BINS_PER_OCTAVE` (64) bins
-  per octave ``[2^e, 2^(e+1))``, bin ``j`` from ``2^e (1 + j/64)`` to ``2^e (1 + (j+1)/64)``,
-  found with exact arithmetic (``frexp``, no logarithm, so every machine bins a value alike),
-  represented by the harmonic mean ``2ab/(a+b)`` of its edges ``a, b``; one bin ``0`` for
-  values below :data:`FLOOR` (2^-10 of the unit, about 1 mJ or 1 mm), represented by 0.
-  A percentile is the linear interpolation (numpy's default) between the representatives of the
-  bins holding the two order statistics it needs, so it is within
-  :data:`RELATIVE_ERROR` = 1/129 (0.78 %) of the exact percentile of the values, plus
-  :data:`FLOOR` absolute when a value below the floor takes part (every value >= 0 and below
-  2^40; larger ones share the top bin).
+  (over the rocks that flew there after their first contact) in fixed logarithmic bins:
+  :data:`BINS_PER_OCTAVE` (64) bins per octave ``[2^e, 2^(e+1))``, bin ``j`` from ``2^e (1 + j/64)``
+  to ``2^e (1 + (j+1)/64)``, found with exact arithmetic (``frexp``, no logarithm, so every machine
+  bins a value alike), represented by the harmonic mean ``2ab/(a+b)`` of its edges ``a, b``; one bin
+  ``0`` for values below :data:`FLOOR` (2^-10 of the unit, about 1 mJ or 1 mm), represented by 0. A
+  percentile is the linear interpolation (numpy's default) between the representatives of the bins
+  holding the two order statistics it needs, so it is within :data:`RELATIVE_ERROR` = 1/129 (0.78 %)
+  of the exact percentile of the values, plus :data:`FLOOR` absolute when a value below the floor
+  takes part (every value >= 0 and below 2^40; larger ones share the top bin).
 
 A bin edge quantile sketch with relative accuracy is the idea of DDSketch (C. Masson, J. E. Rim,
 H. K. Lee, DDSketch: a fast and fully-mergeable quantile sketch with relative-error guarantees,

@@ -7,8 +7,10 @@ and, for each rock, in time order. Columns (the names ``crossings.parquet`` carr
 along the barrier line from its first vertex), ``passing_height_m`` (centre of mass above the
 terrain, vertical), ``top_height_m`` (highest point of the rock above the terrain),
 ``velocity_ms``, ``kinetic_energy_kJ`` (translational + rotational), ``rotational_energy_kJ``,
-``rotational_velocity_rad_s`` (``|omega|``), ``mass_kg``, ``direction`` (``downslope`` or
-``back``) and ``outcome`` (``passed``, ``caught``, ``overtopped``, ``broke_through``).
+``rotational_velocity_rad_s`` (``|omega|``), ``mass_kg``, ``direction`` (``downslope``: from the
+barrier's uphill side, the side the rocks come from, to the other; ``upslope``: the other way;
+:mod:`tumble.rockfall.barriers`) and ``outcome`` (``passed``, ``caught``, ``overtopped``,
+``broke_through``).
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def crossings_table(
         "rotational_energy_kJ": rotational * 1e-3,
         "rotational_velocity_rad_s": np.linalg.norm(w, axis=1),
         "mass_kg": m,
-        "direction": np.where(rows[:, X_DIRECTION] > 0, "downslope", "back"),
+        "direction": np.where(rows[:, X_DIRECTION] > 0, "downslope", "upslope"),
         "outcome": np.array(OUTCOMES)[rows[:, X_OUTCOME].astype(np.int64)]
         if rock.size
         else np.zeros(0, dtype=str),

@@ -12,13 +12,14 @@ terrain are used as in :func:`tumble.rockfall.simulate`.
 
 :meth:`Ensemble.run_chunk` runs rocks ``start .. stop - 1`` through the compiled loop of
 :mod:`tumble.rockfall.ensemble.kernels` and returns the chunk's arrays: per rock ``rock``,
-``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE),
-``maxima`` (n, 4), ``path`` (n, 4, 3: Welford count, mean, M2), the barrier crossings, and the
-chunk's cell reduction (:data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`: one row per DEM cell
-its rocks reached and histogram rows, :func:`tumble.rockfall.ensemble.cells.chunk_cells`), not
-the visits themselves, so that a chunk's size grows with the cells it touched. Random numbers
-are drawn before (one stream per rock, :mod:`tumble.rockfall.release`), so a chunk's numbers do
-not depend on threads, chunk size or the machine it ran on.
+``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE), ``maxima``
+(n, 5: the four quantities and the release drop of :mod:`~tumble.rockfall.ensemble.kernels`),
+``path`` (n, 4, 3: Welford count, mean, M2), the barrier crossings, and the chunk's cell reduction
+(:data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`: one row per DEM cell its rocks reached and
+histogram rows, :func:`tumble.rockfall.ensemble.cells.chunk_cells`), not the visits themselves, so
+that a chunk's size grows with the cells it touched. Random numbers are drawn before (one stream per
+rock, :mod:`tumble.rockfall.release`), so a chunk's numbers do not depend on threads, chunk size or
+the machine it ran on.
 
 Speed. Unless options are given, an ensemble uses a Gauss-Seidel tolerance of
 :data:`~tumble.solver_defaults.ENSEMBLE_PGS_TOL` (relative change of the percussions between
@@ -38,10 +39,11 @@ import numpy as np
 
 from tumble import _check
 from tumble._jit import one_at_a_time, set_threads
-from tumble.rockfall.barriers import Barrier, pack_barriers
+from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
 from tumble.rockfall.ensemble.kernels import (
+    N_MAXIMA,
     N_QUANTITIES,
     N_ROCK_INTS,
     Q_ENERGY,
@@ -92,7 +94,7 @@ MAX_CHUNK_BYTES = 2 * 1024**3
 #: bytes of one rock in a chunk file and in memory while the chunks are reduced (rock, status,
 #: steps, contact steps, PGS caps: 5 int64; final state; maxima; path statistics), before its
 #: cell visits
-CHUNK_ROCK_BYTES = 8 * (5 + STATE_SIZE + N_QUANTITIES + 3 * N_QUANTITIES)
+CHUNK_ROCK_BYTES = 8 * (5 + STATE_SIZE + N_MAXIMA + 3 * N_QUANTITIES)
 #: bytes of one cell visit of a rock (rock, cell, maxima)
 VISIT_BYTES = 8 * (2 + N_QUANTITIES)
 #: bytes the driver holds per rock before it runs: release (position, orientation, velocity,
@@ -223,6 +225,8 @@ class Ensemble:
         self.barriers = tuple(barriers)
         if not all(isinstance(b, Barrier) for b in self.barriers):
             raise ValueError("barriers must be Barrier objects (tumble.rockfall.barriers)")
+        # a barrier without an uphill side: the side the rocks start on
+        self.barriers = with_uphill(self.barriers, states.position)
         model = pack_model(terrain, self.shapes[0], soil, self.options)
         counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
         table = np.zeros((len(self.shapes), int(counts.max()), 3))
@@ -264,9 +268,7 @@ class Ensemble:
             "states": initial,
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
-            "nets": pack_nets(terrain, pack_barriers(self.barriers))
-            if self.barriers
-            else no_nets(),
+            "nets": pack_nets(pack_barriers(self.barriers)) if self.barriers else no_nets(),
         }
 
     # --- settings ------------------------------------------------------------------------------
@@ -397,7 +399,7 @@ class Ensemble:
         model = p["model"]
         m = rocks.size
         states = np.ascontiguousarray(p["states"][rocks])
-        maxima = np.zeros((m, N_QUANTITIES))
+        maxima = np.zeros((m, N_MAXIMA))
         path = np.zeros((m, N_QUANTITIES, 3))
         visit_cell = np.zeros((m, capacity), dtype=np.int64)
         visit_value = np.zeros((m, capacity, N_QUANTITIES))

@@ -15,14 +15,20 @@ step, atomic operations that took 14 of the 94 ns of a flight on ``slope40``. It
   iterations that hit their cap;
 * per-rock maxima over all steps of the kinetic energy (translation plus rotation, J), the speed
   (m/s), the rotational velocity (``|omega| / 2 pi``, rot/s) and the jump height (the centre of
-  mass above the terrain below it, after steps without a closed contact, m);
+  mass above the terrain below it, after steps without a closed contact that follow the rock's
+  first contact with the terrain, m), and the release drop (``M_DROP``: the largest height of
+  the centre of mass above the terrain from the release, its own state included, to the first
+  step with a closed contact, m). The fall from the release point is not a jump: a rock
+  released 10 m above a slope whose bounces reach 2 m has a jump height of 2 m and a release
+  drop of 10 m;
 * path statistics: count, mean and sum of squared deviations (Welford) of the same four
   quantities over the samples every ``sample_every`` steps while the rock moves (kinetic energy
-  above the rest threshold), the jump height over the samples in flight only;
-* its cell visits: the DEM cell (nearest sample, i.e. the GeoTIFF pixel) of the centre of mass
-  after every step, with the four maxima while it stays there; a new visit starts when it moves
-  to another cell. Visits beyond the buffer are counted, not stored (the driver runs such a rock
-  again with a buffer of the right size).
+  above the rest threshold), the jump height over the samples in flight after the first
+  contact only;
+* its cell visits: the DEM cell (nearest sample, i.e. the GeoTIFF pixel) of the centre of mass after
+  every step, with the four maxima while it stays there (the jump height, as above, only after the
+  first contact); a new visit starts when it moves to another cell. Visits beyond the buffer are
+  counted, not stored (the driver runs such a rock again with a buffer of the right size).
 
 Nothing is accumulated across rocks inside the parallel loop, so the results do not depend on
 the number of threads.
@@ -54,6 +60,9 @@ from tumble.rockfall.step.surface import bilinear_uv
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
 N_QUANTITIES = 4
 QUANTITIES = ("kinetic_energy", "velocity", "rotational_velocity", "jump_height")
+#: and a last column of the per-rock maxima only: the release drop (module docstring)
+M_DROP = 4
+N_MAXIMA = 5
 #: Welford accumulators of the path statistics: count, mean, sum of squared deviations
 W_COUNT, W_MEAN, W_M2 = range(3)
 
@@ -111,7 +120,7 @@ def run_one(
     ``model`` is the kernel tuple of :mod:`tumble.rockfall.step.moreau`; the stepping and the
     stopping rules are those of :func:`tumble.rockfall.step.stepping.run_rock` (both end with
     :func:`tumble.rockfall.step.stepping.stopping_rules`). ``out`` holds the rock's own outputs
-    ``(maxima (4,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
+    ``(maxima (N_MAXIMA,), path (4, 3), visit_cell (cap,), visit_value (cap, 4), counts
     (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored. ``nets``: the
     barrier tuple of :mod:`tumble.rockfall.step.nets`; the rock's crossings go to ``crossings``
     (cap, N_XCOLS), those beyond its capacity counted but not stored; a net may catch the rock
@@ -128,6 +137,13 @@ def run_one(
         maxima[q] = -math.inf
         for c in range(3):
             path[q, c] = 0.0
+    # the release drop starts with the height at the release; jumps count once the rock has
+    # touched the terrain (touched)
+    z, inside = bilinear_uv(
+        heights, (state[S_R] - grid[0]) / grid[2], (state[S_R + 1] - grid[1]) / grid[3]
+    )
+    maxima[M_DROP] = state[S_R + 2] - z if inside else -math.inf
+    touched = False
     visits = 0
     countdown = sample_every
     current = -2
@@ -198,11 +214,18 @@ def run_one(
         u = (state[S_R] - grid[0]) / grid[2]
         v = (state[S_R + 1] - grid[1]) / grid[3]
         jump = -math.inf
-        if flying:
+        if not flying:
+            touched = True
+        elif touched:
             # the height of _height (simulate's), without the normal
             z, inside = bilinear_uv(heights, u, v)
             if inside:
                 jump = state[S_R + 2] - z
+        else:
+            # the fall from the release, before the first contact: the release drop
+            z, inside = bilinear_uv(heights, u, v)
+            if inside:
+                maxima[M_DROP] = max(maxima[M_DROP], state[S_R + 2] - z)
         maxima[Q_ENERGY] = max(maxima[Q_ENERGY], energy)
         maxima[Q_SPEED] = max(maxima[Q_SPEED], speed)
         maxima[Q_ROTATION] = max(maxima[Q_ROTATION], rotation)
@@ -233,7 +256,7 @@ def run_one(
                 _welford(path, Q_ENERGY, energy)
                 _welford(path, Q_SPEED, math.sqrt(speed))
                 _welford(path, Q_ROTATION, math.sqrt(rotation) / two_pi)
-                if flying and jump > -math.inf:
+                if jump > -math.inf:
                     _welford(path, Q_JUMP, jump)
     # the roots of the squared maxima (rotation rate in rot/s)
     maxima[Q_SPEED] = _root(maxima[Q_SPEED], 1.0)

@@ -14,10 +14,12 @@ nodata too. ESRI ASCII copies (``NAME.asc``) hold the same cells as float64 text
 undefined and 0 counts.
 
 ``deposits.gpkg`` (:func:`write_deposits_gpkg`): one Point Z per rock at its final position, with
-every column of the per-rock table as attributes. ``trajectories.gpkg``
-(:func:`write_trajectories_gpkg`): one LineString Z per sampled rock through its samples, with
-its release area, shape class, status and maxima. ``rasters/hazard_zone.tif`` and the annual
-exceedance frequencies (:func:`write_zoning_rasters`) when the release areas carry frequencies.
+every column of the per-rock table as attributes. ``exits.gpkg`` (:func:`write_exits_gpkg`): one
+Point Z per rock that left the DEM, where it left (:mod:`tumble.rockfall.exits`).
+``trajectories.gpkg`` (:func:`write_trajectories_gpkg`): one LineString Z per sampled rock through
+its samples, with its release area, shape class, status and maxima. ``rasters/hazard_zone.tif`` and
+the annual exceedance frequencies (:func:`write_zoning_rasters`) when the release areas carry
+frequencies.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
 
 #: nodata value of the count rasters (uint32): the largest uint32, a count no run reaches
 COUNT_NODATA = 4294967295
+
+#: attributes of an exit point, in this order (those the exit table has)
+EXIT_FIELDS = ("rock", "source", "rock_class", "kind", "hole", "kinetic_energy_kJ", "velocity_ms")
 
 #: attributes of a trajectory line taken from the per-rock table
 TRAJECTORY_MAXIMA = ("kinetic_energy_max_kJ", "jump_height_max_m")
@@ -101,6 +106,19 @@ def write_deposits_gpkg(path: str | os.PathLike, rocks: Mapping[str, np.ndarray]
     without a finite final position has no geometry. Layer ``deposits`` for ``deposits.gpkg``."""
     xyz = np.column_stack([np.asarray(rocks[axis], dtype=np.float64) for axis in "xyz"])
     return write_points(path, xyz, rocks, crs)
+
+
+def write_exits_gpkg(path: str | os.PathLike, exits: Mapping[str, np.ndarray], crs: Any) -> Path:
+    """One Point Z per rock that left the DEM, at the point of the rock that left it (``x``,
+    ``y``, ``z`` of the exit table, :func:`tumble.rockfall.exits.exit_table`), with the
+    attributes of :data:`EXIT_FIELDS`: ``rock``, ``source`` (release area), ``rock_class``,
+    ``kind`` (``downslope_edge``, ``side_edge`` or ``nodata_hole``), ``hole`` (the number of the
+    hole in ``summary.json`` exits.holes, 0 for an edge), ``kinetic_energy_kJ`` and
+    ``velocity_ms`` in the rock's last step. Layer ``exits`` for ``exits.gpkg``; a run in which
+    no rock left writes the layer without features."""
+    xyz = np.column_stack([np.asarray(exits[axis], dtype=np.float64) for axis in "xyz"])
+    attributes = {name: exits[name] for name in EXIT_FIELDS if name in exits}
+    return write_points(path, xyz.reshape(-1, 3), attributes, crs)
 
 
 def write_trajectories_gpkg(

@@ -8,7 +8,8 @@ its centre of mass:
   ``reach_probability`` = passing_count / n_rocks; ``deposit_count``: rocks that stopped there;
 * per cell, over the rocks passing it, of each rock's maximum in the cell:
   ``kinetic_energy_{max,mean,p95,p99}`` (kJ, translation plus rotation), ``velocity_max`` (m/s),
-  ``rotational_velocity_max`` (rot/s), and over the rocks that flew over it (no closed contact)
+  ``rotational_velocity_max`` (rot/s), and over the rocks that flew over it (no closed contact,
+  after their first contact with the terrain: the fall from the release point is not a jump)
   ``jump_height_{max,p95}`` (m, centre of mass above the terrain below it). Cells no rock
   reached are NaN (nodata in the files). Percentiles interpolate linearly (numpy's default).
 
@@ -77,9 +78,13 @@ RASTER_INFO: dict[str, RasterInfo] = {
     "velocity_max": RasterInfo("maximum translational velocity of the centre of mass", "m/s"),
     "rotational_velocity_max": RasterInfo("maximum rotational velocity |omega| / 2 pi", "rev/s"),
     "jump_height_max": RasterInfo(
-        "maximum height of the centre of mass above the terrain in flight", "m"
+        "maximum height of the centre of mass above the terrain in flight after the first "
+        "contact (the fall from the release excluded)",
+        "m",
     ),
-    "jump_height_p95": RasterInfo("95th percentile over rocks of the jump height in flight", "m"),
+    "jump_height_p95": RasterInfo(
+        "95th percentile over rocks of the jump height in flight after the first contact", "m"
+    ),
 }
 
 

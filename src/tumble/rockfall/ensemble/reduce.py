@@ -18,6 +18,13 @@ Statistics (``summary.json``), for ``kinetic_energy_kJ``, ``velocity_ms``,
 * ``rock_max``: mean, std, p50, p95 and max over the rocks of each rock's maximum (exact: the
   per-rock maxima are kept).
 
+The jump height is the height of the centre of mass above the terrain in the flights that follow
+a rock's first contact with the terrain; the fall from the release point before it is not a jump
+(:mod:`tumble.rockfall.ensemble.kernels`). That fall is ``release_drop_m`` (mean, std, p50, p95,
+max over the rocks; per rock in ``deposits.csv``): the largest height of the centre of mass above
+the terrain from the release to the first contact. A rock that never touched the terrain has no
+jump height (NaN).
+
 ``runout_m``: horizontal distance from the release point to the final point (mean, std, p50, p95,
 max) over the rocks that ended regularly (stopped, left the DEM, or reached t_max; the final point
 of a rock that left is where it left). ``lateral_spread_m``: std and p95 of the absolute offsets
@@ -46,6 +53,8 @@ from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.kernels import (
+    M_DROP,
+    N_MAXIMA,
     Q_ENERGY,
     Q_JUMP,
     Q_ROTATION,
@@ -55,13 +64,15 @@ from tumble.rockfall.ensemble.kernels import (
     W_MEAN,
 )
 from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
+from tumble.rockfall.exits import exit_summary, exit_table
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
-from tumble.rockfall.step.model import S_R
+from tumble.rockfall.step.model import S_R, STATE_SIZE
 from tumble.rockfall.step.nets import N_XCOLS
 
 if TYPE_CHECKING:
     from tumble.rockfall.barriers import Barrier
     from tumble.rockfall.release import ReleaseStates
+    from tumble.rockfall.rock import Rock
     from tumble.rockfall.terrain import Terrain
 
 #: summary names of the four quantities, their columns and their unit factor
@@ -96,7 +107,9 @@ class ReducedEnsemble(Protocol):
     seed: int | None
     sample_every: int
     barriers: tuple[Barrier, ...]
+    shapes: tuple[Rock, ...]
     shape_id: np.ndarray
+    scale: np.ndarray
     mass: np.ndarray
     count_groups: np.ndarray | None
 
@@ -108,7 +121,9 @@ class EnsembleResult:
     the window rocks reached), ``rocks`` (per-rock columns of ``deposits.csv``, rock order) and,
     with barriers, ``crossings`` (:mod:`tumble.rockfall.ensemble.crossings`); for an ensemble
     with count groups the summed ``counts`` of
-    :func:`tumble.rockfall.ensemble.counts.exceedance_counts`.
+    :func:`tumble.rockfall.ensemble.counts.exceedance_counts`; ``exits`` one row per rock that
+    left the DEM (:func:`tumble.rockfall.exits.exit_table`: where it left, the kind of exit, its
+    energy and speed there).
     Hazard products (barrier design values, zoning, per-source tables) are computed from it
     after the run (:mod:`tumble.rockfall.hazard`)."""
 
@@ -117,6 +132,7 @@ class EnsembleResult:
     rocks: dict[str, np.ndarray]
     crossings: dict[str, np.ndarray] | None = None
     counts: dict[str, np.ndarray] | None = None
+    exits: dict[str, np.ndarray] | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -213,13 +229,17 @@ def format_percent(fraction: float | None) -> str:
     return f"{text} %"
 
 
-def censoring_warnings(summary: dict) -> list[str]:
+def censoring_warnings(summary: dict, exits: Mapping[str, np.ndarray] | None = None) -> list[str]:
     """What the statistics of a run do not show, in sentences for the screen and the report:
-    rocks that left the DEM, were still moving at ``t_max``, failed numerically, or steps whose
-    contact solver hit its iteration cap."""
+    rocks that left the DEM (per kind of exit when the summary has ``exits``:
+    :func:`exit_warnings`, with where they left from the exit table ``exits``), were still
+    moving at ``t_max``, failed numerically, or steps whose contact solver hit its iteration
+    cap."""
     f = summary["fractions"]
     warnings = []
-    if f["left_domain"] > 0:
+    if "exits" in summary:
+        warnings += exit_warnings(summary["exits"], exits, summary["n_rocks"])
+    elif f["left_domain"] > 0:
         warnings.append(
             f"{format_percent(f['left_domain'])} of the rocks left the DEM: their run-out is where "
             "they left it (a lower bound), they are missing from the deposits, and run-out "
@@ -241,6 +261,71 @@ def censoring_warnings(summary: dict) -> list[str]:
         warnings.append(
             f"{summary['pgs_cap_hits']} steps hit the iteration cap of the contact solver "
             "(solver.pgs_max_iter): their percussions are approximate"
+        )
+    return warnings
+
+
+#: holes named one by one in the warnings; the rest are counted together
+NAMED_HOLES = 5
+
+
+def _where(table: Mapping[str, np.ndarray], members: np.ndarray) -> str:
+    x = np.asarray(table["x"], dtype=np.float64)[members]
+    y = np.asarray(table["y"], dtype=np.float64)[members]
+    if np.ptp(x) < 0.05 and np.ptp(y) < 0.05:
+        return f"at x = {x[0]:.1f}, y = {y[0]:.1f}"
+    return f"between x = {x.min():.1f} and {x.max():.1f}, y = {y.min():.1f} and {y.max():.1f}"
+
+
+def exit_warnings(
+    exits: Mapping[str, Any], table: Mapping[str, np.ndarray] | None, n_rocks: int
+) -> list[str]:
+    """Sentences for the screen and the report, one per kind of exit that occurred (one per
+    hole, up to :data:`NAMED_HOLES`), with what it does to the results and the advice that fits
+    it; ``table`` (the exit table) adds where the rocks left."""
+    counts = exits["counts"]
+
+    def share(count: int) -> str:
+        return f"{format_percent(count / n_rocks)} of the rocks ({count})"
+
+    def where(kind: str) -> str:
+        if table is None:
+            return ""
+        members = np.asarray(table["kind"]) == kind
+        return f" {_where(table, members)}" if members.any() else ""
+
+    warnings = []
+    if counts["downslope_edge"]:
+        warnings.append(
+            f"{share(counts['downslope_edge'])} left the DEM across its downslope edge"
+            f"{where('downslope_edge')} (exits.gpkg): their run-out is where they left it (a "
+            "lower bound), they are missing from the deposits, and run-out percentiles "
+            "describe a censored sample; extend the DEM downslope"
+        )
+    if counts["side_edge"]:
+        warnings.append(
+            f"{share(counts['side_edge'])} left the DEM across a side edge{where('side_edge')} "
+            "(exits.gpkg), moving across or up the slope: the lateral spread and the reach "
+            "beyond that edge are cut off and these rocks are missing from the deposits; extend "
+            "the DEM beyond its sides there"
+        )
+    holes = list(exits.get("holes") or [])
+    holes.sort(key=lambda h: -int(h["rocks"]))
+    for record in holes[:NAMED_HOLES]:
+        warnings.append(
+            f"{share(int(record['rocks']))} fell into nodata hole {record['hole']} of the DEM, "
+            f"inside its footprint at x = {record['x']:.1f}, y = {record['y']:.1f} "
+            f"({record['cells']} nodata cells, {record['area_m2']:.0f} m2), in their run-out "
+            "path: the DEM has no terrain there, so these rocks are lost at the hole and missing "
+            "from the run-out and the deposits beyond it; fill the hole (e.g. gdal_fillnodata.py "
+            "or a survey of the gap) or accept that rocks are lost there"
+        )
+    rest = holes[NAMED_HOLES:]
+    if rest:
+        lost = sum(int(h["rocks"]) for h in rest)
+        warnings.append(
+            f"{share(lost)} fell into {len(rest)} further nodata holes of the DEM "
+            "(summary.json exits.holes, exits.gpkg): fill them or accept that rocks are lost there"
         )
     return warnings
 
@@ -286,9 +371,11 @@ class RunReduction:
             for name in ("status", "steps", "contact_steps", "pgs_caps")
         }
         self._position = np.full((n, 3), np.nan)
-        self._maxima = np.full((n, 4), np.nan)
+        self._maxima = np.full((n, N_MAXIMA), np.nan)
         self._path = np.zeros((n, 4, 3))
         self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
+        # the final states of the rocks that left the DEM (where and how they left)
+        self._left: list[tuple[np.ndarray, np.ndarray]] = []
         self._cells = CellMerger()
         # exceedance counts of the chunks added, summed every few chunks (integers: exact)
         self._counts: list[Mapping[str, np.ndarray]] = []
@@ -316,12 +403,23 @@ class RunReduction:
                 f"chunk of rocks {rock.min()}..{rock.max()} is outside the "
                 f"{self._seen.size} rocks or repeats rocks already reduced"
             )
+        maxima = np.asarray(chunk["maxima"])
+        if maxima.shape != (rock.size, N_MAXIMA):
+            raise ValueError(
+                f"the chunk of rocks {rock.min()}..{rock.max()} was computed by an earlier "
+                "version of tumble (its jump heights count the fall from the release point and "
+                "it holds no release drop); run again with --force"
+            )
         self._seen[rock] = True
         self._chunks += 1
         for name, column in self._ints.items():
             column[rock] = chunk[name]
-        self._position[rock] = np.asarray(chunk["final_state"])[:, S_R : S_R + 3]
-        self._maxima[rock] = chunk["maxima"]
+        final = np.asarray(chunk["final_state"])
+        self._position[rock] = final[:, S_R : S_R + 3]
+        left = np.asarray(chunk["status"]) == int(RockStatus.LEFT_DOMAIN)
+        if left.any():
+            self._left.append((rock[left], final[left]))
+        self._maxima[rock] = maxima
         self._path[rock] = chunk["path"]
         crossing_rock = np.asarray(chunk["crossing_rock"], dtype=np.int64)
         if crossing_rock.size:
@@ -381,6 +479,7 @@ class RunReduction:
                 },
                 "rock_max": _stats(maxima[:, q] * factor, (50, 95)),
             }
+        summary["release_drop_m"] = _stats(maxima[:, M_DROP], (50, 95))
         summary["runout_m"] = _stats(runout, (50, 95))
         offsets = np.abs(lateral)
         summary["lateral_spread_m"] = {
@@ -398,8 +497,10 @@ class RunReduction:
         failures = sorted({NAMES[RockStatus(int(s))] for s in status[~regular]})
         if failures:
             summary["failures"] = failures
+        exits, holes = self._exits()
+        summary["exits"] = exit_summary(exits, holes, n)
         summary["ci_level"] = CI_LEVEL
-        summary["warnings"] = censoring_warnings({**summary, "pgs_cap_hits": pgs_caps})
+        summary["warnings"] = censoring_warnings({**summary, "pgs_cap_hits": pgs_caps}, exits)
         summary["rock_steps"] = total_steps
         contact = int(self._ints["contact_steps"].sum())
         summary["contact_step_fraction"] = float(contact / max(total_steps, 1))
@@ -427,6 +528,7 @@ class RunReduction:
             "velocity_max_ms": maxima[:, Q_SPEED],
             "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
             "jump_height_max_m": maxima[:, Q_JUMP],
+            "release_drop_m": maxima[:, M_DROP],
         }
         crossings = None
         if ensemble.barriers:
@@ -446,7 +548,29 @@ class RunReduction:
                     "frequencies); run again with --force"
                 )
             counts = merge_counts(self._counts)
-        return EnsembleResult(summary, rasters, rocks, crossings, counts)
+        return EnsembleResult(summary, rasters, rocks, crossings, counts, exits)
+
+    def _exits(self) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+        """The exit table and the holes of the rocks that left the DEM
+        (:func:`tumble.rockfall.exits.exit_table`), in rock order."""
+        ensemble = self.ensemble
+        parts = sorted(self._left, key=lambda part: int(part[0][0]))
+        rock = np.concatenate([p[0] for p in parts] or [np.zeros(0, dtype=np.int64)])
+        states = np.concatenate([p[1] for p in parts] or [np.zeros((0, STATE_SIZE))])
+        shape_id = ensemble.shape_id[rock]
+        vertices = [
+            ensemble.shapes[int(s)].vertices * float(ensemble.scale[k])
+            for k, s in zip(rock, shape_id, strict=True)
+        ]
+        return exit_table(
+            ensemble.terrain,
+            rock,
+            states,
+            vertices,
+            ensemble.bodies[rock],
+            ensemble.states.position[rock],
+            ensemble.dt,
+        )
 
 
 def reduce_chunks(

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from tumble._jit import jit
-from tumble.rockfall.barriers import Barrier, pack_barriers, segment_crossing
+from tumble.rockfall.barriers import Barrier, pack_barriers, segment_crossing, with_uphill
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE, TRAJECTORY_COLUMNS
 from tumble.rockfall.step.nets import N_XCOLS, X_T, cross_barriers, pack_nets
@@ -215,7 +215,8 @@ def replay_crossings(
     ``samples``: columns :data:`SAMPLE_COLUMNS` (the trajectory sample of a run, sorted by rock
     and time); ``bodies`` (n_rocks, 4): mass (kg) and principal moments of inertia (kg m^2) of
     every rock of the run, indexed by the ``rock`` column; ``vertices(k)``: the hull vertices of
-    rock ``k`` in its body frame (m)."""
+    rock ``k`` in its body frame (m). A barrier without an ``uphill`` side gets the side the
+    rocks' first samples lie on (:func:`tumble.rockfall.barriers.with_uphill`)."""
     if not barriers:
         raise ValueError("no barrier to replay: give at least one barrier line")
     rock, t, states = _states(samples)
@@ -227,8 +228,11 @@ def replay_crossings(
             f"the trajectory sample holds rock {int(rock.max())}, but the run has "
             f"{bodies.shape[0]} rocks"
         )
-    arrays = pack_barriers(barriers)
-    nets = pack_nets(terrain, arrays)
+    # a barrier without an uphill side: the side the rocks' first samples lie on
+    firsts = np.flatnonzero(np.r_[True, rock[1:] != rock[:-1]])[: rock.size]
+    starts = states[firsts, S_R : S_R + 2]
+    arrays = pack_barriers(with_uphill(barriers, starts))
+    nets = pack_nets(arrays)
     bbox = arrays.bbox
     heights = np.ascontiguousarray(terrain.heights, dtype=np.float64)
     grid = np.array([terrain.x0, terrain.y0, terrain.dx, terrain.dy], dtype=np.float64)

@@ -6,9 +6,13 @@ of mass, the columns of :data:`CROSSING_COLUMNS`) and the barriers (objects with
 ``length`` (m)). :func:`barrier_statistics` returns one JSON-ready dict per barrier.
 
 **Which crossings count.** For every barrier, each rock's *first downslope crossing* of it (the
-earliest ``t_s`` among its rows with ``direction == "downslope"``; ties broken by row order): a
-rock that crosses back and forth counts once, a ``"back"`` crossing alone not at all
-(:func:`first_downslope`). This is the sample a fence at the line would meet.
+earliest ``t_s`` among its rows with ``direction == "downslope"``, i.e. from the barrier's uphill
+side, the side the rocks come from, to its protected side; ties broken by row order): a rock
+that crosses back and forth counts once, an ``"upslope"`` crossing alone not at all
+(:func:`first_downslope`). This is the sample a fence at the line would meet. The crossings of
+both directions are counted beside it (``crossings_downslope``, ``crossings_upslope``: rows of
+the table; ``rocks_crossing_upslope``: rocks with at least one upslope crossing), so an
+observation line reports the rocks that cross it either way.
 
 **Statistics.** For ``kinetic_energy_kJ`` (translation + rotation), ``velocity_ms``,
 ``passing_height_m`` (centre of mass above the terrain, vertical), ``top_height_m`` and
@@ -90,7 +94,7 @@ CROSSING_COLUMNS = {
     "rotational_energy_kJ": "rotational kinetic energy, kJ",
     "rotational_velocity_rad_s": "magnitude of the angular velocity, rad/s",
     "mass_kg": "mass of the rock, kg",
-    "direction": '"downslope" or "back"',
+    "direction": '"downslope" (from the uphill side) or "upslope"',
     "outcome": '"passed", "caught", "overtopped" or "broke_through"',
 }
 
@@ -107,7 +111,7 @@ QUANTITIES = (
 OUTCOMES = ("passed", "caught", "overtopped", "broke_through")
 
 #: directions of a crossing
-DIRECTIONS = ("downslope", "back")
+DIRECTIONS = ("downslope", "upslope")
 
 #: the percentiles reported and the confidence level of their intervals
 PERCENTILES = (50, 95, 99)
@@ -133,6 +137,8 @@ class BarrierLike(Protocol):
     def capacity(self) -> float | None: ...
     @property
     def length(self) -> float: ...
+    @property
+    def uphill(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -316,12 +322,17 @@ def barrier_statistics(
     factors: DesignFactors,
     seed: int,
     resamples: int = MIN_RESAMPLES,
+    sides: Sequence[Mapping[str, Any] | None] | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready dict per barrier, in the order of ``barriers``, over each rock's first
     downslope crossing of it (module docstring: definitions and sources).
 
-    Keys: ``name``, ``kind``, ``length_m``, ``height_m``, ``capacity_kJ``, ``rocks_crossing``,
-    ``fraction_crossing`` (of ``n_rocks``, the rocks released), one dict per quantity of
+    Keys: ``name``, ``kind``, ``uphill`` (the barrier's uphill side, ``"left"`` or ``"right"``
+    seen along its line), ``length_m``, ``height_m``, ``capacity_kJ``, ``rocks_crossing``,
+    ``fraction_crossing`` (of ``n_rocks``, the rocks released), ``crossings_downslope``,
+    ``crossings_upslope`` and ``rocks_crossing_upslope`` (both directions, module docstring),
+    the keys of ``sides[i]`` when given (how the side was decided:
+    :meth:`tumble.rockfall.site.barrier_files.BarrierSide.record`), one dict per quantity of
     :data:`QUANTITIES` (``p50``, ``p95``, ``p99``, ``max``, ``p95_ci``, ``p99_ci``),
     ``overtopping_probability`` and ``capacity_exceedance_probability`` (nets; None otherwise),
     ``outcomes`` (counts), ``design`` (UNI 11211-4: the factors, ``mass_kg``, ``m_d_kg``,
@@ -344,14 +355,34 @@ def barrier_statistics(
     names = [str(b.name) for b in barriers]
     if len(set(names)) != len(names):
         raise ValueError(f"barrier names must be unique, got {names}")
+    if sides is not None and len(sides) != len(barriers):
+        raise ValueError(f"sides must have one entry per barrier ({len(barriers)})")
 
     out = []
-    for barrier in barriers:
+    for i, barrier in enumerate(barriers):
         rows = first_downslope(crossings, str(barrier.name)) if n_rows else np.empty(0, int)
-        out.append(
-            _one_barrier(crossings, barrier, rows, n_rocks, factors, int(seed), int(resamples))
-        )
+        entry = _one_barrier(crossings, barrier, rows, n_rocks, factors, int(seed), int(resamples))
+        counts = _direction_counts(crossings, str(barrier.name)) if n_rows else (0, 0, 0)
+        head = {
+            "name": entry.pop("name"),
+            "kind": entry.pop("kind"),
+            "uphill": getattr(barrier, "uphill", None),
+            **((sides[i] or {}) if sides is not None else {}),
+        }
+        head.update(entry)
+        head["crossings_downslope"], head["crossings_upslope"] = counts[0], counts[1]
+        head["rocks_crossing_upslope"] = counts[2]
+        out.append(head)
     return out
+
+
+def _direction_counts(crossings: Mapping[str, np.ndarray], barrier: str) -> tuple[int, int, int]:
+    """Rows of ``barrier`` downslope and upslope, and the rocks with an upslope row."""
+    mine = np.asarray(crossings["barrier"]).astype(str) == barrier
+    direction = np.asarray(crossings["direction"]).astype(str)[mine]
+    upslope = direction == "upslope"
+    rocks = np.unique(np.asarray(crossings["rock"])[mine][upslope])
+    return int(np.count_nonzero(direction == "downslope")), int(upslope.sum()), int(rocks.size)
 
 
 def _one_barrier(
@@ -508,11 +539,12 @@ def add_barrier_statistics(
     barriers: Sequence[BarrierLike],
     factors: DesignFactors | None = None,
     seed: int | None = 0,
+    sides: Sequence[Mapping[str, Any] | None] | None = None,
 ) -> None:
     """``result.summary["barriers"]`` from the run's crossings table (in place): the
     :func:`barrier_statistics` of every barrier over the rocks released, with ``factors``
-    (default ``DesignFactors()``) and the run's ``seed`` for the bootstrap. Nothing for a run
-    without barriers."""
+    (default ``DesignFactors()``), the run's ``seed`` for the bootstrap and how the barriers'
+    sides were decided (``sides``). Nothing for a run without barriers."""
     if result.crossings is None or not barriers:
         return
     result.summary["barriers"] = barrier_statistics(
@@ -521,4 +553,5 @@ def add_barrier_statistics(
         int(np.asarray(result.rocks["rock"]).size),
         factors or DesignFactors(),
         seed=0 if seed is None else int(seed),
+        sides=sides,
     )

@@ -12,6 +12,9 @@ the result:
   source's onset events per year, or None);
 * ``summary["classes"]``: one record per class, ``{name, share, rocks, mass_kg, fractions, ...}``
   with the same statistics;
+* the columns ``source`` and ``rock_class`` of the exit table (``exits.gpkg``) and, when the
+  sources are release areas, ``summary["exits"]["sources"]``: per source its rocks and the
+  ``counts`` and ``fractions`` (of the source's rocks) of its exits per kind;
 
 and, when every source has a frequency, returns the zoning rasters of
 :mod:`tumble.rockfall.hazard.zoning` (hazard zone and annual exceedance frequencies), which
@@ -36,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.ensemble.reduce import EnsembleResult, quantile_ci
+from tumble.rockfall.exits import kind_counts
 from tumble.rockfall.hazard.zoning import write_zoning_rasters, zoning_rasters_from_counts
 
 #: per-rock columns summarised per group: column -> percentiles (with the maximum)
@@ -93,6 +97,8 @@ class Site:
     class_names: tuple[str, ...]
     class_share: tuple[float, ...]
     class_of: np.ndarray
+    #: whether the sources are release areas (the exits are then also counted per source)
+    areas: bool = False
 
     def __post_init__(self) -> None:
         n = self.source_of.shape[0]
@@ -151,6 +157,7 @@ class Site:
             )
         result.summary["sources"] = sources
         result.summary["classes"] = classes
+        self._exits(result)
         if not self.zoning:
             return {}
         empty = [s["name"] for s in sources if s["rocks"] == 0 and s["frequency"]]
@@ -169,6 +176,29 @@ class Site:
         return zoning_rasters_from_counts(
             (int(shape[0]), int(shape[1])), counts, self.source_of, frequency
         )
+
+    def _exits(self, result: EnsembleResult) -> None:
+        """The source and class of every rock of the exit table, and with release areas the
+        exits per source in ``summary["exits"]["sources"]`` (fractions of the source's
+        rocks)."""
+        exits = result.exits
+        if exits is None:
+            return
+        rock = np.asarray(exits["rock"], dtype=np.int64)
+        exits["source"] = np.array(self.source_names, dtype=object)[self.source_of[rock]]
+        exits["rock_class"] = np.array(self.class_names, dtype=object)[self.class_of[rock]]
+        summary = result.summary.get("exits")
+        if not self.areas or not isinstance(summary, dict):
+            return
+        kinds = np.asarray(exits["kind"])
+        summary["sources"] = [
+            {
+                "name": name,
+                "rocks": int(np.sum(self.source_of == s)),
+                **kind_counts(kinds[self.source_of[rock] == s], int(np.sum(self.source_of == s))),
+            }
+            for s, name in enumerate(self.source_names)
+        ]
 
     def write_rasters(
         self, terrain: Any, zoning: Mapping[str, np.ndarray], directory: str | os.PathLike

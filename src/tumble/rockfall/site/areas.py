@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.polygons import inside_rings, ring_area
+from tumble.rockfall.polygons import inside_rings, lattice_points, ring_area
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -50,6 +50,11 @@ if TYPE_CHECKING:
 BATCH = 16
 #: a polygon draw gives up after this many batches (an area of almost no extent)
 MAX_BATCHES = 10_000
+#: about this many points stand for the release areas in :meth:`ReleaseAreas.footprint` (at
+#: least :data:`FOOTPRINT_AREA_POINTS` per polygon area), and at most this many for a source
+#: raster (more releasing cells are gathered into bins)
+FOOTPRINT_POINTS = 1024
+FOOTPRINT_AREA_POINTS = 32
 
 
 def largest_remainder(weights: Sequence[float], total: int) -> np.ndarray:
@@ -156,6 +161,33 @@ class ReleaseAreas:
             if hit.size:
                 return float(xs[hit[0]]), float(ys[hit[0]])
         raise ValueError(f"release area {area.name!r}: no point inside it was drawn")
+
+    def footprint(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where the rocks start, as weighted points ``(points (k, 2), weights (k,))`` summing to
+        1 (:meth:`tumble.rockfall.release.Release.footprint`): each of the ``m`` polygon areas by
+        a lattice of about ``max(FOOTPRINT_AREA_POINTS, FOOTPRINT_POINTS / m)`` points inside it
+        (:func:`tumble.rockfall.polygons.lattice_points`) sharing the area's share of the rocks
+        (its weight over the sum of the weights) equally; a source raster by its releasing cells'
+        centres weighted by their values, gathered, when there are more than
+        :data:`FOOTPRINT_POINTS`, into the squares of a lattice over them (each square's point:
+        the weighted mean of its cells' centres, its weight their sum)."""
+        if self.cells is not None and self.cdf is not None:
+            centres = np.column_stack(
+                [self.cells[:, :2].mean(axis=1), self.cells[:, 2:].mean(axis=1)]
+            )
+            weights = np.diff(np.concatenate([[0.0], self.cdf]))
+            if centres.shape[0] > FOOTPRINT_POINTS:
+                centres, weights = _binned(centres, weights, FOOTPRINT_POINTS)
+            return centres, weights / weights.sum()
+        total = sum(a.weight for a in self.areas)
+        each = max(FOOTPRINT_AREA_POINTS, FOOTPRINT_POINTS // len(self.areas))
+        parts: list[np.ndarray] = []
+        shares: list[np.ndarray] = []
+        for area in self.areas:
+            inside = lattice_points(area.rings, area.area_m2, each)
+            parts.append(inside)
+            shares.append(np.full(inside.shape[0], area.weight / total / inside.shape[0]))
+        return np.vstack(parts), np.concatenate(shares)
 
     def check_terrain(self, terrain: Terrain) -> None:
         """ValueError naming the area when a corner of it lies off the DEM's surface."""
@@ -303,6 +335,26 @@ class ReleaseAreas:
             cell_weights=weights,
             description={"raster": str(path), "cells": int(j.size)},
         )
+
+
+def _binned(points: np.ndarray, weights: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted points gathered into at most ``most`` squares of a lattice over their box: per
+    occupied square, the weighted mean of its points and the sum of their weights."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    side = float(np.sqrt(max((hi - lo).prod(), 1e-12) / most))
+    while True:
+        counts = np.maximum(np.ceil((hi - lo) / side), 1).astype(np.int64)
+        cell = np.minimum(((points - lo) / side).astype(np.int64), counts - 1)
+        key = cell[:, 1] * counts[0] + cell[:, 0]
+        occupied, index = np.unique(key, return_inverse=True)
+        if occupied.size <= most:
+            break
+        side *= 1.25
+    total = np.bincount(index, weights=weights)
+    x = np.bincount(index, weights=weights * points[:, 0])
+    y = np.bincount(index, weights=weights * points[:, 1])
+    keep = total > 0.0
+    return np.column_stack([x[keep] / total[keep], y[keep] / total[keep]]), total[keep]
 
 
 def _number(value: Any, path: Path, name: str, field: str) -> float:

@@ -1,19 +1,54 @@
 """The barriers of a run from its ``[[barrier]]`` entries: inline lines, or lines read from vector
 files through :func:`tumble.io.vectors.read_lines`, their CRS checked against the DEM's and every
-vertex on the DEM's surface, with a :class:`~tumble.errors.ConfigError` naming the barrier and
-carrying its key (``barrier.<k>``, ``barrier.<k>.file``)."""
+vertex on the DEM, with a :class:`~tumble.errors.ConfigError` naming the barrier and carrying its
+key (``barrier.<k>``, ``barrier.<k>.file``, ``barrier.<k>.uphill``).
+
+**Which side the rocks come from.** Every barrier has an uphill side, ``"left"`` or ``"right"``
+of its line seen from its first point to its last (:mod:`tumble.rockfall.barriers`): crossings
+from there are downslope (counted in the design values, held by a net), crossings the other way
+upslope, whatever the terrain at the line looks like (a counter-slope, a dam at the foot of a
+slope, a line across a gully). It is, in this order:
+
+1. the entry's ``uphill`` key;
+2. for a line read from a vector file, the feature's ``uphill`` attribute when the layer has one
+   (``left`` or ``right``; an empty value is no value);
+3. decided from the run's release (:meth:`tumble.rockfall.release.Release.footprint`, weighted
+   points that stand for the release point, line, polygon, areas or source raster, each area
+   weighted by its share of the rocks): the side of the line holding at least two thirds of the
+   release (:data:`tumble.rockfall.barriers.UPHILL_MAJORITY`; a point belongs to the side of
+   the line nearest to it, beyond the line's ends to the side of its end segment extended).
+
+An engineer draws a fence or an observation line between the sources and what it protects, so
+the sources lie on one side; if they do not (release areas on both sides of the line, or a
+release point on it), guessing would silently count the wrong crossings, so the barrier is
+refused and ``uphill`` asked for (``barrier.<k>.uphill``), with the shares on each side. What
+is decided is reported per barrier (:class:`BarrierSide`) and in warnings: the share of the
+release that lies on the protected side (rocks released there that cross the line count as
+upslope, and nets do not act on them), and an ``uphill`` given against the side where most of
+the release lies.
+
+**Nodata.** A vertex off the DEM's rectangle is refused (the line is likely in other
+coordinates). A line that runs over nodata areas of the DEM (holes, an irregular footprint) is
+kept: no rock can reach those parts, so no crossing is recorded there, and a warning says how
+long they are and names the first vertex in a nodata area. A line lying entirely over nodata
+is refused.
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from tumble.errors import ConfigError
-from tumble.rockfall.barriers import Barrier
+from tumble.rockfall.barriers import SIDES, Barrier, release_shares, uphill_side
+from tumble.rockfall.ensemble.reduce import format_percent as percent
 
 if TYPE_CHECKING:
     from tumble.io.config import BarrierConfig
@@ -45,9 +80,10 @@ def _same_crs(file_crs: str | None, terrain_crs: Any) -> tuple[bool, str, str]:
 
 def _line_from_file(
     entry: BarrierConfig | Mapping[str, Any], name: str, terrain: Terrain, base: Path, key: str
-) -> np.ndarray:
-    """The line of the barrier ``name`` (the entry of key ``key``) in its vector file."""
-    from tumble.io.vectors import read_lines
+) -> tuple[np.ndarray, str | None]:
+    """The line of the barrier ``name`` (the entry of key ``key``) in its vector file, and the
+    value of the feature's ``uphill`` attribute (None without one)."""
+    from tumble.io.vectors import read_line_field, read_lines
 
     where = f"barrier {name!r} ({key})"
     path = Path(str(_entry(entry, "file")))
@@ -96,25 +132,189 @@ def _line_from_file(
                 f"{key}.file",
             )
         k = 0
-    return lines[k][:, :2]
+    try:
+        uphill = read_line_field(path, UPHILL_FIELD, layer=layer)
+    except ValueError as err:
+        raise ConfigError(f"{where}: {err}", f"{key}.file") from err
+    side = None if uphill is None else uphill[k]
+    if side is not None and side.lower() not in SIDES:
+        raise ConfigError(
+            f"{where}: the {UPHILL_FIELD!r} attribute of its line in {path} is {side!r}; it must "
+            "be 'left' or 'right' (seen along the line from its first point to its last), or "
+            "empty to decide it from the release",
+            f"{key}.file",
+        )
+    return lines[k][:, :2], None if side is None else side.lower()
 
 
-def barriers_from_config(
+#: the attribute of a vector file's line that gives its uphill side
+UPHILL_FIELD = "uphill"
+
+
+@dataclass(frozen=True)
+class BarrierSide:
+    """How a barrier's uphill side was decided (module docstring): ``uphill`` (``"left"`` or
+    ``"right"``), ``uphill_from`` (``"configuration"``: the ``uphill`` key, ``"file"``: the
+    line's attribute, ``"release"``: decided from the release), and the shares of the release on
+    the line's ``left`` and ``right`` (None when the release is not known)."""
+
+    uphill: Literal["left", "right"]
+    uphill_from: str
+    left: float | None = None
+    right: float | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The keys a barrier's entry of ``summary.json["barriers"]`` carries: ``uphill``,
+        ``uphill_from``, ``release_share_uphill`` and ``release_share_downslope`` (the shares
+        of the release on either side, None when not known)."""
+        shares = {"left": self.left, "right": self.right}
+        other = "right" if self.uphill == "left" else "left"
+        return {
+            "uphill": self.uphill,
+            "uphill_from": self.uphill_from,
+            "release_share_uphill": shares[self.uphill],
+            "release_share_downslope": shares[other],
+        }
+
+
+@dataclass(frozen=True)
+class SiteBarriers:
+    """The barriers of a run (:func:`build_barriers`): ``barriers``, how each one's uphill side
+    was decided (``sides``, None for a side left to the engine: no release was given) and the
+    ``warnings`` for the run's summary."""
+
+    barriers: tuple[Barrier, ...]
+    sides: tuple[BarrierSide | None, ...]
+    warnings: tuple[str, ...]
+
+
+#: samples per DEM cell along a barrier line when its length over nodata areas is measured
+_NODATA_SAMPLES_PER_CELL = 4
+
+
+def _on_the_dem(barrier: Barrier, terrain: Terrain, where: str, key: str) -> str | None:
+    """ConfigError for a vertex off the DEM's rectangle or a line entirely over nodata; the
+    warning for a line partly over nodata, or None."""
+    line = barrier.line
+    b = terrain.bounds
+    off = ~(
+        (line[:, 0] >= b.x_min)
+        & (line[:, 0] <= b.x_max)
+        & (line[:, 1] >= b.y_min)
+        & (line[:, 1] <= b.y_max)
+    )
+    if off.any():
+        k = int(np.argmax(off))
+        raise ConfigError(
+            f"{where}: point {k} of the line ({line[k, 0]:.6g}, {line[k, 1]:.6g}) lies outside "
+            f"the DEM, which covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in "
+            f"[{b.y_min:.6g}, {b.y_max:.6g}]",
+            key,
+        )
+    if terrain.holes == 0:
+        return None
+    step = min(terrain.dx, terrain.dy) / _NODATA_SAMPLES_PER_CELL
+    over, total = 0.0, 0.0
+    for a, c in itertools.pairwise(line):
+        length = float(np.hypot(*(c - a)))
+        n = max(1, math.ceil(length / step))
+        f = (np.arange(n) + 0.5) / n
+        inside = np.asarray(terrain.contains(a[0] + f * (c[0] - a[0]), a[1] + f * (c[1] - a[1])))
+        over += length * float(np.count_nonzero(~inside)) / n
+        total += length
+    vertex = ~np.asarray(terrain.contains(line[:, 0], line[:, 1]), dtype=bool)
+    if over == 0.0 and not vertex.any():
+        return None
+    if over >= total:
+        raise ConfigError(
+            f"{where}: the whole line lies in a nodata area of the DEM, where no rock can "
+            "cross it; draw it where the DEM has heights",
+            key,
+        )
+    text = (
+        f"{where}: about {over:.3g} m of its {total:.4g} m line lie in nodata areas of the "
+        "DEM, where no rock can reach it; its crossings are those of the rest of the line"
+    )
+    if vertex.any():
+        k = int(np.argmax(vertex))
+        text += (
+            f" (point {k} of the line, ({line[k, 0]:.6g}, {line[k, 1]:.6g}), lies in a nodata "
+            "area of the DEM)"
+        )
+    return text
+
+
+def _decide_side(
+    barrier: Barrier,
+    given: Literal["left", "right"] | None,
+    given_from: str,
+    release: tuple[np.ndarray, np.ndarray] | None,
+    where: str,
+    key: str,
+) -> tuple[BarrierSide | None, list[str]]:
+    """The :class:`BarrierSide` of ``barrier`` (module docstring) and its warnings."""
+    if release is None:
+        return (None if given is None else BarrierSide(given, given_from)), []
+    left, right = release_shares(barrier.line, *release)
+    shares = {"left": left, "right": right}
+    seen = "seen along the line from its first point to its last"
+    if given is not None:
+        warnings = []
+        if shares[given] < 0.5:
+            other = "right" if given == "left" else "left"
+            warnings.append(
+                f"{where}: uphill = {given!r} is given, but only {percent(shares[given])} of the "
+                f"release lies on its {given} ({percent(shares[other])} on its {other}, {seen}); "
+                "crossings of rocks from the other side count as upslope"
+            )
+        return BarrierSide(given, given_from, left, right), warnings
+    side = uphill_side((left, right))
+    if side is None:
+        found = (
+            f"{percent(left)} of the release lies on its left and {percent(right)} on its right"
+            if left + right > 0.0
+            else "the release lies on the line itself"
+        )
+        raise ConfigError(
+            f"{where}: {found} ({seen}), so which side the rocks come from is not clear; give "
+            'uphill = "left" or uphill = "right": the side the rocks it is designed for come from',
+            f"{key}.uphill",
+        )
+    other = "right" if side == "left" else "left"
+    warnings = []
+    if shares[other] > 0.0:
+        warnings.append(
+            f"{where}: {percent(shares[other])} of the release lies on its protected side "
+            f"({other}, {seen}); rocks released there that cross it count as upslope and are "
+            "not in its design values, and a net does not act on them"
+        )
+    return BarrierSide(side, "release", left, right), warnings
+
+
+def build_barriers(
     entries: Iterable[BarrierConfig | Mapping[str, Any]],
     terrain: Terrain,
     base_dir: str | os.PathLike = ".",
-) -> tuple[Barrier, ...]:
+    release: tuple[np.ndarray, np.ndarray] | None = None,
+) -> SiteBarriers:
     """The barriers of a run from its ``[[barrier]]`` entries (validated
-    :class:`~tumble.io.config.BarrierConfig` objects or plain dicts with the same keys).
+    :class:`~tumble.io.config.BarrierConfig` objects or plain dicts with the same keys), with
+    their uphill sides decided (module docstring) from ``release``, the run's release footprint
+    ``(points (k, 2), weights (k,))`` (:meth:`tumble.rockfall.release.Release.footprint`); with
+    ``release`` None a barrier without ``uphill`` is left for the engine to decide from the
+    rocks' starting points.
 
     A relative ``file`` is taken from ``base_dir``. A file's CRS must equal the DEM's (a side
     without a CRS is taken to be in the other's: GeoJSON without a ``crs`` member is EPSG:4326
-    by its standard). Every vertex must lie on the DEM's surface (:meth:`Terrain.contains`).
-    ConfigError naming the barrier and the problem, its key ``barrier.<k>`` (or a field of it,
-    ``barrier.<k>.file``) with ``k`` the entry's index in ``entries``.
+    by its standard). Every vertex must lie on the DEM's rectangle; parts over nodata areas are
+    kept with a warning. ConfigError naming the barrier and the problem, its key ``barrier.<k>``
+    (or a field of it, ``barrier.<k>.file``, ``barrier.<k>.uphill``) with ``k`` the entry's
+    index in ``entries``.
     """
     base = Path(base_dir)
     barriers: list[Barrier] = []
+    sides: list[BarrierSide | None] = []
+    warnings: list[str] = []
     seen: set[str] = set()
     for index, entry in enumerate(entries):
         key = f"barrier.{index}"
@@ -128,25 +328,55 @@ def barriers_from_config(
         inline, file = _entry(entry, "line"), _entry(entry, "file")
         if (inline is None) == (file is None):
             raise ConfigError(f"{where}: give exactly one of line or file", key)
-        line = inline if file is None else _line_from_file(entry, name, terrain, base, key)
+        given, given_from = _entry(entry, "uphill"), "configuration"
+        if file is None:
+            line = inline
+        else:
+            line, attribute = _line_from_file(entry, name, terrain, base, key)
+            if given is None and attribute is not None:
+                given, given_from = attribute, "file"
+        if given is not None and given not in SIDES:
+            raise ConfigError(
+                f"{where}: uphill must be 'left' or 'right' (seen along the line from its first "
+                f"point to its last), got {given!r}",
+                f"{key}.uphill",
+            )
         try:
             barrier = Barrier(
                 name=name,
                 line=line,
                 height=_entry(entry, "height"),
                 capacity=_entry(entry, "capacity"),
+                uphill=given,
             )
         except ValueError as err:
             raise ConfigError(str(err), key) from None
-        inside = np.asarray(terrain.contains(barrier.line[:, 0], barrier.line[:, 1]))
-        if not inside.all():
-            k = int(np.argmin(inside))
-            b = terrain.bounds
-            raise ConfigError(
-                f"{where}: point {k} of the line ({barrier.line[k, 0]:.6g}, "
-                f"{barrier.line[k, 1]:.6g}) lies outside the DEM, which covers "
-                f"x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]",
-                f"{key}.line" if file is None else f"{key}.file",
+        nodata = _on_the_dem(
+            barrier, terrain, where, f"{key}.line" if file is None else f"{key}.file"
+        )
+        if nodata is not None:
+            warnings.append(nodata)
+        side, notes = _decide_side(barrier, given, given_from, release, where, key)
+        warnings += notes
+        if side is not None and barrier.uphill is None:
+            barrier = Barrier(
+                barrier.name, barrier.line, barrier.height, barrier.capacity, side.uphill
             )
         barriers.append(barrier)
-    return tuple(barriers)
+        sides.append(side)
+    return SiteBarriers(tuple(barriers), tuple(sides), tuple(warnings))
+
+
+def barriers_from_config(
+    entries: Iterable[BarrierConfig | Mapping[str, Any]],
+    terrain: Terrain,
+    base_dir: str | os.PathLike = ".",
+    release: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[Barrier, ...]:
+    """The barriers of :func:`build_barriers`, without the report of their sides."""
+    return build_barriers(entries, terrain, base_dir, release).barriers
+
+
+def side_records(sides: Sequence[BarrierSide | None]) -> list[dict[str, Any] | None]:
+    """:meth:`BarrierSide.record` of every side (None stays None)."""
+    return [None if side is None else side.record() for side in sides]

@@ -35,7 +35,7 @@ from tumble.rockfall.hazard.zoning import ENERGY_LEVELS_KJ
 from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.areas import ReleaseAreas
-from tumble.rockfall.site.barrier_files import barriers_from_config
+from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
 from tumble.rockfall.soil import FIELDS, PRESETS, Soil
@@ -262,7 +262,9 @@ def _resolved_landcover(data: dict[str, Any], config: RockfallConfig) -> None:
 @dataclass(frozen=True)
 class RunSetup:
     """What a configuration resolves to: the ensemble, and the release and input files it was
-    built from (for the provenance)."""
+    built from (for the provenance); how each barrier's uphill side was decided
+    (``barrier_sides``, in the order of the ensemble's barriers) and the warnings about the
+    barriers (``barrier_warnings``: release on a protected side, lines over nodata)."""
 
     ensemble: Ensemble
     release: Release
@@ -270,6 +272,8 @@ class RunSetup:
     design: DesignFactors
     site: Site
     classes: tuple[RockClass, ...] = ()
+    barrier_sides: tuple[BarrierSide | None, ...] = ()
+    barrier_warnings: tuple[str, ...] = ()
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -321,7 +325,9 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         states = release.draw(terrain, config.rocks, config.seed)
     except ValueError as err:
         raise ConfigError(str(err), "release") from err
-    barriers = barriers_from_config(config.barrier, terrain, base)
+    site_barriers = build_barriers(
+        config.barrier, terrain, base, release.footprint() if config.barrier else None
+    )
     try:
         design = DesignFactors.from_config(config.design.model_dump())
     except ValueError as err:
@@ -346,7 +352,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         options=solver_options(config),
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
-        barriers=barriers,
+        barriers=site_barriers.barriers,
         **counting,
     )
     inputs = {}
@@ -363,7 +369,16 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
             inputs[f"barrier.{k}.file"] = _path(entry.file, base)
     inputs.update(_landcover_inputs(config, base))
     inputs.update(_site_inputs(config, base))
-    return RunSetup(ensemble, release, inputs, design, site, tuple(classes or ()))
+    return RunSetup(
+        ensemble,
+        release,
+        inputs,
+        design,
+        site,
+        tuple(classes or ()),
+        site_barriers.sides,
+        site_barriers.warnings,
+    )
 
 
 def _path(name: str, base: Path) -> Path:
@@ -408,7 +423,8 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     _resolved_landcover(data, config)
     data["output"]["sample_every"] = ensemble.sample_every
     data["barrier"] = [
-        {k: v for k, v in entry.items() if v is not None} for entry in data["barrier"]
+        {**{k: v for k, v in entry.items() if v is not None}, "uphill": barrier.uphill}
+        for entry, barrier in zip(data["barrier"], ensemble.barriers, strict=True)
     ]
     design = setup.design.as_dict()
     if design.get("mass_kg") is None:
@@ -526,7 +542,7 @@ def _site(
         class_names = tuple(c.name for c in classes)
         shares = tuple(c.share for c in classes)
         class_of = np.ascontiguousarray(class_id, dtype=np.int64)
-    return Site(names, frequency, source_of, class_names, shares, class_of)
+    return Site(names, frequency, source_of, class_names, shares, class_of, areas is not None)
 
 
 def _site_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:

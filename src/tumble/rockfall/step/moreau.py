@@ -143,9 +143,11 @@ from tumble.status import Status
 D_CONTACTS, D_LOADED, D_MU, D_CONTACT_WORK, D_DRAG_WORK, D_SWEEPS, D_CAPPED, D_DRAG = range(8)
 N_DIAG = 8
 #: saved diagnostics per row: the above (work summed, sweeps maximal, caps counted since the
-#: previous row) plus the height of the centre of mass above the terrain
+#: previous row) plus the height of the centre of mass above the terrain and 1 once a step with
+#: a closed contact has been taken (at or before the row; 0 during the fall from the release)
 D_HEIGHT = 8
-N_SAVED_DIAG = 9
+D_TOUCHED = 9
+N_SAVED_DIAG = 10
 
 #: the per-rock bounds buffer of :func:`rock_step` (:func:`reset_bounds`): the rock's bounding
 #: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with a

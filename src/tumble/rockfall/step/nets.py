@@ -19,14 +19,15 @@ column                what
 ``X_TOP``             highest point of the rock above that terrain height, m (hull vertices at
                       the orientation after the step)
 ``X_V*``, ``X_W*``    velocity (m/s, inertial) and angular velocity (rad/s, body)
-``X_DIRECTION``       +1 downslope (towards the barrier's downhill side), -1 back
+``X_DIRECTION``       +1 downslope (from the barrier's uphill side to the other), -1 upslope
 ``X_OUTCOME``         ``PASSED``, ``CAUGHT``, ``OVERTOPPED`` or ``BROKE_THROUGH``
 ``X_ALONG``           distance along the barrier line from its first vertex, m
 ====================  =========================================================================
 
-Which side of a barrier is downhill is decided once per barrier from the terrain (the mean
-gradient along the line, :func:`downhill_side`), so that "downslope" is well defined on flat
-ground too.
+Which side of a barrier the rocks come from is the barrier's ``uphill`` side, decided before the
+run from where the rocks start (:mod:`tumble.rockfall.barriers`), not from the terrain at the
+line: a crossing away from the rocks' sources is downslope on a counter-slope, at the foot of a
+dam or across a gully as on a plain slope.
 
 A net (a barrier with a height and/or a capacity) acts on downslope crossings only: a rock whose
 centre of mass passes above the net's height overtops it and goes on unchanged; otherwise, with
@@ -35,7 +36,8 @@ crossing point (status ``caught``); with more it breaks through and goes on with
 and angular velocity scaled by ``sqrt((E - C) / E)``, i.e. it leaves the net with its energy
 reduced by the capacity ``C`` the net absorbed. A net without a height is taken as high enough
 for every rock; one without a capacity holds every rock it intercepts. Back crossings and plain
-observation lines never change the motion (outcome ``passed``).
+observation lines never change the motion (outcome ``passed``): a net holds the rocks that
+come from its uphill side.
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from tumble._jit import jit
 from tumble.rockfall.barriers import BarrierArrays, segment_crossing
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V
 from tumble.rockfall.step.surface import surface
-from tumble.rockfall.terrain import Terrain
 from tumble.rotation.quaternion import q_rotate
 
 #: columns of a crossing row
@@ -61,50 +62,19 @@ PASSED, CAUGHT, OVERTOPPED, BROKE_THROUGH = range(4)
 OUTCOMES = ("passed", "caught", "overtopped", "broke_through")
 
 
-#: offsets (m) from a barrier line at which the terrain on its two sides is compared
-SIDE_OFFSETS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
-
-
-def downhill_side(terrain: Terrain, arrays: BarrierArrays) -> np.ndarray:
-    """+1 for a barrier whose left side (seen along its line) is downhill, -1 for the right.
-
-    The mean terrain height of points at a distance ``d`` to the left of the line (at the
-    quarter points of its segments, where they lie on the DEM) is compared with that of the
-    points at ``d`` to its right, for ``d`` in :data:`SIDE_OFFSETS` until the two differ: the
-    lower side is downhill. So a line on flat ground below a slope still knows which way is
-    downslope. A DEM flat on both sides as far as it reaches gives +1 (left)."""
-    n_barriers = arrays.height.shape[0]
-    sides = np.ones(n_barriers)
-    for b in range(n_barriers):
-        segments = arrays.segments[arrays.barrier_of == b]
-        start = segments[:, :2]
-        delta = segments[:, 2:] - start
-        length = np.hypot(delta[:, 0], delta[:, 1])[:, None]
-        left = np.column_stack([-delta[:, 1], delta[:, 0]]) / length
-        points = np.concatenate([start + f * delta for f in (0.25, 0.5, 0.75)])
-        normals = np.concatenate([left, left, left])
-        for offset in SIDE_OFFSETS:
-            a = points + offset * normals
-            c = points - offset * normals
-            ok = terrain.contains(a[:, 0], a[:, 1]) & terrain.contains(c[:, 0], c[:, 1])
-            if not ok.any():
-                break
-            difference = float(
-                np.mean(terrain.height(a[ok, 0], a[ok, 1]) - terrain.height(c[ok, 0], c[ok, 1]))
-            )
-            if abs(difference) > 1e-9:
-                sides[b] = -1.0 if difference > 0.0 else 1.0
-                break
-    return sides
-
-
-def pack_nets(terrain: Terrain, arrays: BarrierArrays) -> tuple[np.ndarray, ...]:
+def pack_nets(arrays: BarrierArrays) -> tuple[np.ndarray, ...]:
     """The barrier tuple of the kernels: ``(segments, barrier_of, along, height, capacity_J,
-    bbox, first, side)``; ``first`` (b + 1,) are the offsets of each barrier's segments."""
+    bbox, first, downhill)``; ``first`` (b + 1,) are the offsets of each barrier's segments,
+    ``downhill`` (b,) +1 where the left side of the line is the downslope side, -1 where the
+    right side is. ValueError for a barrier whose uphill side is not decided
+    (:func:`tumble.rockfall.barriers.with_uphill` decides it)."""
     n_barriers = arrays.height.shape[0]
     first = np.searchsorted(arrays.barrier_of, np.arange(n_barriers + 1)).astype(np.int64)
     if np.any(np.diff(arrays.barrier_of) < 0):
         raise ValueError("the segments of the barriers must be grouped by barrier")
+    if np.isnan(arrays.downhill).any():
+        b = int(np.argmax(np.isnan(arrays.downhill)))
+        raise ValueError(f"barrier {b} has no uphill side: decide it first (with_uphill)")
     return (
         np.ascontiguousarray(arrays.segments, dtype=np.float64).reshape(-1, 4),
         np.ascontiguousarray(arrays.barrier_of, dtype=np.int64),
@@ -113,7 +83,7 @@ def pack_nets(terrain: Terrain, arrays: BarrierArrays) -> tuple[np.ndarray, ...]
         np.ascontiguousarray(arrays.capacity_J, dtype=np.float64),
         np.ascontiguousarray(arrays.bbox, dtype=np.float64).reshape(-1, 4),
         first,
-        downhill_side(terrain, arrays),
+        np.ascontiguousarray(arrays.downhill, dtype=np.float64),
     )
 
 
@@ -174,7 +144,7 @@ def cross_barriers(
     """Record the crossings of the step from ``prev`` to ``state`` (the step ``step``, counted
     from 1) into ``rows`` from row ``n_rows`` on (rows beyond the capacity are counted, not
     stored) and let nets act on ``state`` (module docstring). Returns ``(n_rows, caught)``."""
-    segments, _, along, net_height, net_capacity, bbox, first, side = nets
+    segments, _, along, net_height, net_capacity, bbox, first, downhill = nets
     n_barriers = bbox.shape[0]
     if n_barriers == 0:
         return n_rows, False
@@ -219,9 +189,9 @@ def cross_barriers(
             energy = 0.5 * body[0] * (v0 * v0 + v1 * v1 + v2 * v2) + 0.5 * (
                 body[1] * w0 * w0 + body[2] * w1 * w1 + body[3] * w2 * w2
             )
-            # downslope: the path goes to the barrier's downhill side
+            # downslope: the path goes from the barrier's uphill side to the other
             left = (bx - ax) * (-(dy - cy)) + (by - ay) * (dx - cx)
-            direction = 1.0 if left * side[b] > 0.0 else -1.0
+            direction = 1.0 if left * downhill[b] > 0.0 else -1.0
             outcome = PASSED
             is_net = not (math.isnan(net_height[b]) and math.isinf(net_capacity[b]))
             if is_net and direction > 0.0:

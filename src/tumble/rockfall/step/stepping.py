@@ -19,10 +19,12 @@ from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SI
 from tumble.rockfall.step.moreau import (
     D_CAPPED,
     D_CONTACT_WORK,
+    D_CONTACTS,
     D_DRAG_WORK,
     D_HEIGHT,
     D_MU,
     D_SWEEPS,
+    D_TOUCHED,
     N_BOUNDS,
     N_DIAG,
     friction,
@@ -108,10 +110,11 @@ def run_rock(
     outputs is the initial state; then every ``save_every``-th step and always the final state are
     saved: the step number in ``out_step``, the state in ``out_state`` and the diagnostics in
     ``out_diag`` (``N_SAVED_DIAG`` columns; work summed, sweeps maximal and PGS cap hits counted
-    over the steps since the previous row). Barrier crossings (``nets``, the tuple of
-    :mod:`tumble.rockfall.step.nets`) go to ``crossings``; a net may catch the rock (``CAUGHT``).
-    Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds the final state.
-    Needs ``n_steps // save_every + 2`` rows.
+    over the steps since the previous row; ``D_TOUCHED`` 1 from the first step with a closed contact
+    on, so that the fall from the release is told from the jumps that follow). Barrier crossings
+    (``nets``, the tuple of :mod:`tumble.rockfall.step.nets`) go to ``crossings``; a net may catch
+    the rock (``CAUGHT``). Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds
+    the final state. Needs ``n_steps // save_every + 2`` rows.
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     diag = np.zeros(N_DIAG)
@@ -130,6 +133,7 @@ def run_rock(
     drag_sum = 0.0
     sweeps_max = 0.0
     caps = 0.0
+    touched = 0.0
     status = RUNNING if n_steps > 0 else TIMED_OUT
     done = 0
     quiet = 0
@@ -187,6 +191,8 @@ def run_rock(
             drag_sum += diag[D_DRAG_WORK]
             sweeps_max = max(sweeps_max, diag[D_SWEEPS])
             caps += diag[D_CAPPED]
+            if diag[D_CONTACTS] > 0.0:
+                touched = 1.0
         if done != last_saved and (status != RUNNING or done % save_every == 0):
             out_step[rows] = done
             out_state[rows, :] = state
@@ -197,6 +203,7 @@ def run_rock(
             out_diag[rows, D_SWEEPS] = sweeps_max
             out_diag[rows, D_CAPPED] = caps
             out_diag[rows, D_HEIGHT] = _height(heights, grid, state)
+            out_diag[rows, D_TOUCHED] = touched
             rows += 1
             last_saved = done
             contact_sum = 0.0

@@ -147,7 +147,11 @@ export function showBarrier(barrier) {
     fact(dl, "capacity", withUnit(barrier.capacity_kJ, "kJ"));
   }
   fact(dl, "length", withUnit(s.length_m, "m"));
+  if (s.uphill) fact(dl, "rocks come from", `its ${s.uphill} (seen from its first point)`);
   fact(dl, "rocks crossing", `${s.rocks_crossing ?? "–"} (${formatNumber(100 * (s.fraction_crossing ?? NaN))} %)`);
+  if (s.crossings_downslope !== undefined) {
+    fact(dl, "crossings down / up", `${s.crossings_downslope} / ${s.crossings_upslope}`);
+  }
   if (s.outcomes) {
     const parts = Object.entries(s.outcomes).map(([k, v]) => `${k.replace("_", " ")} ${v}`);
     fact(dl, "outcomes", parts.join(", "));
