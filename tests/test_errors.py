@@ -138,7 +138,7 @@ def test_a_dem_in_degrees_in_a_configuration_is_a_config_error_about_dem(geograp
 
 def test_a_point_off_the_dem_and_a_dem_without_a_full_cell_are_dem_errors():
     terrain = Terrain.plane(30.0, size=(10.0, 10.0))
-    with pytest.raises(DemError, match="outside the terrain"):
+    with pytest.raises(DemError, match="outside the DEM, which covers x in"):
         terrain.height(50.0, 0.0)
     heights = np.full((3, 3), np.nan)
     heights[0, 0] = 1.0

@@ -157,7 +157,6 @@ def test_paths_in_a_config_file_are_relative_to_its_folder(tmp_path, dem, monkey
         (["release.hieght=2"], "release.hieght"),
         (["rock.mass=-5"], "rock.mass"),
         (["--release", "2600080,1200015"], "release.point"),
-        (["release.height=0.05", "--release", "2600040,1200015"], "release.height"),
         (["soil.preset=clay"], "soil.preset"),
     ],
 )
@@ -166,6 +165,45 @@ def test_bad_configurations_fail_before_any_work(dem, tmp_path, capsys, extra, f
     assert run(dem, out, "--rocks", "3", *extra) == 2
     assert field in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_release_too_low_for_the_rock_is_lifted_and_reported(dem, tmp_path, capsys):
+    """0.05 m is less than any EOTA221 rock's lowest vertex lies below its centre: on the flat
+    foot every rock is lifted until its lowest vertex is 0.05 m above the ground: its lowest
+    vertex lay ``depth - 0.05`` m under the flat ground, so the lift is exactly ``depth``, how far
+    that vertex lies below the centre; and the run says so."""
+    out = tmp_path / "low"
+    code = run(dem, out, "--rocks", "3", "--t-max", "1", "--no-figures")
+    assert code == 0
+    code = run(
+        dem,
+        tmp_path / "lifted",
+        "--rocks",
+        "3",
+        "--t-max",
+        "1",
+        "--no-figures",
+        "release.height=0.05",
+        "--release",
+        "2600040,1200015",
+    )
+    assert code == 0
+    assert "3 of 3 rocks did not fit at release.height = 0.05 m" in capsys.readouterr().err
+    summary = json.loads((tmp_path / "lifted" / "summary.json").read_text())
+    report = summary["release"]
+    assert report["adjusted"] == 3 and report["moved"] == 0 and report["clearance"] == "vertical"
+    assert any("did not fit" in w for w in summary["warnings"])
+    from tumble.rockfall import Rock
+    from tumble.rockfall.release import Release
+    from tumble.rotation.quaternion import quat_to_matrix
+
+    rock = Rock.eota221(mass=780.0)
+    start = Release(point=(2600040.0, 1200015.0), height=0.05).draw(Terrain.from_file(dem), 3, 0)
+    lowest = np.einsum("nij,mj->nmi", quat_to_matrix(start.orientation), rock.vertices)[..., 2]
+    depth = -lowest.min(axis=1)  # the lowest vertex below the centre, per rock
+    np.testing.assert_allclose(report["lift_max_m"], depth.max(), rtol=1e-9)
+    np.testing.assert_allclose(report["lift_median_m"], np.median(depth), rtol=1e-9)
+    assert json.loads((out / "summary.json").read_text())["release"]["adjusted"] == 0
 
 
 def test_a_hole_in_the_dem_is_outside_the_domain(dem, tmp_path):

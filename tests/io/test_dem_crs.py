@@ -7,6 +7,7 @@ from rasterio.crs import CRS
 from rasterio.warp import transform
 
 from tumble.cli.main import main
+from tumble.errors import DemError
 from tumble.io.dem import utm_epsg, write_raster
 from tumble.rockfall import Terrain
 
@@ -83,3 +84,76 @@ def test_cli_refuses_a_geographic_dem_naming_its_crs(geographic, tmp_path, capsy
     err = capsys.readouterr().err
     assert "tumble rockfall" in err and "EPSG:4326" in err and "degrees" in err
     assert not out.exists()
+
+
+@pytest.fixture
+def metric_as_degrees(tmp_path):
+    """A DEM in MGI / Austria GK West coordinates (x near -8300 m, y near 194900 m) whose file
+    says EPSG:4326: the label is wrong, not the grid."""
+    path = tmp_path / "gk_as_wgs84.tif"
+    x = np.arange(40.0)
+    heights = np.broadcast_to(1500.0 + 2.0 * np.maximum(20.0 - x, 0.0), (30, 40))
+    write_raster(path, heights, -8400.0, 194850.0, 5.0, 5.0, crs="EPSG:4326")
+    return path
+
+
+def test_coordinates_that_cannot_be_degrees_are_a_wrong_label(metric_as_degrees):
+    """|y| > 90 cannot be a latitude: the message says the label is wrong and how to assign the
+    right one, never a UTM zone (the centre would make it EPSG:32636, in Africa)."""
+    for reproject in (None, "EPSG:31254"):
+        with pytest.raises(DemError) as info:
+            Terrain.from_file(metric_as_degrees, reproject=reproject)
+        message = str(info.value)
+        for part in ("EPSG:4326", "cannot be degrees", "label is wrong", "gdal_edit.py -a_srs"):
+            assert part in message
+        assert 'dem_crs = "EPSG:31254"' in message
+        assert "EPSG:32636" not in message and "gdalwarp" not in message
+    terrain = Terrain.from_file(metric_as_degrees, crs="EPSG:31254")
+    assert terrain.crs == CRS.from_epsg(31254)
+    assert terrain.bounds.x_min == -8400.0 and terrain.bounds.y_min == 194850.0
+
+
+def test_the_configuration_assigns_the_crs_and_the_command_line_says_why_not(
+    metric_as_degrees, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    args = ["rockfall", "run", "--dem", str(metric_as_degrees), "--rocks", "1", "--t-max", "1"]
+    args += ["--release", "-8300,194900", "--no-figures", "--out", str(out)]
+    for extra in ([], ["--reproject", "EPSG:31254"]):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert "label is wrong" in err and "Traceback" not in err
+    assert not out.exists()
+    assert main([*args, "--dem-crs", "EPSG:31254"]) == 0, capsys.readouterr().err
+    assert main([*args[:-1], str(tmp_path / "other"), "dem_crs='EPSG:31254'"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("x0", "crs", "reproject", "expected"),
+    [
+        # UTM x of 90 000 km: PROJ transforms none of its points
+        (9.0e7, "EPSG:32632", "EPSG:31254", "cannot be reprojected from EPSG:32632"),
+        # a site at 171 W, 60 S is not in the Swiss grid: the warp leaves every sample empty
+        (-171.0, "EPSG:4326", "EPSG:2056", "no cell left with four heights"),
+    ],
+)
+def test_a_dem_whose_extent_does_not_transform_is_refused_in_one_sentence(
+    tmp_path, x0, crs, reproject, expected
+):
+    path = tmp_path / "far.tif"
+    cell = 5.0 if crs == "EPSG:32632" else 0.001
+    y0 = 5.0e6 if crs == "EPSG:32632" else -60.5
+    write_raster(path, np.full((30, 40), 1000.0), x0, y0, cell, cell, crs=crs)
+    with pytest.raises(DemError, match=expected):
+        Terrain.from_file(path, reproject=reproject)
+
+
+def test_a_local_grid_is_refused_with_how_to_label_it(tmp_path):
+    path = tmp_path / "local.tif"
+    local = CRS.from_wkt(
+        'LOCAL_CS["site grid",LOCAL_DATUM["site",0],UNIT["metre",1],AXIS["X",EAST],AXIS["Y",NORTH]]'
+    )
+    write_raster(path, np.full((30, 40), 1000.0), 100.0, 200.0, 5.0, 5.0, crs=local)
+    for reproject in (None, "EPSG:32632"):
+        with pytest.raises(DemError, match=r"local or engineering grid.*gdal_edit\.py -a_srs"):
+            Terrain.from_file(path, reproject=reproject)

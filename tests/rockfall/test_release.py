@@ -238,3 +238,92 @@ def test_footprint_of_a_point_a_line_and_a_polygon():
     assert np.all(points[arm, 0] < 10.0)
     side = np.sqrt(300.0 / 1024)
     assert weights[arm].sum() == pytest.approx(1.0 / 3.0, abs=side / 10.0)
+
+
+# --- clearance: releases on cliffs and steps ------------------------------------------------
+
+FACE = math.radians(80.0)
+
+
+def cliff(kind: str) -> Terrain:
+    """An 80 degree face (``"face"``: z = (20 - x) tan 80 deg between x = 10 and 20, a plateau
+    56.7 m up behind it, flat ground in front) or a 10 m vertical step one 0.5 m cell wide
+    (``"step"``: 10 m for x <= 15, 0 from x = 15.5 on), 0.5 m cells."""
+    x = np.arange(0.0, 40.5, 0.5)
+    if kind == "face":
+        z = np.clip((20.0 - x) * math.tan(FACE), 0.0, 10.0 * math.tan(FACE))
+    else:
+        z = np.where(x <= 15.0, 10.0, 0.0)
+    return Terrain.from_array(np.broadcast_to(z, (41, x.size)), x0=0.0, y0=-10.0, dx=0.5)
+
+
+def vertex_gaps(terrain, rock, states):
+    """Gap of every hull vertex above the terrain below it, (n, m), computed independently of
+    tumble.rockfall.clearance."""
+    corners = states.position[:, None, :] + np.einsum(
+        "nij,mj->nmi", quat_to_matrix(states.orientation), rock.vertices
+    )
+    return corners[..., 2] - terrain.height(corners[..., 0], corners[..., 1])
+
+
+@pytest.mark.parametrize(("kind", "x"), [("face", 15.3), ("step", 15.2), ("step", 15.8)])
+def test_cliff_releases_start_clear_of_the_rock_face(kind, x):
+    """500 random orientations of a 2 t EOTA221 block released 1.5 m above a point of the face
+    or next to the step: every rock starts with every hull vertex above the terrain; a lifted
+    rock's hull clears it by exactly 1.5 m (its clearance is release.height: every vertex at
+    least 1.5 m above, the lowest point of the hull, a vertex or a point of an edge over the
+    step's edge, exactly), a rock not lifted has its centre 1.5 m above the terrain below it and
+    its hull clear."""
+    from tumble.rockfall import Rock
+    from tumble.rockfall.clearance import Hulls, clearance
+
+    terrain = cliff(kind)
+    rock = Rock.eota221(mass=2000.0)
+    release = Release(point=(x, 0.0), height=1.5)
+    hulls = Hulls.of(rock)
+    states = release.draw(terrain, 500, seed=11, hulls=hulls)
+    gaps = vertex_gaps(terrain, rock, states)
+    assert gaps.min() >= -1e-6
+    lifted = states.lift > 0.0
+    assert lifted.any()
+    assert gaps[lifted].min() >= 1.5 - 1e-9
+    ground = terrain.height(x, 0.0)
+    np.testing.assert_allclose(states.position[~lifted, 2], ground + 1.5, rtol=0, atol=0)
+    np.testing.assert_allclose(states.position[lifted, 2], ground + 1.5 + states.lift[lifted])
+    rotation = quat_to_matrix(states.orientation)
+    for k in np.flatnonzero(lifted)[:50]:
+        gap, on = clearance(terrain, hulls, int(k), states.position[k], rotation[k])
+        assert on and gap == pytest.approx(1.5, abs=1e-9)
+    report = states.report()
+    assert report["adjusted"] == int(lifted.sum()) and report["moved"] == 0
+    assert report["lift_max_m"] == states.lift.max()
+    assert report["lift_median_m"] == np.median(states.lift[lifted])
+
+
+def test_plain_slope_releases_do_not_move(plane30):
+    """On a 30 degree plane a rock 1.5 m up fits in every orientation: drawn with its hull it
+    starts exactly where it starts without (same numbers to the last bit)."""
+    from tumble.rockfall import Rock
+    from tumble.rockfall.clearance import Hulls
+
+    release = Release(polygon=((5.0, -5.0), (30.0, -5.0), (30.0, 5.0), (5.0, 5.0)))
+    plain = release.draw(plane30, 300, seed=2)
+    fitted = release.draw(plane30, 300, seed=2, hulls=Hulls.of(Rock.eota221(mass=780.0)))
+    for name in ("position", "orientation", "velocity", "omega"):
+        np.testing.assert_array_equal(getattr(fitted, name), getattr(plain, name))
+    assert fitted.report() == {"adjusted": 0, "lift_max_m": 0.0, "lift_median_m": 0.0, "moved": 0}
+
+
+def test_the_fit_of_a_rock_does_not_depend_on_the_batch():
+    from tumble.rockfall import Rock
+    from tumble.rockfall.clearance import Hulls
+
+    terrain = cliff("face")
+    rocks = [Rock.eota221(mass=2000.0), Rock.box(2.0, 1.0, 0.5)]
+    hulls = Hulls.of(rocks, np.arange(60) % 2, 1.0 + 0.01 * np.arange(60))
+    release = Release(line=((15.0, -5.0), (15.6, 5.0)), height=1.0)
+    whole = release.draw(terrain, 60, seed=5, hulls=hulls)
+    for k in (0, 17, 59):
+        one = release.draw(terrain, 1, seed=5, first=k, hulls=hulls)
+        np.testing.assert_array_equal(one.position[0], whole.position[k])
+        assert one.lift[0] == whole.lift[k]

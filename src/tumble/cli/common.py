@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import errno
+import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,24 @@ USER_ERRORS = (TumbleError, ValueError, FileNotFoundError, KernelError, MissingE
 
 #: exit status after Ctrl-C (128 + SIGINT), as shells report it
 INTERRUPTED = 130
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: an argument that starts with a minus and is a number or a list of comma-separated numbers
+#: (``-8300,194900``, ``-1e-3``): a value, never an option (argparse's own rule takes ``-8300``
+#: but reads ``-8300,194900`` as an unknown option)
+NEGATIVE_NUMBERS = re.compile(rf"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:,\s*{_NUMBER})*$")
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of every ``tumble`` command: an ``argparse.ArgumentParser`` that reads an
+    argument of negative numbers (:data:`NEGATIVE_NUMBERS`) as a value, so that coordinates in
+    Austrian or local grids (``--release -8300,194900``, ``--line -8300,194900 -8200,194950``)
+    need no ``=``. Subparsers are of this class too (argparse makes them of the parent's)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # the matcher argparse consults before taking an argument for an option
+        self._negative_number_matcher = NEGATIVE_NUMBERS
 
 
 def run_parsed(args: argparse.Namespace, command: str) -> int:
@@ -71,7 +91,7 @@ def os_error_message(err: OSError, resume_hint: str | None = None) -> str:
 def invoke(module: ModuleType, argv: Sequence[str]) -> int:
     """Run one subcommand (``module``, e.g. :mod:`tumble.cli.rockfall`) as ``tumble ARGV``
     would, without the top-level parser: how one command runs another."""
-    parser = argparse.ArgumentParser(prog="tumble")
+    parser = Parser(prog="tumble")
     sub = parser.add_subparsers(dest="command", required=True)
     module.add_parser(sub)
     args = parser.parse_args(list(argv))

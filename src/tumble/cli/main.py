@@ -7,7 +7,7 @@ import sys
 
 from tumble import __version__
 from tumble.cli import demo, reproduce, rockfall, serve, spin, stability, validate, view
-from tumble.cli.common import run_parsed
+from tumble.cli.common import Parser, run_parsed
 
 COMMANDS = {
     "spin": spin,
@@ -22,7 +22,7 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tumble",
         description="Structure-preserving rigid-body rotation and 3D rockfall simulation.",
     )

@@ -88,6 +88,17 @@ def add_parser(sub) -> None:
         metavar="EPSG:XXXX",
         help="warp a DEM in degrees or feet to this projected CRS in metres first",
     )
+    run.add_argument(
+        "--dem-nodata",
+        type=float,
+        metavar="VALUE",
+        help="a fill value of the DEM to take as nodata, e.g. -9999 (one the file does not tag)",
+    )
+    run.add_argument(
+        "--dem-crs",
+        metavar="EPSG:XXXX",
+        help="the CRS the DEM's coordinates are in, replacing the file's missing or wrong label",
+    )
     run.add_argument("--rocks", type=positive_int, help="number of rocks (default 100)")
     run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme (default implicit)")
     run.add_argument("--seed", type=int, help="random seed, non-negative (default 0)")
@@ -105,6 +116,11 @@ def add_parser(sub) -> None:
     )
     run.add_argument(
         "--size", type=positive_float, help="EOTA edge length L, m (instead of --mass)"
+    )
+    run.add_argument(
+        "--volume",
+        type=positive_float,
+        help="rock volume, m^3: the shape's size at the rock density (instead of --mass)",
     )
     run.add_argument("--box", type=float_tuple(3), metavar="A,B,C", help="box edges, m")
     run.add_argument("--density", type=positive_float, help="rock density, kg/m^3 (default 2740)")
@@ -181,6 +197,8 @@ def _settings(args) -> dict:
         "scenario": args.scenario,
         "dem": args.dem,
         "reproject": args.reproject,
+        "dem_nodata": args.dem_nodata,
+        "dem_crs": args.dem_crs,
         "rocks": args.rocks,
         "scheme": args.scheme,
         "seed": args.seed,
@@ -188,6 +206,7 @@ def _settings(args) -> dict:
         "t_max": args.t_max,
         "rock.mass": args.mass,
         "rock.size": args.size,
+        "rock.volume": args.volume,
         "rock.density": args.density,
         "rock.box": list(args.box) if args.box else None,
         "soil.preset": args.soil,

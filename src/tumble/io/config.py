@@ -5,6 +5,8 @@ A run is described by one TOML document (every key optional; defaults below)::
     scenario = "slope40"        # a built-in terrain, or
     # dem = "terrain.tif"       # a DEM file (GeoTIFF or ESRI ASCII), projected CRS in metres
     # reproject = "EPSG:32632"  # or warp a DEM in degrees or feet to this CRS first
+    # dem_nodata = -9999        # a fill value the DEM file does not tag as nodata
+    # dem_crs = "EPSG:31254"    # the CRS of the DEM's coordinates, if its label is missing or wrong
     rocks = 1000
     scheme = "implicit"         # or "explicit"
     seed = 1
@@ -13,7 +15,7 @@ A run is described by one TOML document (every key optional; defaults below)::
 
     [rock]
     shape = "eota221"           # eota221 | eota111 | box | file
-    mass = 780.0                # kg (or size = 0.93 for the EOTA shapes)
+    mass = 780.0                # kg (or size = 0.93 for the EOTA shapes, or volume = 0.28, m^3)
     # box = [2.0, 1.0, 0.5]     # m, with shape = "box"
     # file = "rock.stl"         # mesh (STL, PLY, OBJ, ...) or XYZ point list, shape = "file"
     # density = 2740.0          # kg/m^3
@@ -140,6 +142,8 @@ class _Section(BaseModel):
 class RockConfig(_Section, RockClassesKey):
     shape: Literal["eota221", "eota111", "box", "file"] = "eota221"
     mass: PositiveFloat | None = None
+    # m^3: the size of the shape at the rock's density (instead of mass or size)
+    volume: PositiveFloat | None = None
     size: PositiveFloat | None = None
     density: PositiveFloat | None = None
     box: Annotated[tuple[PositiveFloat, PositiveFloat, PositiveFloat], Strict(False)] | None = None
@@ -307,6 +311,10 @@ class RockfallConfig(_Section):
 
     scenario: str | None = None
     dem: str | None = None
+    # a fill value of the DEM file to take as nodata (a -9999 the file does not tag)
+    dem_nodata: FiniteFloat | None = None
+    # the CRS the DEM's coordinates are in, replacing a missing or wrong label
+    dem_crs: str | None = None
     reproject: str | None = None
     rocks: PositiveInt = 100
     scheme: Literal["explicit", "implicit"] = SCHEME

@@ -31,17 +31,23 @@ web viewer reads any zoom level without the whole file). An ESRI ASCII grid has 
 data type, description or unit: it is always float64 text, and those options are not written.
 
 Coordinate reference systems. :func:`crs_problem` says why a CRS does not suit a DEM in metres
-(geographic: degrees; projected in feet) and how to reproject it; :func:`reproject_grid` warps a
-grid to another CRS (bilinear for heights, nodata kept); :func:`resample_to_grid` brings any
-raster (a class map on its own grid, extent and CRS) onto a target grid by nearest-neighbour
-resampling, refusing one that does not overlap it or whose CRS cannot be transformed.
+(geographic: degrees; projected in feet; a local grid) and how to reproject it, and
+:func:`degrees_problem` why a grid labelled geographic cannot be in degrees (coordinates beyond
+longitude [-180, 360] or latitude [-90, 90]: the label is wrong, to be replaced, not
+reprojected); :func:`reproject_grid` warps a grid to another CRS (bilinear for heights, nodata
+kept; a warp PROJ cannot do, or one that leaves no height, is a DemError in one sentence);
+:func:`resample_to_grid` brings any raster (a class map on its own grid, extent and CRS) onto a
+target grid by nearest-neighbour resampling, refusing one that does not overlap it or whose CRS
+cannot be transformed.
 
 Errors. A raster that cannot be read or used raises :class:`tumble.errors.DataError` (a
 ``ValueError``), a DEM that cannot be reprojected :class:`tumble.errors.DemError`; both name the
 file. Rotated or sheared transforms (``b != 0`` or ``d != 0``) are refused: resample to a
 north-up grid first (``gdalwarp``). Cells equal to the nodata value (or NaN) come back as NaN;
-deciding whether holes are acceptable is left to the caller. rasterio is imported on first use
-only, so that importing :mod:`tumble.io` stays cheap.
+deciding whether holes are acceptable is left to the caller. :func:`fill_problem` finds a fill
+value the file does not tag (-9999, -32768, float32's -3.4e38, or a lowest height far below
+the rest), which :func:`read_raster` takes as nodata when it is given (``nodata=``). rasterio
+is imported on first use only, so that importing :mod:`tumble.io` stays cheap.
 """
 
 from __future__ import annotations
@@ -161,18 +167,24 @@ def grid_from_transform(
     return x0, y0, dx, dy
 
 
-def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
+def read_raster(path: str | os.PathLike, band: int = 1, nodata: float | None = None) -> RasterGrid:
     """Read one band of a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
 
     Returns a :class:`RasterGrid` on tumble's convention (rows south to north, pixel-centre
-    samples, float64, NaN where the file has nodata). Raises DataError for a missing file, an
-    unsupported suffix, an unreadable file, a band out of range, a raster without
-    georeferencing, and rotated or sheared grids.
+    samples, float64, NaN where the file has nodata). ``nodata``, when given, is a value taken
+    as nodata besides the file's own tag (a fill the file does not tag, e.g. -9999): cells
+    whose stored value, as float64, equals it are holes too, and it is the grid's ``nodata``
+    when the file has none. Raises DataError for a missing file, an unsupported suffix, an
+    unreadable file, a band out of range, a raster without georeferencing, and rotated or
+    sheared grids.
     """
     import rasterio
     from rasterio.errors import NotGeoreferencedWarning, RasterioIOError
 
     path = Path(path)
+    given = nodata
+    if given is not None and not math.isfinite(float(given)):
+        raise DataError(f"the nodata value given for {path} must be a finite number, got {given}")
     if path.is_dir():
         raise DataError(f"raster file {path} is a folder, not a file (give the .tif or .asc)")
     driver = raster_driver(path)
@@ -210,6 +222,10 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
     values = np.array(stored, dtype=np.float64, order="C")
     del stored, masked
     values[holes] = np.nan
+    tag = None if nodata is None else float(nodata)
+    if given is not None:
+        values[values == float(given)] = np.nan
+        tag = float(given) if tag is None else tag
     values.flags.writeable = False
     return RasterGrid(
         values=values,
@@ -219,7 +235,7 @@ def read_raster(path: str | os.PathLike, band: int = 1) -> RasterGrid:
         dy=dy,
         crs=crs,
         transform=transform,
-        nodata=None if nodata is None else float(nodata),
+        nodata=tag,
         path=path,
         description=description,
         unit=unit,
@@ -398,14 +414,122 @@ def utm_epsg(lon: float, lat: float) -> int:
     return (32600 if lat >= 0 else 32700) + zone
 
 
-def crs_problem(crs: Any, x: float, y: float, path: str | os.PathLike) -> str | None:
+#: the coordinates a geographic CRS can have, degrees: longitude (some grids run 0 to 360) and
+#: latitude
+LONGITUDES = (-180.0, 360.0)
+LATITUDES = (-90.0, 90.0)
+
+
+def _number_text(value: float) -> str:
+    """A number as a user types it: ``-9999`` for a whole number, else its shortest repr."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def degrees_problem(
+    crs: Any, bounds: tuple[float, float, float, float], path: str | os.PathLike
+) -> str | None:
+    """Why a DEM labelled with a geographic CRS cannot be in it: coordinates beyond any
+    longitude (:data:`LONGITUDES`) or latitude (:data:`LATITUDES`), as a grid in metres labelled
+    EPSG:4326 has; None when the label is not geographic or the coordinates fit it. ``bounds``
+    is ``(x_min, y_min, x_max, y_max)`` in the file's coordinates."""
+    crs = _crs(crs)
+    if crs is None or not crs.is_geographic:
+        return None
+    x_min, y_min, x_max, y_max = (float(v) for v in bounds)
+    if (
+        LONGITUDES[0] <= x_min
+        and x_max <= LONGITUDES[1]
+        and LATITUDES[0] <= y_min
+        and y_max <= LATITUDES[1]
+    ):
+        return None
+    return (
+        f"{path} is labelled with the geographic CRS {crs_label(crs)}, whose coordinates are "
+        f"degrees, but its coordinates (x in [{x_min:.10g}, {x_max:.10g}], y in "
+        f"[{y_min:.10g}, {y_max:.10g}]) cannot be degrees (longitude in "
+        f"[{LONGITUDES[0]:g}, {LONGITUDES[1]:g}], latitude in [{LATITUDES[0]:g}, "
+        f"{LATITUDES[1]:g}]): the CRS label is wrong, not the grid, and reprojecting it would "
+        "only move the error. Assign the projected CRS its coordinates are in, e.g. "
+        f"gdal_edit.py -a_srs EPSG:31254 {path} for MGI / Austria GK West (EPSG:2056 for the "
+        "Swiss LV95, EPSG:326NN for a UTM zone), or give it in the configuration: dem_crs = "
+        '"EPSG:31254" (--dem-crs EPSG:31254)'
+    )
+
+
+#: heights DEM tools write into cells without data (ESRI and GDAL's -9999, SRTM's -32768, ...);
+#: a height of any of them, or of a magnitude :data:`HUGE_HEIGHT` or more (float32's extremes
+#: -3.4028235e38 and their roundings), is an untagged fill
+FILL_VALUES = (-9999.0, -99999.0, -999.0, -32767.0, -32768.0, 32767.0, 65535.0)
+HUGE_HEIGHT = 1e30
+#: the lowest height of a DEM is an untagged fill when it lies below all other heights by more
+#: than their relief (highest minus lowest of them) and by more than this, m
+FILL_GAP = 1000.0
+
+
+def fill_problem(values: np.ndarray, path: str | os.PathLike) -> str | None:
+    """Why the heights ``values`` (NaN: tagged nodata) hold a nodata fill value the file does
+    not tag as nodata, and how to tag it; None when they do not. A fill is a height of
+    :data:`FILL_VALUES`, one of magnitude :data:`HUGE_HEIGHT` or more, or a lowest height that
+    lies below every other height by more than their relief and more than :data:`FILL_GAP`
+    (a -9999 the list would miss, a 0 below a 2000 m plateau...)."""
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(values)
+        if not finite.any():
+            return None
+        lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    fill = None
+    for value in (lo, hi):
+        if abs(value) >= HUGE_HEIGHT:
+            fill = value
+            break
+    if fill is None and (lo <= max(FILL_VALUES) and hi >= min(FILL_VALUES)):
+        present = [v for v in FILL_VALUES if lo <= v <= hi and np.any(values == v)]
+        if present:
+            fill = present[0]
+    if fill is None and hi - lo > FILL_GAP:
+        with np.errstate(invalid="ignore"):
+            above = float(np.nanmin(np.where(values > lo, values, np.nan)))
+        if above - lo > max(hi - above, FILL_GAP) and hi > above:
+            fill = lo
+    if fill is None:
+        return None
+    count = int(np.count_nonzero(values == fill))
+    with np.errstate(invalid="ignore"):
+        rest = values[finite & (values != fill)]
+    text = _number_text(fill)
+    within = (
+        f"the other heights lie in [{float(rest.min()):.6g}, {float(rest.max()):.6g}] m"
+        if rest.size
+        else "no other height is left"
+    )
+    return (
+        f"{path}: {count} of {values.size} cells ({100.0 * count / values.size:.3g} %) hold the "
+        f"height {text}, a nodata fill value the file does not tag as nodata ({within}); "
+        "rocks would run over it as terrain. Tag it as nodata: gdal_edit.py -a_nodata "
+        f"{text} {path}, or give it in the configuration: dem_nodata = {text} "
+        f"(--dem-nodata {text})"
+    )
+
+
+def crs_problem(
+    crs: Any,
+    x: float,
+    y: float,
+    path: str | os.PathLike,
+    bounds: tuple[float, float, float, float] | None = None,
+) -> str | None:
     """Why the CRS of the DEM ``path`` does not give metres, and how to reproject; None when it
     does (a projected CRS in metres, or no CRS at all). ``(x, y)`` is a point of the DEM in its
-    own coordinates (for geographic CRSs: longitude, latitude), used to suggest a UTM zone."""
+    own coordinates (for geographic CRSs: longitude, latitude), used to suggest a UTM zone;
+    ``bounds`` ``(x_min, y_min, x_max, y_max)``, when given, are checked to be degrees in a
+    geographic CRS first (:func:`degrees_problem`)."""
     crs = _crs(crs)
     if crs is None:
         return None
     label = crs_label(crs)
+    wrong = degrees_problem(crs, bounds if bounds is not None else (x, y, x, y), path)
+    if wrong:
+        return wrong
     if crs.is_geographic:
         target = f"EPSG:{utm_epsg(x, y)}"
         return (
@@ -424,7 +548,12 @@ def crs_problem(crs: Any, x: float, y: float, path: str | os.PathLike) -> str | 
                 "EPSG:XXXX (configuration key reproject), which also converts heights in feet"
             )
         return None
-    return f"{path} has the CRS {label}, which is neither projected nor geographic"
+    return (
+        f"{path} has the CRS {label}, which is neither projected nor geographic (a local or "
+        "engineering grid): tumble cannot tell that its unit is the metre. Assign the projected "
+        f"CRS its coordinates are in (gdal_edit.py -a_srs EPSG:XXXX {path}, or dem_crs = "
+        '"EPSG:XXXX" in the configuration)'
+    )
 
 
 def metric_crs(crs: Any, what: str) -> Any:
@@ -456,23 +585,53 @@ def reproject_grid(grid: RasterGrid, crs: Any, height_factor: float = 1.0) -> Ra
     source_transform = north_up_transform(grid.x0, grid.y0, grid.dx, grid.dy, ny)
     left, top = source_transform.c, source_transform.f
     right, bottom = left + nx * grid.dx, top - ny * grid.dy
-    transform, width, height = calculate_default_transform(
-        grid.crs, target, nx, ny, left=left, bottom=bottom, right=right, top=top
-    )
-    out = np.full((height, width), np.nan)
-    reproject(
-        _north_up(grid.values) * height_factor,
-        out,
-        src_transform=source_transform,
-        src_crs=grid.crs,
-        src_nodata=np.nan,
-        dst_transform=transform,
-        dst_crs=target,
-        dst_nodata=np.nan,
-        resampling=Resampling.bilinear,
-    )
+    wrong = degrees_problem(grid.crs, (left, bottom, right, top), grid.path)
+    if wrong:
+        raise DemError(wrong)
+    source = crs_label(grid.crs)
+    if not (grid.crs.is_geographic or grid.crs.is_projected):
+        raise DemError(
+            f"{grid.path} has the CRS {source}, a local or engineering grid that cannot be "
+            f"reprojected to {crs_label(target)}: no transformation joins them. Assign the "
+            f"projected CRS its coordinates are in (gdal_edit.py -a_srs EPSG:XXXX {grid.path}, "
+            'or dem_crs = "EPSG:XXXX" in the configuration)'
+        )
+    try:
+        transform, width, height = calculate_default_transform(
+            grid.crs, target, nx, ny, left=left, bottom=bottom, right=right, top=top
+        )
+        out = np.full((height, width), np.nan)
+        reproject(
+            _north_up(grid.values) * height_factor,
+            out,
+            src_transform=source_transform,
+            src_crs=grid.crs,
+            src_nodata=np.nan,
+            dst_transform=transform,
+            dst_crs=target,
+            dst_nodata=np.nan,
+            resampling=Resampling.bilinear,
+        )
+    except Exception as err:  # rasterio's CRSError, GDAL's CPLE_* errors of the warp
+        reason = str(err).splitlines()[0][:300].rstrip(".")
+        raise DemError(
+            f"{grid.path} cannot be reprojected from {source} to {crs_label(target)}: "
+            f"{reason}. Its extent (x in [{left:.10g}, {right:.10g}], "
+            f"y in [{bottom:.10g}, {top:.10g}]) may not be where {source} places the site: "
+            "check the CRS label of the file (gdal_edit.py -a_srs, or dem_crs) and the target"
+        ) from None
     x0, y0, dx, dy = grid_from_transform(transform, out.shape)
     values = np.array(out[::-1], dtype=np.float64, order="C")
+    holes = np.isnan(values)
+    full = ~(holes[:-1, :-1] | holes[1:, :-1] | holes[:-1, 1:] | holes[1:, 1:])
+    if not full.any():
+        raise DemError(
+            f"{grid.path} reprojected from {source} to {crs_label(target)} has no cell left "
+            f"with four heights ({int(holes.sum())} of {holes.size} warped samples are empty): "
+            f"{crs_label(target)} does not cover the site, which {source} places at x in "
+            f"[{left:.10g}, {right:.10g}], y in [{bottom:.10g}, {top:.10g}]. Reproject to the "
+            "CRS of the site (its UTM zone, or its national grid), or check the file's CRS label"
+        )
     values.flags.writeable = False
     return RasterGrid(values, x0, y0, dx, dy, target, transform, grid.nodata, grid.path, "m")
 

@@ -168,6 +168,8 @@ class RockfallRun:
         default = DEFAULT_SCENARIO if config.dem is None else None
         result.summary["scenario"] = config.scenario or default
         result.summary["sessions"] = len(chunk_run.sessions)
+        result.summary["release"] = setup.release_report
+        result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
         zoning = setup.site.apply(result)
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)

@@ -1,11 +1,13 @@
 """Plane polygons as the release areas and the typed-in release polygons need them: the area of a
 ring (shoelace formula), the even-odd point-in-region test over a polygon's rings (holes and the
-parts of a MultiPolygon count right), and a lattice of points that stands for a region's area
-(:func:`lattice_points`). Rings are ``(n, 2)`` arrays of x, y, closed or open."""
+parts of a MultiPolygon count right), a lattice of points that stands for a region's area
+(:func:`lattice_points`), and how much of a region or a line lies on the valid cells of a DEM
+(:func:`on_cells`, exact, with shapely). Rings are ``(n, 2)`` arrays of x, y, closed or open."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,3 +65,69 @@ def lattice_points(rings: Sequence[np.ndarray], area: float, n: int = 1024) -> n
             break
         side /= 2.0
     return found
+
+
+def region(rings: Sequence[np.ndarray]) -> Any:
+    """The shapely geometry of the region bounded by ``rings`` by the even-odd rule (the
+    symmetric difference of the rings' polygons: holes and separate parts count right)."""
+    import shapely
+
+    shapes = [shapely.make_valid(shapely.Polygon(np.asarray(r, dtype=np.float64))) for r in rings]
+    out = shapes[0]
+    for shape in shapes[1:]:
+        out = shapely.symmetric_difference(out, shape)
+    return out
+
+
+def cell_boxes(
+    valid: np.ndarray, x0: float, y0: float, dx: float, dy: float, window: Any = None
+) -> Any:
+    """The valid cells of a grid as disjoint shapely boxes, one per run of valid cells along a
+    row: ``valid[j, i]`` is the cell ``x0 + [i, i + 1] dx`` by ``y0 + [j, j + 1] dy``.
+    ``window`` ``(x_min, y_min, x_max, y_max)`` keeps the cells touching it only."""
+    import shapely
+
+    ny, nx = valid.shape
+    i0, i1, j0, j1 = 0, nx, 0, ny
+    if window is not None:
+        x_min, y_min, x_max, y_max = window
+        # every cell touching the window, also along its edges (a window of no height)
+        i0 = int(np.clip(np.ceil((x_min - x0) / dx) - 1, 0, nx))
+        i1 = int(np.clip(np.floor((x_max - x0) / dx) + 1, 0, nx))
+        j0 = int(np.clip(np.ceil((y_min - y0) / dy) - 1, 0, ny))
+        j1 = int(np.clip(np.floor((y_max - y0) / dy) + 1, 0, ny))
+    part = valid[j0:j1, i0:i1]
+    if part.size == 0:
+        return np.empty(0, dtype=object)
+    padded = np.zeros((part.shape[0], part.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = part
+    steps = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(steps == 1)
+    _, ends = np.nonzero(steps == -1)  # row-major order: the k-th end closes the k-th start
+    left = x0 + (i0 + starts) * dx
+    right = x0 + (i0 + ends) * dx
+    bottom = y0 + (j0 + rows) * dy
+    return shapely.box(left, bottom, right, bottom + dy)
+
+
+def on_cells(
+    geometry: Any, valid: np.ndarray, x0: float, y0: float, dx: float, dy: float
+) -> tuple[float, float, float]:
+    """How much of ``geometry`` (a shapely region, measured by its area, or line, by its
+    length) lies on a grid: ``(whole, on the grid's rectangle, on its valid cells)``, exact up
+    to round-off. ``valid`` as in :func:`cell_boxes`."""
+    import shapely
+
+    ny, nx = valid.shape
+    measure = shapely.area if shapely.get_dimensions(geometry) == 2 else shapely.length
+    rectangle = shapely.box(x0, y0, x0 + nx * dx, y0 + ny * dy)
+    whole = float(measure(geometry))
+    inside = float(measure(shapely.intersection(geometry, rectangle)))
+    boxes = cell_boxes(valid, x0, y0, dx, dy, shapely.bounds(geometry))
+    if len(boxes) == 0:
+        return whole, inside, 0.0
+    if measure is shapely.length:  # a line along a cell edge touches two boxes: their union
+        on = float(measure(shapely.intersection(geometry, shapely.union_all(boxes))))
+    else:  # the boxes are disjoint but for their edges, which have no area
+        on = float(np.sum(measure(shapely.intersection(geometry, boxes))))
+    return whole, inside, min(on, inside)

@@ -6,7 +6,9 @@ A :class:`Release` describes the start of every rock of an ensemble:
   ``polygon`` area (uniform over it, by rejection in its bounding box), or ``areas``: release
   areas from a GIS file or a source raster (:class:`tumble.rockfall.site.areas.ReleaseAreas`, which
   also split the rocks over the areas);
-* ``height``: the centre of mass this far above the terrain below it (m);
+* ``height``: the centre of mass this far above the terrain below it (m); a rock whose hull
+  would then reach into the terrain (on a cliff, a crest, a step) is lifted until its hull
+  clears the terrain by ``height`` (below);
 * the velocity: a vector ``velocity`` (m/s, terrain frame) or a ``speed_downslope`` (m/s) along
   the line of steepest descent of the surface at the release point (tangent to it), or neither
   (at rest);
@@ -20,6 +22,28 @@ Randomness. Rock ``k`` draws from its own stream
 one falls inside a polygon), then its orientation (three uniforms). A rock's start therefore
 depends neither on the number of rocks nor on how an ensemble is split into chunks, and one rock
 can be re-drawn by itself (:meth:`Release.draw` with ``first=k, n=1``).
+
+**Clearance.** Given the rocks' hulls (:meth:`Release.draw` with ``hulls``), every rock starts
+clear of the terrain under and beside it: its clearance, the smallest vertical gap between any
+point of its hull and the terrain (:mod:`tumble.rockfall.clearance`, exact over the whole hull,
+not only its vertices), is computed with the centre of mass ``height`` above the terrain below
+it. A rock whose clearance is negative (beyond the round-off margin
+:data:`~tumble.rockfall.step.model.START_GAP_TOLERANCE` the engine accepts) does not fit there
+and is lifted vertically until its clearance is ``height``: it falls ``height`` before its first
+contact, as a rock on a plain slope falls about that far. The lift is measured vertically, the
+gap of the contact model; on an 80 degree face a rock lifted so keeps ``height cos 80`` from the
+face along its normal, and a normal gap of ``height`` would need 5.8 times the lift. Rocks that
+fit are never moved, so a release that was clear before is unchanged to the last bit. A rock
+whose hull reaches over a nodata area of the DEM or beyond it draws its place again from its own
+stream (its orientation kept), up to :data:`MAX_PLACES` times; a place where no rock fits is
+refused naming it. :meth:`ReleaseStates.report` gives the count of lifted and moved rocks and
+the largest and median lift.
+
+**Nodata.** A line, polygon or release area that reaches into a nodata area of the DEM or beyond
+it is clipped to the DEM's valid cells: places are drawn again (from the rock's stream) until
+they lie on the terrain, and :class:`Clip` holds the shares clipped for the run's warnings. A
+place with nothing on the DEM, or a point off it, is refused, saying whether it lies in a nodata
+area of the DEM or outside it.
 
 Built-in scenarios have a default release (:data:`SCENARIO_RELEASES`); ``slope40`` starts the
 centre of mass 1.5 m above the terrain at x = 10 m, y = 0 with 1 m/s down the slope and no
@@ -38,7 +62,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble import _check
-from tumble.rockfall.polygons import inside_rings, lattice_points, ring_area
+from tumble.rockfall.clearance import Hulls, clearance, rock_clearances
+from tumble.rockfall.polygons import inside_rings, lattice_points, on_cells, region, ring_area
+from tumble.rockfall.step.model import START_GAP_TOLERANCE
+from tumble.rotation.quaternion import quat_to_matrix
 
 if TYPE_CHECKING:
     from tumble.rockfall.site.areas import ReleaseAreas
@@ -57,6 +84,96 @@ MAX_REJECTIONS = 100_000
 #: points standing for a release line, and (about) for a release polygon or area, in its
 #: footprint (:meth:`Release.footprint`)
 FOOTPRINT_POINTS = 1024
+#: a rock whose hull reaches off the DEM draws its place again at most this many times
+MAX_PLACES = 100
+
+
+@dataclass(frozen=True)
+class Clip:
+    """How much of a release place lies off the DEM: ``nodata_share`` in its nodata areas
+    (inside its rectangle), ``outside_share`` beyond it, as shares of the place's ``measure``
+    (``"area"`` of a polygon, ``"length"`` of a line, ``"weight"`` of a raster source's
+    cells). ``name`` is the place as messages name it (``release area 'north'``,
+    ``release.polygon``)."""
+
+    name: str
+    nodata_share: float
+    outside_share: float
+    measure: str = "area"
+
+    @classmethod
+    def of(cls, name: str, whole: float, inside: float, on: float, measure: str = "area") -> Clip:
+        """From the place's whole measure, its part on the DEM's rectangle and its part on the
+        DEM's valid cells (:func:`tumble.rockfall.polygons.on_cells`)."""
+        if not whole > 0.0:
+            return cls(name, 0.0, 0.0, measure)
+        outside = max(0.0, 1.0 - inside / whole)
+        nodata = max(0.0, (inside - on) / whole)
+        # round-off of the intersections: a place entirely on the DEM is not clipped at all
+        outside = 0.0 if outside < 1e-12 else outside
+        nodata = 0.0 if nodata < 1e-12 else nodata
+        return cls(name, nodata, outside, measure)
+
+    @property
+    def share(self) -> float:
+        """The share of the place off the DEM."""
+        return min(1.0, self.nodata_share + self.outside_share)
+
+    @property
+    def label(self) -> str:
+        return self.name if self.name.startswith("release.") else f"release area {self.name!r}"
+
+    def check(self, terrain: Terrain) -> None:
+        """ValueError when nothing of the place is left on the DEM (no place where rocks fit),
+        saying whether it lies in a nodata area of the DEM or outside it."""
+        if self.share < 1.0 - 1e-12:
+            return
+        if self.outside_share == 0.0:
+            where = "lies entirely in a nodata area of the DEM"
+        elif self.nodata_share == 0.0:
+            where = f"lies outside the DEM, which covers {terrain.extent_text}"
+        else:
+            where = (
+                f"lies in a nodata area of the DEM ({_percent(self.nodata_share)} of it) and "
+                f"outside the DEM (the rest; it covers {terrain.extent_text})"
+            )
+        raise ValueError(f"{self.label} {where}: there is no place on the DEM where rocks fit")
+
+    def warning(self) -> str | None:
+        """The run's warning about this place, or None when nothing of it was clipped."""
+        if self.share == 0.0:
+            return None
+        parts = []
+        if self.nodata_share:
+            parts.append(f"{_percent(self.nodata_share)} in a nodata area of the DEM")
+        if self.outside_share:
+            parts.append(f"{_percent(self.outside_share)} outside the DEM")
+        of = {"area": "its area", "length": "its length", "weight": "its cells' weight"}
+        return (
+            f"{self.label}: {_percent(self.share)} of {of[self.measure]} lies off the DEM "
+            f"({' and '.join(parts)}) and was clipped: its rocks start on the remaining "
+            f"{_percent(1.0 - self.share)}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "clipped_share": self.share,
+            "nodata_share": self.nodata_share,
+            "outside_share": self.outside_share,
+            "measure": self.measure,
+        }
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage, never rounded to 0 % or 100 % unless exact."""
+    value = 100.0 * share
+    text = f"{value:.3g} %"
+    if value > 0.0 and text == "0 %":
+        return "< 0.001 %"
+    if value < 100.0 and text == "100 %":
+        return "> 99.9 %"
+    return text
 
 
 def rock_rng(seed: int, k: int) -> np.random.Generator:
@@ -172,25 +289,34 @@ class Release:
         given = {k: v for k, v in fields.items() if v is not None}
         return cls(**{**defaults, **given})
 
-    def check_terrain(self, terrain: Terrain) -> None:
-        """ValueError naming the field when the release place is not on the terrain."""
+    def clips(self, terrain: Terrain) -> tuple[Clip, ...]:
+        """The shares of each release place off ``terrain`` (module docstring): one per release
+        area, one for a line or a polygon, none for a point."""
         if self.areas is not None:
-            self.areas.check_terrain(terrain)
-            return
-        b = terrain.bounds
+            return self.areas.clips(terrain)
         if self.point is not None:
-            field, corners = "release.point", [self.point]
-        elif self.line is not None:
-            field, corners = "release.line", list(self.line)
-        else:
-            assert self.polygon is not None  # __post_init__ keeps exactly one place
-            field, corners = "release.polygon", list(self.polygon)
-        for x, y in corners:
-            if not (b.x_min <= x <= b.x_max and b.y_min <= y <= b.y_max):
+            return ()
+        grid = (terrain.valid_cells, terrain.x0, terrain.y0, terrain.dx, terrain.dy)
+        if self.line is not None:
+            import shapely
+
+            measures = on_cells(shapely.LineString(self.line), *grid)
+            return (Clip.of("release.line", *measures, measure="length"),)
+        assert self.polygon is not None  # __post_init__ keeps exactly one place
+        return (Clip.of("release.polygon", *on_cells(region([np.array(self.polygon)]), *grid)),)
+
+    def check_terrain(self, terrain: Terrain) -> None:
+        """ValueError naming the field when the release place is not on the terrain: a point in
+        a nodata area of the DEM or outside it, a line, polygon or area with nothing on it."""
+        if self.point is not None:
+            x, y = self.point
+            if not bool(terrain.contains(x, y)):
                 raise ValueError(
-                    f"{field}: ({x:g}, {y:g}) lies outside the DEM, which covers "
-                    f"x in [{b.x_min:g}, {b.x_max:g}], y in [{b.y_min:g}, {b.y_max:g}]"
+                    f"release.point: ({x:.10g}, {y:.10g}) lies {terrain.off_terrain(x, y)}"
                 )
+            return
+        for clip in self.clips(terrain):
+            clip.check(terrain)
 
     def footprint(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the rocks start, as weighted points: ``(points (k, 2), weights (k,))``, the
@@ -212,27 +338,55 @@ class Release:
             points = lattice_points([corners], ring_area(corners), FOOTPRINT_POINTS)
         return points, np.full(points.shape[0], 1.0 / points.shape[0])
 
-    def _place(self, rng: np.random.Generator, k: int) -> tuple[float, float]:
+    def _name(self, k: int) -> str:
+        """The release place of rock ``k`` as messages name it."""
         if self.areas is not None:
-            return self.areas.place(rng, k)
+            return f"release area {self.areas.names[int(self.areas.source_of(k))]!r}"
+        return next(f"release.{n}" for n in PLACES if getattr(self, n) is not None)
+
+    def _place(
+        self, rng: np.random.Generator, k: int, terrain: Terrain | None = None
+    ) -> tuple[float, float]:
+        """The place of rock ``k`` from its stream; on ``terrain`` when it is given (a line or
+        a polygon clipped to the DEM's valid cells)."""
+        if self.areas is not None:
+            return self.areas.place(rng, k, terrain)
         if self.point is not None:
             return self.point
         if self.line is not None:
             (x1, y1), (x2, y2) = self.line
-            s = float(rng.random())
-            return x1 + s * (x2 - x1), y1 + s * (y2 - y1)
+            for _ in range(MAX_REJECTIONS):
+                s = float(rng.random())
+                x, y = x1 + s * (x2 - x1), y1 + s * (y2 - y1)
+                if terrain is None or bool(terrain.contains(x, y)):
+                    return x, y
+            raise ValueError("release.line: no point of it on the DEM was drawn")
         corners = np.array(self.polygon)
         lo, hi = corners.min(axis=0), corners.max(axis=0)
         for _ in range(MAX_REJECTIONS):
             u = rng.random(2)
             x = float(lo[0] + u[0] * (hi[0] - lo[0]))
             y = float(lo[1] + u[1] * (hi[1] - lo[1]))
-            if inside_rings(np.array([x]), np.array([y]), [corners])[0]:
+            if inside_rings(np.array([x]), np.array([y]), [corners])[0] and (
+                terrain is None or bool(terrain.contains(x, y))
+            ):
                 return x, y
-        raise ValueError("release.polygon: no point inside it was drawn; is its area zero?")
+        raise ValueError(
+            "release.polygon: no point inside it and on the DEM was drawn; is its area zero?"
+        )
 
-    def draw(self, terrain: Terrain, n: int, seed: int, first: int = 0) -> ReleaseStates:
-        """Initial states of rocks ``first .. first + n - 1`` (module docstring)."""
+    def draw(
+        self,
+        terrain: Terrain,
+        n: int,
+        seed: int,
+        first: int = 0,
+        hulls: Hulls | None = None,
+    ) -> ReleaseStates:
+        """Initial states of rocks ``first .. first + n - 1`` (module docstring). With
+        ``hulls`` (:class:`tumble.rockfall.clearance.Hulls` of every rock, e.g.
+        ``Hulls.of(rock)``), every rock starts clear of the terrain: lifted where it does not
+        fit, its place drawn again where its hull reaches off the DEM."""
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"the number of rocks must be a positive integer, got {n!r}")
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
@@ -240,32 +394,73 @@ class Release:
         self.check_terrain(terrain)
         place = np.empty((n, 2))
         orientation = np.empty((n, 4))
+        lift = np.zeros(n)
+        moves = np.zeros(n, dtype=np.int64)
         for i in range(n):
-            rng = rock_rng(seed, first + i)
-            place[i] = self._place(rng, first + i)
-            if self.orientation == "random":
-                orientation[i] = uniform_quaternion(rng)
-            else:
-                orientation[i] = self.orientation
+            place[i], orientation[i] = self._start(rock_rng(seed, first + i), first + i, terrain)
+        if hulls is not None:
+            # every rock's clearance at once; the few whose hull reaches off the DEM are drawn
+            # again one by one, their streams replayed up to there
+            rotation = quat_to_matrix(orientation)
+            x, y = place[:, 0], place[:, 1]
+            centre = np.column_stack([x, y, terrain.height(x, y) + self.height])
+            gap, on_terrain = rock_clearances(terrain, hulls, first, centre, rotation)
+            for j in np.flatnonzero(~on_terrain):
+                k = first + int(j)
+                rng = rock_rng(seed, k)
+                self._start(rng, k, terrain)
+                gap[j], moves[j] = self._move(terrain, hulls, k, rng, place[j], rotation[j])
+            lift = np.where(gap < -START_GAP_TOLERANCE, self.height - gap, 0.0)
         x, y = place[:, 0], place[:, 1]
-        off = np.flatnonzero(~np.asarray(terrain.contains(x, y), dtype=bool))
-        if off.size:
-            k = first + int(off[0])
-            where = "the release"
-            if self.areas is not None:
-                where = f"release area {self.areas.names[int(self.areas.source_of(k))]!r}"
-            raise ValueError(
-                f"{where}: rock {k} would start at ({x[off[0]]:.6g}, {y[off[0]]:.6g}), which is "
-                "not on the DEM's surface (a nodata hole); release areas must lie on the DEM"
-            )
-        position = np.column_stack([x, y, terrain.height(x, y) + self.height])
+        position = np.column_stack([x, y, terrain.height(x, y) + self.height + lift])
         velocity = np.zeros((n, 3))
         if self.velocity is not None:
             velocity[:] = self.velocity
         elif self.speed_downslope:
             velocity[:] = self.speed_downslope * downslope(terrain, x, y)
         omega = np.tile(np.asarray(self.omega, dtype=np.float64), (n, 1))
-        return ReleaseStates(position, orientation, velocity, omega)
+        return ReleaseStates(position, orientation, velocity, omega, lift, moves)
+
+    def _start(
+        self, rng: np.random.Generator, k: int, terrain: Terrain
+    ) -> tuple[tuple[float, float], np.ndarray]:
+        """The place and orientation of rock ``k``, the first draws of its stream."""
+        place = self._place(rng, k, terrain)
+        if self.orientation == "random":
+            return place, uniform_quaternion(rng)
+        return place, np.asarray(self.orientation, dtype=np.float64)
+
+    def _move(
+        self,
+        terrain: Terrain,
+        hulls: Hulls,
+        k: int,
+        rng: np.random.Generator,
+        place: np.ndarray,
+        rotation: np.ndarray,
+    ) -> tuple[float, int]:
+        """``(clearance, moves)`` of rock ``k`` whose hull reaches off the DEM at ``place``:
+        places drawn again from its stream ``rng`` (after its first draws) until its hull lies
+        on the DEM, ``place`` updated in place (module docstring)."""
+        for moves in range(MAX_PLACES + 1):
+            x, y = float(place[0]), float(place[1])
+            centre = np.array([x, y, float(terrain.height(x, y)) + self.height])
+            gap, on_terrain = clearance(terrain, hulls, k, centre, rotation)
+            if on_terrain:
+                return gap, moves
+            if self.point is not None:
+                raise ValueError(
+                    f"release.point: rock {k} at ({x:.10g}, {y:.10g}) reaches "
+                    f"{_hull_off(terrain, hulls, k, centre, rotation)}: there is no room for "
+                    "it; move the point away from the edge of the DEM's data"
+                )
+            place[:] = self._place(rng, k, terrain)
+        raise ValueError(
+            f"{self._name(k)}: there is no place where rocks fit: {MAX_PLACES + 1} places drawn "
+            f"for rock {k} all put its hull (radius {hulls.radius(k):.3g} m) over a nodata area "
+            "of the DEM or beyond it; the area is too narrow on the DEM for the rock, or lies "
+            "at the edge of its data"
+        )
 
 
 def downslope(terrain: Terrain, x: ArrayLike, y: ArrayLike) -> np.ndarray:
@@ -277,16 +472,44 @@ def downslope(terrain: Terrain, x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return np.where(size > 1e-12, d / np.where(size > 1e-12, size, 1.0), 0.0)
 
 
+def _hull_off(
+    terrain: Terrain, hulls: Hulls, k: int, centre: np.ndarray, rotation: np.ndarray
+) -> str:
+    """Where the hull of rock ``k`` reaches off the terrain: a nodata area or beyond the DEM."""
+    vertices = centre + hulls.of_rock(k)[0] @ rotation.T
+    inside = np.asarray(terrain.within_extent(vertices[:, 0], vertices[:, 1]), dtype=bool)
+    if inside.all():
+        return "over a nodata area of the DEM"
+    return f"outside the DEM, which covers {terrain.extent_text}"
+
+
 @dataclass(frozen=True, eq=False)
 class ReleaseStates:
     """Initial states of n rocks, batch first: ``position`` (n, 3) centre of mass, m;
     ``orientation`` (n, 4) unit quaternions body to space; ``velocity`` (n, 3) m/s;
-    ``omega`` (n, 3) body frame, rad/s."""
+    ``omega`` (n, 3) body frame, rad/s; ``lift`` (n,) how far each rock was lifted to clear the
+    terrain, m, and ``moves`` (n,) how many times its place was drawn again (zeros when the
+    release was drawn without hulls; module docstring)."""
 
     position: np.ndarray
     orientation: np.ndarray
     velocity: np.ndarray
     omega: np.ndarray
+    lift: np.ndarray | None = None
+    moves: np.ndarray | None = None
+
+    def report(self) -> dict[str, Any]:
+        """What the release did to fit the rocks, for ``summary.json["release"]``: ``adjusted``
+        (rocks lifted), ``lift_max_m`` and ``lift_median_m`` (over the lifted rocks; 0 without
+        any), ``moved`` (rocks whose place was drawn again)."""
+        assert self.lift is not None and self.moves is not None  # set by __post_init__
+        lifted = self.lift[self.lift > 0.0]
+        return {
+            "adjusted": int(lifted.size),
+            "lift_max_m": float(lifted.max()) if lifted.size else 0.0,
+            "lift_median_m": float(np.median(lifted)) if lifted.size else 0.0,
+            "moved": int(np.count_nonzero(self.moves)),
+        }
 
     def __post_init__(self) -> None:
         n = None
@@ -300,6 +523,15 @@ class ReleaseStates:
                 raise ValueError(f"release arrays differ in length: {name} has {arr.shape[0]}")
             n = arr.shape[0]
             object.__setattr__(self, name, arr)
+        assert n is not None
+        lift = np.zeros(n) if self.lift is None else np.asarray(self.lift, dtype=np.float64)
+        moves = np.zeros(n, dtype=np.int64) if self.moves is None else np.asarray(self.moves)
+        if lift.shape != (n,) or not np.all(np.isfinite(lift)) or np.any(lift < 0.0):
+            raise ValueError(f"release lift must be {n} non-negative numbers")
+        if moves.shape != (n,):
+            raise ValueError(f"release moves must be {n} counts")
+        object.__setattr__(self, "lift", lift)
+        object.__setattr__(self, "moves", moves.astype(np.int64))
 
     def __len__(self) -> int:
         return int(self.position.shape[0])

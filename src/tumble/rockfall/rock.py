@@ -63,6 +63,21 @@ class Rock:
         """Largest distance of a vertex from the centre of mass (m)."""
         return float(np.sqrt((self.vertices**2).sum(axis=1).max()))
 
+    def with_volume(self, volume: float, density: float | None = None) -> Rock:
+        """The same shape scaled isotropically about its centre of mass to ``volume`` (m^3), at
+        ``density`` (kg/m^3; default this rock's): vertices times ``s = (volume / V)^(1/3)``,
+        mass ``density volume``, principal moments times ``(m' / m) s^2``."""
+        size = float(volume)
+        if not (np.isfinite(size) and size > 0.0):
+            raise ValueError(f"a rock's volume must be positive, got {volume!r}")
+        rho = self.density if density is None else float(density)
+        if not (np.isfinite(rho) and rho > 0.0):
+            raise ValueError(f"a rock's density must be positive, got {density!r}")
+        s = (size / self.volume) ** (1.0 / 3.0)
+        mass = rho * size
+        inertia = np.asarray(self.inertia) * (mass / self.mass) * (s * s)
+        return Rock(self.name, mass, inertia, np.ascontiguousarray(self.vertices * s), size)
+
     @classmethod
     def from_body(cls, body: Body, name: str | None = None) -> Rock:
         if body.vertices is None:

@@ -15,7 +15,9 @@ sheared grids are refused.
 
 Holes: nodata samples of the DEM are NaN. Every cell with a NaN corner is outside the domain,
 like the area beyond the grid's edge: a rock reaching it has left the DEM (status ``left``), a
-point there has no height (:meth:`Terrain.contains` is False). A terrain needs at least one
+point there has no height (:meth:`Terrain.contains` is False). Messages name such a point as
+"in a nodata area of the DEM" when it lies inside the DEM's rectangle, and "outside the DEM"
+only beyond it (:meth:`Terrain.off_terrain`). A terrain needs at least one
 cell with four valid corners. Soil rasters may have nodata only where the DEM has (such samples
 are never read and are stored as 0).
 
@@ -23,6 +25,9 @@ Coordinate reference system: the engine works in metres. :meth:`Terrain.from_fil
 DEM whose CRS is geographic (degrees) or whose linear unit is not the metre (feet), naming the
 CRS and the command that reprojects it, unless it is asked to reproject the DEM
 (``reproject="EPSG:XXXX"``, a projected CRS in metres; :func:`tumble.io.dem.reproject_grid`).
+A DEM labelled geographic whose coordinates cannot be degrees is refused as a wrong label
+(``crs=`` assigns the right one, as ``gdal_edit.py -a_srs`` does), and a nodata fill the file
+does not tag (-9999...) as such (``nodata=`` tags it, as ``gdal_edit.py -a_nodata`` does).
 
 Errors: a DEM that cannot be used (CRS, grid, nodata) and a point off the terrain raise
 :class:`tumble.errors.DemError`, a soil raster that does not fit it
@@ -53,6 +58,7 @@ from tumble.errors import DataError, DemError
 from tumble.io.dem import (
     METRE_UNITS,
     crs_problem,
+    fill_problem,
     north_up_transform,
     read_raster,
     reproject_grid,
@@ -74,6 +80,19 @@ from tumble.rockfall.step.surface import (
     surface,
     surface_batch,
 )
+
+
+def _as_crs(crs: Any) -> Any:
+    """``crs`` (anything ``CRS.from_user_input`` takes) as a rasterio CRS; ValueError naming it."""
+    from rasterio.crs import CRS
+
+    if isinstance(crs, CRS):
+        return crs
+    try:
+        return CRS.from_user_input(crs)
+    except Exception as err:
+        raise ValueError(f"unknown coordinate reference system {crs!r}: {err}") from None
+
 
 __all__ = [
     "EDGE_SLACK",
@@ -245,20 +264,38 @@ class Terrain:
         soil: Mapping[str, Any] | None = None,
         band: int = 1,
         reproject: Any = None,
+        nodata: float | None = None,
+        crs: Any = None,
     ) -> Terrain:
         """Read a DEM from a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
 
         ``soil`` maps names of :data:`SOIL_RASTERS` to raster files or arrays on the same grid.
-        Nodata cells become holes (module docstring). A DEM whose CRS is geographic or not in
-        metres is refused with a message naming the CRS and how to reproject it, unless
-        ``reproject`` names a projected CRS in metres (``"EPSG:32632"``): the DEM is then warped
-        to it (bilinear) and, when its CRS is in feet, its heights are converted to metres too
-        (unless its band unit says metres). :class:`~tumble.errors.DemError` for a DEM in degrees
-        or feet, no cell without holes or fewer than 2 x 2 samples;
+        Nodata cells become holes (module docstring); ``nodata`` is a fill value to take as
+        nodata besides the file's tag (configuration key ``dem_nodata``), ``crs`` the CRS the
+        file's coordinates are in when its label is missing or wrong (``dem_crs``; replaces the
+        label). A fill value the file does not tag (-9999, -32768, -3.4e38, or a lowest height
+        far below the rest: :func:`tumble.io.dem.fill_problem`) is refused naming the value,
+        its cells and how to tag it. A DEM whose CRS is geographic or not in metres is refused
+        with a message naming the CRS and how to reproject it, unless ``reproject`` names a
+        projected CRS in metres (``"EPSG:32632"``): the DEM is then warped to it (bilinear)
+        and, when its CRS is in feet, its heights are converted to metres too (unless its band
+        unit says metres). A DEM labelled geographic whose coordinates cannot be degrees is
+        refused either way, saying the label is wrong.
+        :class:`~tumble.errors.DemError` for a DEM in degrees or feet, a wrong CRS label, an
+        untagged fill, no cell without holes or fewer than 2 x 2 samples;
         :class:`~tumble.errors.DataError` for a missing or unreadable file, an unsupported
         suffix, a rotated or sheared grid, or soil rasters on another grid.
         """
-        dem = read_raster(path, band=band)
+        dem = read_raster(path, band=band, nodata=nodata)
+        if crs is not None:
+            try:
+                label = _as_crs(crs)
+            except ValueError as err:
+                raise DemError(f"dem_crs: {err}") from None
+            dem = dataclasses.replace(dem, crs=label)
+        fill = fill_problem(dem.values, dem.path)
+        if fill:
+            raise DemError(fill)
         if reproject is not None:
             factor = 1.0
             if dem.crs is not None and dem.crs.is_projected:
@@ -270,7 +307,13 @@ class Terrain:
                 dem.x0 + 0.5 * (dem.shape[1] - 1) * dem.dx,
                 dem.y0 + 0.5 * (dem.shape[0] - 1) * dem.dy,
             )
-            problem = crs_problem(dem.crs, *centre, dem.path)
+            b = (
+                dem.x0 - 0.5 * dem.dx,
+                dem.y0 - 0.5 * dem.dy,
+                dem.x0 + (dem.shape[1] - 0.5) * dem.dx,
+                dem.y0 + (dem.shape[0] - 0.5) * dem.dy,
+            )
+            problem = crs_problem(dem.crs, *centre, dem.path, bounds=b)
             if problem:
                 raise DemError(problem)
         transform = dem.transform
@@ -393,18 +436,46 @@ class Terrain:
             raise ValueError(f"{int(bad.sum())} point(s) have non-finite coordinates")
         return shape, xs, ys
 
-    def _outside(self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int) -> DemError:
-        p = int(np.argmin(inside))
+    @property
+    def extent_text(self) -> str:
+        """``"x in [x_min, x_max], y in [y_min, y_max]"``, the rectangle of the surface."""
         b = self.bounds
-        where = (
-            " (in a nodata hole of the DEM)"
-            if b.x_min <= xs[p] <= b.x_max and b.y_min <= ys[p] <= b.y_max
-            else ""
-        )
+        return f"x in [{b.x_min:.10g}, {b.x_max:.10g}], y in [{b.y_min:.10g}, {b.y_max:.10g}]"
+
+    def within_extent(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
+        """Whether each point lies in the DEM's rectangle (:attr:`bounds`), on a valid cell or
+        not: a point in it that is not on the terrain (:meth:`contains`) is in a nodata area."""
+        b = self.bounds
+        xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        return (b.x_min <= xs) & (xs <= b.x_max) & (b.y_min <= ys) & (ys <= b.y_max)
+
+    def off_terrain(self, x: float, y: float) -> str:
+        """Where a point that is not on the terrain lies, as messages say it: ``"in a nodata
+        area of the DEM"`` inside the DEM's rectangle (a cell with a nodata corner), ``"outside
+        the DEM, which covers x in [...], y in [...]"`` beyond it."""
+        if bool(self.within_extent(x, y)):
+            return "in a nodata area of the DEM"
+        return f"outside the DEM, which covers {self.extent_text}"
+
+    @property
+    def valid_cells(self) -> np.ndarray:
+        """Cells with four valid corners, (ny - 1, nx - 1) bool: cell ``[j, i]`` spans
+        ``x0 + [i, i + 1] dx``, ``y0 + [j, j + 1] dy``. The terrain is their union."""
+        holes = np.isnan(self.heights)
+        return ~(holes[:-1, :-1] | holes[1:, :-1] | holes[:-1, 1:] | holes[1:, 1:])
+
+    def _outside(self, xs: np.ndarray, ys: np.ndarray, inside: np.ndarray, count: int) -> DemError:
+        off = ~inside
+        nodata = int(np.count_nonzero(off & self.within_extent(xs, ys)))
+        p = int(np.argmin(inside))
+        parts = []
+        if nodata:
+            parts.append(f"{nodata} in a nodata area of the DEM")
+        if count - nodata:
+            parts.append(f"{count - nodata} outside the DEM, which covers {self.extent_text}")
         return DemError(
-            f"{count} of {xs.size} point(s) lie outside the terrain or in its nodata holes; it "
-            f"covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]; "
-            f"first: ({xs[p]:.6g}, {ys[p]:.6g}){where}"
+            f"{count} of {xs.size} point(s) are not on the terrain: {' and '.join(parts)}; "
+            f"first: ({xs[p]:.10g}, {ys[p]:.10g}), {self.off_terrain(xs[p], ys[p])}"
         )
 
     def contains(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:

@@ -311,6 +311,45 @@ def _exit_tables(summary: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _release(summary: Mapping[str, Any]) -> str:
+    """What the release did to fit the rocks on the terrain (``summary["release"]``): the
+    height, the rocks lifted (how many, median and largest lift), the rocks placed again and
+    the release places clipped to the DEM's data."""
+    release = summary.get("release")
+    if not isinstance(release, Mapping) or not release:
+        return ""
+    n = summary.get("n_rocks")
+    rows = [
+        ("release height above the terrain (centre of mass)", number(release.get("height_m")), "m"),
+        (
+            "rocks lifted to clear the terrain by that height",
+            number(release.get("adjusted")),
+            f"of {n}",
+        ),
+        ("median lift of the lifted rocks", number(release.get("lift_median_m")), "m"),
+        ("largest lift", number(release.get("lift_max_m")), "m"),
+        (
+            "rocks placed again (hull over nodata or off the DEM)",
+            number(release.get("moved")),
+            f"of {n}",
+        ),
+    ]
+    for clip in release.get("clipped") or []:
+        if isinstance(clip, Mapping):
+            label = f"{clip.get('name')}: share clipped off the DEM"
+            rows.append((label, percent(clip.get("clipped_share")), ""))
+    cells = [
+        [_cell(label, text=True), _cell(value), _cell(unit, text=True)]
+        for label, value, unit in rows
+    ]
+    note = (
+        "<p class='note'>Every rock starts with its hull clear of the terrain: a rock that "
+        "would reach into a steep face or a crest at the release height is lifted until its "
+        "lowest point is that height above the terrain, measured vertically.</p>"
+    )
+    return "<h3>Release</h3>" + note + _table(["release", "value", ""], cells)
+
+
 #: keys of the summary shown in the run table, with labels and units
 RUN_KEYS = {
     "n_rocks": ("rocks simulated", ""),

@@ -83,6 +83,7 @@ from tumble.viz.report_html import (
     _path_statistics,
     _provenance,
     _relative,
+    _release,
     _run_table,
     _statistics,
     _warnings,
@@ -228,6 +229,7 @@ def write_run_report(
         _run_table(summary, terrain),
         _outcomes(summary),
         _exit_tables(summary),
+        _release(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
@@ -272,6 +274,7 @@ def write_run_report(
         "warnings",
         "fractions",
         "exits",
+        "release",
         *RUN_KEYS,
         *RECORD_TABLES,
         *(keys[0] for _, _, keys in STATISTICS),

@@ -163,9 +163,9 @@ def test_bad_release_areas_are_refused(terrain, tmp_path):
     with pytest.raises(ValueError, match="holds no polygons"):
         ReleaseAreas.from_file(empty, terrain, 10)
     outside = write_polygons(
-        tmp_path / "outside.gpkg", [[square(90.0, 10.0, 20.0)]], {"name": ["far"]}, CRS
+        tmp_path / "outside.gpkg", [[square(120.0, 10.0, 20.0)]], {"name": ["far"]}, CRS
     )
-    with pytest.raises(ValueError, match=r"release area 'far'.*outside the DEM"):
+    with pytest.raises(ValueError, match=r"release area 'far' lies outside the DEM, which covers"):
         ReleaseAreas.from_file(outside, terrain, 10, name_field="name")
     good = write_polygons(
         tmp_path / "good.gpkg", [[square(10.0, 10.0, 10.0)]], {"name": ["a"], "f": [-1.0]}, CRS
@@ -183,7 +183,10 @@ def test_bad_release_areas_are_refused(terrain, tmp_path):
         Release(point=(X0 + 1.0, Y0 + 1.0), areas=ReleaseAreas.from_file(good, terrain, 10))
 
 
-def test_release_area_over_a_nodata_hole_is_refused(tmp_path):
+def test_release_area_over_a_nodata_hole_is_clipped(tmp_path):
+    """5 x 5 nodata samples make the 6 x 6 cells around them (36 m^2) a hole in a 20 m square
+    (400 m^2): 9 % of the area is clipped, no rock starts in the hole, the others stay
+    uniform."""
     x = np.arange(61.0)
     z = np.array(np.broadcast_to((60.0 - x) * 0.5, (41, 61)))
     z[18:23, 28:33] = np.nan  # a hole in the middle of the area below
@@ -191,9 +194,19 @@ def test_release_area_over_a_nodata_hole_is_refused(tmp_path):
     path = write_polygons(
         tmp_path / "a.gpkg", [[square(20.0, 10.0, 20.0)]], {"name": ["over the hole"]}, CRS
     )
-    areas = ReleaseAreas.from_file(path, terrain, 200, name_field="name")
-    with pytest.raises(ValueError, match=r"release area 'over the hole': rock .* nodata hole"):
-        Release(areas=areas, height=1.0).draw(terrain, 200, seed=1)
+    areas = ReleaseAreas.from_file(path, terrain, 400, name_field="name")
+    (clip,) = areas.clips(terrain)
+    assert clip.nodata_share == pytest.approx(36.0 / 400.0, rel=1e-12)
+    assert clip.outside_share == 0.0
+    assert "release area 'over the hole': 9 % of its area lies off the DEM" in clip.warning()
+    states = Release(areas=areas, height=1.0).draw(terrain, 400, seed=1)
+    x, y = states.position[:, 0] - X0, states.position[:, 1] - Y0
+    assert terrain.contains(states.position[:, 0], states.position[:, 1]).all()
+    in_hole = (x >= 27.0) & (x <= 33.0) & (y >= 17.0) & (y <= 23.0)
+    assert not in_hole.any()
+    # the left half (x < 30, 200 m^2 with 18 m^2 of hole) holds 182/364 of the rocks
+    p = 182.0 / 364.0
+    assert abs(np.count_nonzero(x < 30.0) - 400 * p) <= 4.0 * math.sqrt(400 * p * (1 - p))
 
 
 def test_source_raster_and_area_keys_from_a_configuration(terrain, tmp_path):

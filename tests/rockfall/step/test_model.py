@@ -278,7 +278,7 @@ def test_initial_state_holds_what_its_slices_claim():
         ({"omega": (0.0, 0.0, 0.0, 1.0)}, r"omega must have shape \(3,\)"),
         ({"slippage": -0.1}, r"slippage must not be negative"),
         ({"position": (3.0, 0.0, 0.29)}, r"starts below the terrain: .* 0.01 m under"),
-        ({"position": (19.7, 0.0, 2.0)}, r"outside the DEM .* x in \[0, 20\]"),
+        ({"position": (19.7, 0.0, 2.0)}, r"outside the DEM, which covers x in \[0, 20\]"),
     ],
 )
 def test_initial_state_refuses_bad_states_naming_them(settings, message):

@@ -25,9 +25,17 @@ the total only, never on chunks.
 (:func:`tumble.rockfall.release.rock_rng`), so that it depends neither on the number of rocks
 per chunk nor on the other rocks: in a polygon area, batches of :data:`BATCH` pairs of uniforms in
 the area's bounding box until one falls inside it (even-odd rule over all its rings, so holes and
-the parts of a MultiPolygon count right): uniform over the area. From a raster, one uniform
-chooses the cell (inverse of the cumulative weights, in row-major order of the raster) and two
-more place the rock uniformly in the cell's pixel, cut to the DEM's surface rectangle.
+the parts of a MultiPolygon count right) and on the terrain: uniform over the area's part on the
+DEM. From a raster, one uniform chooses the cell (inverse of the cumulative weights, in
+row-major order of the raster) and two more place the rock uniformly in the cell's pixel, cut to
+the DEM's surface rectangle, drawn again (all three) until the point is on the terrain.
+
+**Nodata.** An area that reaches into a nodata area of the DEM or beyond its rectangle is
+clipped to the DEM's valid cells (:attr:`ReleaseArea.clip`: the shares of its area, exact, that
+lie in nodata and outside; for a raster source, of its cells' weight): its rocks start on what is
+left, its default weight is the area left, and the run warns with the shares
+(:meth:`tumble.rockfall.release.Clip.warning`). An area with nothing left on the DEM is refused,
+named.
 """
 
 from __future__ import annotations
@@ -41,7 +49,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.polygons import inside_rings, lattice_points, ring_area
+from tumble.rockfall.polygons import (
+    cell_boxes,
+    inside_rings,
+    lattice_points,
+    on_cells,
+    region,
+    ring_area,
+)
+from tumble.rockfall.release import Clip
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -76,14 +92,16 @@ def largest_remainder(weights: Sequence[float], total: int) -> np.ndarray:
 class ReleaseArea:
     """One source: ``name``, ``rings`` (every ring of every part, (n, 2) arrays in the DEM's
     CRS; empty for a raster source), ``area_m2`` (polygon area without its holes, or the area
-    of the raster's releasing cells), ``frequency`` (onset events per year or None) and
-    ``weight`` (its share of the rocks, relative)."""
+    of the raster's releasing cells), ``frequency`` (onset events per year or None),
+    ``weight`` (its share of the rocks, relative) and ``clip``, the shares of it that lie off
+    the DEM (module docstring; None before it met a terrain)."""
 
     name: str
     rings: tuple[np.ndarray, ...]
     area_m2: float
     frequency: float | None
     weight: float
+    clip: Clip | None = None
 
 
 class ReleaseAreas:
@@ -103,6 +121,7 @@ class ReleaseAreas:
         description: dict[str, Any] | None = None,
     ) -> None:
         self.areas = tuple(areas)
+        self._clips: dict[int, tuple[Clip, ...]] = {}
         if not self.areas:
             raise ValueError("release.areas: no release area")
         names = [a.name for a in self.areas]
@@ -140,16 +159,26 @@ class ReleaseAreas:
             raise ValueError(f"rock index outside [0, {self.rocks})")
         return np.searchsorted(self.first, k, side="right") - 1
 
-    def place(self, rng: np.random.Generator, k: int) -> tuple[float, float]:
-        """The start (x, y) of rock ``k`` drawn from its stream ``rng`` (module docstring)."""
-        if self.cells is not None and self.cdf is not None:
-            u = float(rng.random()) * float(self.cdf[-1])
-            i = min(int(np.searchsorted(self.cdf, u, side="right")), self.cdf.size - 1)
-            x_min, x_max, y_min, y_max = self.cells[i]
-            a, b = rng.random(2)
-            return float(x_min + a * (x_max - x_min)), float(y_min + b * (y_max - y_min))
+    def place(
+        self, rng: np.random.Generator, k: int, terrain: Terrain | None = None
+    ) -> tuple[float, float]:
+        """The start (x, y) of rock ``k`` drawn from its stream ``rng`` (module docstring), on
+        ``terrain`` when it is given (the area clipped to its valid cells)."""
         s = int(self.source_of(k))
         area = self.areas[s]
+        if self.cells is not None and self.cdf is not None:
+            for _ in range(MAX_BATCHES * BATCH):
+                u = float(rng.random()) * float(self.cdf[-1])
+                i = min(int(np.searchsorted(self.cdf, u, side="right")), self.cdf.size - 1)
+                x_min, x_max, y_min, y_max = self.cells[i]
+                a, b = rng.random(2)
+                x, y = float(x_min + a * (x_max - x_min)), float(y_min + b * (y_max - y_min))
+                if terrain is None or bool(terrain.contains(x, y)):
+                    return x, y
+            raise ValueError(
+                f"release area {area.name!r}: no point on the DEM was drawn in "
+                f"{MAX_BATCHES * BATCH} tries; its cells lie almost all in a nodata area"
+            )
         box = self._boxes[s]
         assert box is not None  # a polygon area has rings
         lo, hi = box
@@ -157,10 +186,32 @@ class ReleaseAreas:
             pairs = rng.random((BATCH, 2))
             xs = lo[0] + pairs[:, 0] * (hi[0] - lo[0])
             ys = lo[1] + pairs[:, 1] * (hi[1] - lo[1])
-            hit = np.flatnonzero(inside_rings(xs, ys, area.rings))
+            inside = inside_rings(xs, ys, area.rings)
+            if terrain is not None and inside.any():
+                inside &= np.asarray(terrain.contains(xs, ys), dtype=bool)
+            hit = np.flatnonzero(inside)
             if hit.size:
                 return float(xs[hit[0]]), float(ys[hit[0]])
-        raise ValueError(f"release area {area.name!r}: no point inside it was drawn")
+        raise ValueError(
+            f"release area {area.name!r}: no point inside it"
+            + ("" if terrain is None else " and on the DEM")
+            + f" was drawn in {MAX_BATCHES * BATCH} tries"
+        )
+
+    def clips(self, terrain: Terrain) -> tuple[Clip, ...]:
+        """The shares of each area off ``terrain`` (module docstring): those found when the
+        areas were read, or computed now for areas built by hand."""
+        if all(a.clip is not None for a in self.areas):
+            return tuple(a.clip for a in self.areas if a.clip is not None)
+        key = id(terrain)
+        if key not in self._clips:
+            if self.cells is not None:
+                self._clips[key] = (
+                    _raster_clip(self.areas[0].name, self.cells, self.cdf, terrain),
+                )
+            else:
+                self._clips[key] = tuple(polygon_clip(a.name, a.rings, terrain) for a in self.areas)
+        return self._clips[key]
 
     def footprint(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the rocks start, as weighted points ``(points (k, 2), weights (k,))`` summing to
@@ -190,21 +241,10 @@ class ReleaseAreas:
         return np.vstack(parts), np.concatenate(shares)
 
     def check_terrain(self, terrain: Terrain) -> None:
-        """ValueError naming the area when a corner of it lies off the DEM's surface."""
-        b = terrain.bounds
-        extent = (
-            f"the DEM covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, "
-            f"{b.y_max:.6g}]"
-        )
-        for area in self.areas:
-            for ring in area.rings:
-                inside = np.asarray(terrain.contains(ring[:, 0], ring[:, 1]))
-                if not inside.all():
-                    j = int(np.argmin(inside))
-                    raise ValueError(
-                        f"release area {area.name!r}: corner ({ring[j, 0]:.6g}, "
-                        f"{ring[j, 1]:.6g}) lies outside the DEM; {extent}"
-                    )
+        """ValueError naming an area that has no place on the DEM's valid cells (it lies
+        entirely in a nodata area of the DEM, or outside it)."""
+        for clip in self.clips(terrain):
+            clip.check(terrain)
 
     def summary(self) -> list[dict[str, Any]]:
         """One record per area: name, rocks, frequency, weight and area."""
@@ -256,21 +296,17 @@ class ReleaseAreas:
             size = sum(ring_area(p[0]) - sum(ring_area(h) for h in p[1:]) for p in parts)
             if not size > 0.0:
                 raise ValueError(f"{path}: release area {name!r} has no area")
+            rings = tuple(np.ascontiguousarray(r) for p in parts for r in p)
+            clip = polygon_clip(name, rings, terrain)
+            clip.check(terrain)
             frequency = None
             if frequency_field is not None:
                 frequency = _number(values[frequency_field][k], path, name, frequency_field)
-            weight = size
+            # the area left on the DEM (the polygon's own area when nothing is clipped)
+            weight = size if clip.share == 0.0 else size * (1.0 - clip.share)
             if weight_field is not None:
                 weight = _number(values[weight_field][k], path, name, weight_field)
-            areas.append(
-                ReleaseArea(
-                    name,
-                    tuple(np.ascontiguousarray(r) for p in parts for r in p),
-                    float(size),
-                    frequency,
-                    float(weight),
-                )
-            )
+            areas.append(ReleaseArea(name, rings, float(size), frequency, float(weight), clip))
         if sum(a.weight for a in areas) <= 0.0:
             raise ValueError(f"{path}: the weights of the release areas sum to zero")
         description = {
@@ -280,9 +316,7 @@ class ReleaseAreas:
             "frequency_field": frequency_field,
             "weight_field": weight_field,
         }
-        result = cls(areas, rocks, description={k: v for k, v in description.items() if v})
-        result.check_terrain(terrain)
-        return result
+        return cls(areas, rocks, description={k: v for k, v in description.items() if v})
 
     @classmethod
     def from_raster(
@@ -290,8 +324,10 @@ class ReleaseAreas:
     ) -> ReleaseAreas:
         """A source raster (any grid in the DEM's CRS) as one release source: every cell with a
         positive finite value releases rocks with probability proportional to its value, placed
-        uniformly in the cell's pixel cut to the DEM's surface. ValueError for a raster without
-        such cells, one in another CRS, or releasing cells off the DEM."""
+        uniformly in the cell's pixel cut to the DEM's surface, on its valid cells (cells
+        beyond the DEM or in its nodata areas are clipped: module docstring). ValueError for a
+        raster without such cells, one in another CRS, or one with no releasing cell on the
+        DEM."""
         from tumble.io.dem import read_raster
 
         path = Path(path)
@@ -318,16 +354,22 @@ class ReleaseAreas:
                 np.minimum(y + 0.5 * grid.dy, b.y_max),
             ]
         )
-        off = np.flatnonzero((cells[:, 1] <= cells[:, 0]) | (cells[:, 3] <= cells[:, 2]))
-        if off.size:
-            raise ValueError(
-                f"release.raster: {off.size} releasing cells of {path} lie outside the DEM, the "
-                f"first at ({x[off[0]]:.6g}, {y[off[0]]:.6g}); the DEM covers x in "
-                f"[{b.x_min:.6g}, {b.x_max:.6g}], y in [{b.y_min:.6g}, {b.y_max:.6g}]"
-            )
         weights = values[j, i]
-        size = float(np.sum((cells[:, 1] - cells[:, 0]) * (cells[:, 3] - cells[:, 2])))
-        area = ReleaseArea(name or path.stem, (), size, None, 1.0)
+        name = name or path.stem
+        on = _cell_area_on_terrain(cells, terrain)
+        clip = _raster_clip(name, cells, np.cumsum(weights), terrain, on)
+        if clip.share >= 1.0:
+            where = (
+                "lie in a nodata area of the DEM"
+                if clip.outside_share == 0.0
+                else f"lie outside the DEM or in its nodata areas; the DEM covers "
+                f"{terrain.extent_text}"
+            )
+            raise ValueError(f"release.raster: all {j.size} releasing cells of {path} {where}")
+        kept = on > 0.0
+        cells, weights = cells[kept], weights[kept]
+        size = float(np.sum(on[kept]))
+        area = ReleaseArea(name, (), size, None, 1.0, clip)
         return cls(
             [area],
             rocks,
@@ -355,6 +397,61 @@ def _binned(points: np.ndarray, weights: np.ndarray, most: int) -> tuple[np.ndar
     y = np.bincount(index, weights=weights * points[:, 1])
     keep = total > 0.0
     return np.column_stack([x[keep] / total[keep], y[keep] / total[keep]]), total[keep]
+
+
+def polygon_clip(name: str, rings: Sequence[np.ndarray], terrain: Terrain) -> Clip:
+    """The shares of the region bounded by ``rings`` (even-odd) that lie in a nodata area of
+    ``terrain`` and outside its rectangle, by area (exact:
+    :func:`tumble.rockfall.polygons.on_cells`)."""
+    whole, inside, on = on_cells(
+        region(rings), terrain.valid_cells, terrain.x0, terrain.y0, terrain.dx, terrain.dy
+    )
+    return Clip.of(name, whole, inside, on)
+
+
+def _cell_area_on_terrain(cells: np.ndarray, terrain: Terrain) -> np.ndarray:
+    """The area of each cell rectangle (m, 4: ``x_min, x_max, y_min, y_max``) on the terrain's
+    valid cells, m^2 (0 for a rectangle of no extent)."""
+    import shapely
+
+    empty = (cells[:, 1] <= cells[:, 0]) | (cells[:, 3] <= cells[:, 2])
+    out = np.zeros(cells.shape[0])
+    if terrain.valid_cells.all():
+        size = (cells[:, 1] - cells[:, 0]) * (cells[:, 3] - cells[:, 2])
+        return np.where(empty, 0.0, size)
+    rects = shapely.box(cells[:, 0], cells[:, 2], cells[:, 1], cells[:, 3])
+    window = (cells[:, 0].min(), cells[:, 2].min(), cells[:, 1].max(), cells[:, 3].max())
+    boxes = cell_boxes(terrain.valid_cells, terrain.x0, terrain.y0, terrain.dx, terrain.dy, window)
+    if len(boxes) == 0:
+        return out
+    cell, box = shapely.STRtree(boxes).query(rects, predicate="intersects")
+    parts = shapely.area(shapely.intersection(rects[cell], boxes[box]))
+    out += np.bincount(cell, weights=parts, minlength=cells.shape[0])
+    return np.where(empty, 0.0, out)
+
+
+def _raster_clip(
+    name: str,
+    cells: np.ndarray,
+    cdf: np.ndarray | None,
+    terrain: Terrain,
+    on: np.ndarray | None = None,
+) -> Clip:
+    """The shares of a raster source's weight off ``terrain``: the weight of its cells beyond
+    the DEM's rectangle (no extent left after the cut to it) and the weight of the parts of its
+    cells in nodata areas (each cell's weight times the share of its rectangle there)."""
+    assert cdf is not None
+    weights = np.diff(np.concatenate([[0.0], cdf]))
+    total = float(weights.sum())
+    if on is None:
+        on = _cell_area_on_terrain(cells, terrain)
+    size = (cells[:, 1] - cells[:, 0]) * (cells[:, 3] - cells[:, 2])
+    outside = size <= 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nodata = np.where(outside, 0.0, 1.0 - np.minimum(on / np.where(outside, 1.0, size), 1.0))
+    outside_share = float(weights[outside].sum()) / total
+    nodata_share = float(np.sum(weights * nodata)) / total
+    return Clip(name, nodata_share, outside_share, "weight")
 
 
 def _number(value: Any, path: Path, name: str, field: str) -> float:

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.errors import ConfigError
-from tumble.io.dem import metric_crs, resample_to_grid
+from tumble.io.dem import crs_label, metric_crs, resample_to_grid
+from tumble.io.site_config import VolumeDistributionConfig
+from tumble.rockfall.clearance import Hulls
 from tumble.rockfall.ensemble.driver import (
     ENSEMBLE_OPTIONS,
     SAMPLE_EVERY,
@@ -59,10 +61,23 @@ def _terrain(config: RockfallConfig, base: Path) -> Terrain:
                 metric_crs(config.reproject, "reproject")
             except ValueError as err:
                 raise ConfigError(str(err), "reproject") from None
+        if config.dem_crs is not None:
+            try:
+                crs_label(config.dem_crs)
+            except ValueError as err:
+                raise ConfigError(str(err), "dem_crs") from None
         try:
-            return Terrain.from_file(_path(config.dem, base), reproject=config.reproject)
+            return Terrain.from_file(
+                _path(config.dem, base),
+                reproject=config.reproject,
+                nodata=config.dem_nodata,
+                crs=config.dem_crs,
+            )
         except (ValueError, OSError) as err:
             raise ConfigError(str(err), "dem") from err
+    given = [k for k in ("dem_nodata", "dem_crs", "reproject") if getattr(config, k) is not None]
+    if given:
+        raise ConfigError(f"{given[0]} applies to a DEM file (dem = ...)", given[0])
     try:
         return Terrain.scenario(config.scenario or DEFAULT_SCENARIO)
     except ValueError as err:
@@ -77,9 +92,23 @@ def build_rock(config: RockfallConfig, base: Path) -> Rock:
 
 def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
     """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
-    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file``) whose key is ``key``
-    (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the offending field
-    (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot build."""
+    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file`` and optionally ``volume``)
+    whose key is ``key`` (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the
+    offending field (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot
+    build. A ``volume`` (m^3) sets the size of the shape at the rock's density (default
+    2740 kg/m^3): an EOTA block of that volume, a box or a file's hull scaled isotropically to
+    it; it goes with neither ``mass`` nor ``size``."""
+    from tumble.bodies.catalogue import ROCK_DENSITY
+
+    volume = getattr(c, "volume", None)
+    if volume is not None:
+        given = [f"{key}.{n}" for n in ("mass", "size") if getattr(c, n) is not None]
+        if given:
+            raise ConfigError(
+                f"{key}.volume sets the rock's size at its density: give one of {key}.mass, "
+                f"{key}.size or {key}.volume, not {' and '.join([*given, f'{key}.volume'])}",
+                f"{key}.volume",
+            )
     if c.shape in ("eota221", "eota111"):
         if c.box is not None or c.file is not None:
             raise ConfigError(
@@ -98,13 +127,20 @@ def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
         raise ConfigError(f"{key}.file is required with {key}.shape = 'file'", f"{key}.file")
     try:
         if c.shape in ("eota221", "eota111"):
-            mass = DEFAULT_EOTA_MASS if c.mass is None and c.size is None else c.mass
+            mass, density = c.mass, c.density
+            if volume is not None:
+                density = density or ROCK_DENSITY
+                mass = density * float(volume)
+            elif c.mass is None and c.size is None:
+                mass = DEFAULT_EOTA_MASS
             build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
-            return build(size=c.size, mass=mass, density=c.density)
+            return build(size=c.size, mass=mass, density=density)
         if c.shape == "box":
             a, b, h = c.box
-            return Rock.box(a, b, h, density=c.density, mass=c.mass)
-        return Rock.from_file(_path(c.file, base), c.density, c.mass)
+            rock = Rock.box(a, b, h, density=c.density, mass=c.mass)
+        else:
+            rock = Rock.from_file(_path(c.file, base), c.density, c.mass)
+        return rock if volume is None else rock.with_volume(volume)
     except (ValueError, OSError) as err:
         raise ConfigError(str(err), f"{key}.file" if c.shape == "file" else key) from err
 
@@ -274,6 +310,10 @@ class RunSetup:
     classes: tuple[RockClass, ...] = ()
     barrier_sides: tuple[BarrierSide | None, ...] = ()
     barrier_warnings: tuple[str, ...] = ()
+    #: what the release did to fit the rocks and the share of each place clipped
+    #: (``summary.json["release"]``), and the warnings about it
+    release_report: dict[str, Any] = dataclasses.field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -321,10 +361,31 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     except ValueError as err:
         raise ConfigError(str(err), "release") from None
     check_size(config.rocks, solver_options(config), config.run.chunk_size)
+    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
+    if drawn is None:
+        hulls = Hulls.of(rock)
+    else:
+        hulls = Hulls.of([c.shape for c in classes or ()], drawn.class_id, drawn.scale)
     try:
-        states = release.draw(terrain, config.rocks, config.seed)
+        states = release.draw(terrain, config.rocks, config.seed, hulls=hulls)
+        clips = release.clips(terrain)
     except ValueError as err:
         raise ConfigError(str(err), "release") from err
+    release_report = {
+        "height_m": release.height,
+        "clearance": "vertical",
+        **states.report(),
+        "clipped": [c.as_dict() for c in clips if c.share > 0.0],
+    }
+    warnings = [w for w in (c.warning() for c in clips) if w]
+    if release_report["adjusted"]:
+        warnings.append(
+            f"{release_report['adjusted']} of {config.rocks} rocks did not fit at "
+            f"release.height = {release.height:g} m above the terrain below them (their hull "
+            f"reached into a steep face or a crest) and were lifted until their hull cleared "
+            f"the terrain by {release.height:g} m: median lift "
+            f"{release_report['lift_median_m']:.3g} m, largest {release_report['lift_max_m']:.3g} m"
+        )
     site_barriers = build_barriers(
         config.barrier, terrain, base, release.footprint() if config.barrier else None
     )
@@ -332,7 +393,6 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         design = DesignFactors.from_config(config.design.model_dump())
     except ValueError as err:
         raise ConfigError(str(err), "design") from None
-    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
     site = _site(config.rocks, rock.name, areas, classes, None if drawn is None else drawn.class_id)
     counting: dict[str, Any] = {}
     if site.zoning:
@@ -378,6 +438,8 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         tuple(classes or ()),
         site_barriers.sides,
         site_barriers.warnings,
+        release_report,
+        tuple(warnings),
     )
 
 
@@ -491,26 +553,27 @@ def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
     """The classes of ``[[rock.classes]]``, or None without them."""
     from types import SimpleNamespace
 
-    from tumble.bodies.catalogue import ROCK_DENSITY
-
     if not config.rock.classes:
         return None
     classes = []
     for k, c in enumerate(config.rock.classes):
         key = f"rock.classes.{k}"
         distribution = None
-        mass, density = c.mass, c.density
+        volume = c.volume if isinstance(c.volume, float | int) else None
         try:
-            if isinstance(c.volume, float | int):
-                density = density or ROCK_DENSITY
-                mass = density * float(c.volume)
-            elif c.volume is not None:
+            if isinstance(c.volume, VolumeDistributionConfig):
                 v = c.volume
                 distribution = VolumeDistribution(
                     v.distribution, v.median, v.sigma, v.exponent, v.min, v.max
                 )
             section = SimpleNamespace(
-                shape=c.shape, mass=mass, size=c.size, density=density, box=c.box, file=c.file
+                shape=c.shape,
+                mass=c.mass,
+                size=c.size,
+                density=c.density,
+                box=c.box,
+                file=c.file,
+                volume=volume,
             )
             shape = rock_from_section(section, base, key)
             classes.append(RockClass(c.name, shape, float(c.share), distribution))

@@ -364,16 +364,22 @@ def initial_state(
         if not inside:
             x1 = x0 + (model.heights.shape[1] - 1) * dx
             y1 = y0 + (model.heights.shape[0] - 1) * dy
+            where = (
+                "into a nodata area of the DEM"
+                if x0 <= px <= x1 and y0 <= py <= y1
+                else f"outside the DEM, which covers x in [{x0:.10g}, {x1:.10g}], y in "
+                f"[{y0:.10g}, {y1:.10g}]"
+            )
             raise ValueError(
-                f"the rock at {r.tolist()} reaches outside the DEM or into one of its nodata "
-                f"holes (vertex {k} at x={px:.6g}, y={py:.6g}); the grid covers "
-                f"x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}]"
+                f"the rock at {r.tolist()} reaches {where} (vertex {k} at x={px:.10g}, y={py:.10g})"
             )
         deepest = min(deepest, pz - z)
     if deepest < -START_GAP_TOLERANCE:
         raise ValueError(
             f"the rock starts below the terrain: a hull vertex lies {-deepest:.6g} m under the "
-            "surface; raise the release position"
+            "surface; raise the release position, or draw the release with the rocks' hulls "
+            "(Release.draw(..., hulls=Hulls.of(rock)), as a run does), which lifts a rock that "
+            "does not fit"
         )
     state = np.zeros(STATE_SIZE)
     state[S_R : S_R + 3] = r
