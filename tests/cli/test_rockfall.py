@@ -79,7 +79,9 @@ def test_run_writes_every_output_georeferenced_like_the_dem(dem, tmp_path, capsy
     deposits = (out / "deposits.csv").read_text().splitlines()
     assert len(deposits) == 11 and deposits[0].startswith("rock,x,y,z,status,t_s")
     table = pq.read_table(out / "trajectories.parquet")
-    assert set(table.column("rock").to_pylist()) == {0, 1, 2}
+    kept = summary["trajectories"]["rocks"]
+    assert len(kept) == 3 and kept[0] == 0
+    assert set(table.column("rock").to_pylist()) == set(kept)
     for figure in ("energy_map.png", "profile.png", "histograms.png"):
         assert (out / "figures" / figure).stat().st_size > 10_000
     provenance = json.loads((out / "provenance.json").read_text())

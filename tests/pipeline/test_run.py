@@ -1,18 +1,32 @@
 """RockfallRun: the library call the command line makes gives the command line's folder; what the
 folder stores for its readers (geometry.json) is what the run used, bit for bit, the barriers'
 uphill sides and the release footprint included; a line replayed on the run gets the side of
-the run's release, or the one given."""
+the run's release, or the one given; the replay of a run's own barriers gives the run's
+crossings and statistics of the rocks it kept, which come from every release area and rock
+class."""
 
+import csv
+import importlib.util
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+import pyogrio
 import pytest
 
 from tumble.cli.main import main
 from tumble.io.run_folder import RunPaths, shape_of
 from tumble.pipeline import RockfallRun, replay_barriers
-from tumble.pipeline.geometry import barriers_from_geometry, kept_bodies
+from tumble.pipeline.geometry import (
+    barrier_sides_from_geometry,
+    barriers_from_geometry,
+    kept_bodies,
+)
+from tumble.rockfall.hazard.design import barrier_statistics
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "site"
 
 SETTINGS = {"rocks": 6, "t_max": 12.0, "seed": 3, "output.trajectories": 6}
 OVERRIDES = ["output.trajectory_every=1", "output.figures=false"]
@@ -108,6 +122,157 @@ def test_a_folder_without_geometry_is_refused_by_the_replay(library_run, tmp_pat
     with pytest.raises(ValueError, match=r"geometry\.json"):
         replay_barriers(copy, out=tmp_path / "replay")
     assert not (tmp_path / "replay").exists()
+
+
+# --------------------------------------------------------- the run's own barriers, replayed
+
+#: a net at x = 40 m of slope40 that catches some of 12 rocks (seed 3: energies there 43-148 kJ,
+#: passing heights 0.8-1.8 m), lets others break through or overtop it, and observation lines
+#: above and below it
+NET_RUN = {"rocks": 12, "t_max": 12.0, "seed": 3}
+NET_BARRIERS = (
+    "barrier=["
+    '{name = "above", line = [[25.0, -19.0], [25.0, 19.0]]}, '
+    '{name = "net", line = [[40.0, -19.0], [40.0, 19.0]], height = 1.4, capacity = 130.0}, '
+    '{name = "below", line = [[60.0, -19.0], [60.0, 19.0]]}]'
+)
+
+
+def _net_run(tmp_path_factory, kept: int):
+    out = tmp_path_factory.mktemp("net") / "run"
+    overrides = ["output.trajectory_every=25", "output.figures=false", NET_BARRIERS]
+    settings = {**NET_RUN, "output.trajectories": kept}
+    run = RockfallRun.from_config(settings=settings, overrides=overrides)
+    return run, run.run(out)
+
+
+@pytest.fixture(scope="module")
+def net_run(tmp_path_factory):
+    return _net_run(tmp_path_factory, 12)
+
+
+@pytest.fixture(scope="module")
+def net_run_sampled(tmp_path_factory):
+    return _net_run(tmp_path_factory, 5)
+
+
+def _table(path) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v) for k, v in pq.read_table(path).to_pydict().items()}
+
+
+def _assert_same(left, right, where="") -> None:
+    """Equal JSON values, numbers to 1e-9 relative (1e-9 absolute near zero)."""
+    if isinstance(left, dict):
+        assert isinstance(right, dict) and left.keys() == right.keys(), where
+        for key in left:
+            _assert_same(left[key], right[key], f"{where}.{key}")
+    elif isinstance(left, list):
+        assert isinstance(right, list) and len(left) == len(right), where
+        for k, (a, b) in enumerate(zip(left, right, strict=True)):
+            _assert_same(a, b, f"{where}[{k}]")
+    elif isinstance(left, float) and not isinstance(right, bool):
+        assert right == pytest.approx(left, rel=1e-9, abs=1e-9, nan_ok=True), where
+    else:
+        assert left == right, where
+
+
+def test_replaying_the_run_s_own_net_and_lines_gives_its_crossings_and_design_values(
+    net_run, tmp_path
+):
+    """Every rock kept, one sample every 25 steps: the replay of the run's net and lines gives
+    the run's crossings (the same rocks, barriers, directions and outcomes; every number to
+    1e-9) and its statistics and design values; nothing is said to be interpolated."""
+    _, outcome = net_run
+    ran = _table(RunPaths(outcome.folder).crossings)
+    assert {"caught", "broke_through", "overtopped"} <= set(ran["outcome"].tolist())
+    replay = replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
+    replayed = _table(tmp_path / "replay" / "crossings.parquet")
+    assert ran.keys() == replayed.keys()
+    for name, values in ran.items():
+        if values.dtype.kind in "iuf":
+            np.testing.assert_allclose(replayed[name], values, rtol=1e-9, atol=1e-9, err_msg=name)
+        else:
+            assert replayed[name].tolist() == values.tolist(), name
+    _assert_same(outcome.summary["barriers"], replay.barriers, "barriers")
+    assert replay.report["crossings_exact"] and replay.warnings == []
+    assert replay.report["rocks"] == list(range(12))
+    kept = outcome.summary["trajectories"]
+    assert kept["rocks"] == list(range(12)) and kept["crossings_not_reproduced"] == []
+
+
+def test_with_fewer_kept_rocks_the_replay_gives_the_run_s_statistics_of_those_rocks(
+    net_run_sampled, tmp_path
+):
+    """5 of 12 rocks kept: the replayed statistics are those of the run's crossings of these
+    5 rocks (barrier_statistics over them, with the run's factors and seed), barriers.json
+    names them, and a warning gives their share, 41.667 %."""
+    run, outcome = net_run_sampled
+    kept = outcome.summary["trajectories"]
+    rocks = kept["rocks"]
+    assert len(rocks) == 5 and rocks[0] == 0 and rocks != list(range(5))
+    replay = replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
+    ran = _table(RunPaths(outcome.folder).crossings)
+    mine = np.isin(ran["rock"], rocks)
+    sides = barrier_sides_from_geometry(RunPaths(outcome.folder).read_geometry())
+    expected = barrier_statistics(
+        {k: v[mine] for k, v in ran.items()},
+        run.ensemble.barriers,
+        5,
+        run.setup.design,
+        seed=run.config.seed,
+        sides=sides,
+    )
+    _assert_same(json.loads(json.dumps(expected)), replay.barriers, "barriers")
+    assert replay.report["rocks"] == rocks and replay.report["n_rocks"] == 5
+    assert replay.report["sample"]["groups"] == kept["groups"]
+    [warning] = replay.warnings
+    assert "5 rocks" in warning and "41.667 % of the 12 released" in warning
+    assert "stratified" in warning
+    # geometry.json, trajectories.parquet and the GeoPackage hold exactly the kept rocks
+    paths = RunPaths(outcome.folder)
+    assert paths.read_geometry()["rocks"]["rock"] == rocks
+    stored = np.unique(pq.read_table(paths.trajectories).column("rock").to_numpy())
+    assert stored.tolist() == rocks
+    _, _, _, fields = pyogrio.raw.read(outcome.folder / "trajectories.gpkg", columns=["rock"])
+    assert sorted(fields[0].tolist()) == rocks
+
+
+def test_the_kept_rocks_come_from_every_release_area_and_rock_class(tmp_path):
+    """The example site (two release areas, two rock classes), 16 rocks, 4 kept: one of each
+    (area, class) group, not the first 4 rocks (all of one area); the summary's groups are the
+    counts of deposits.csv; the report says which rocks were kept."""
+    spec = importlib.util.spec_from_file_location("make_site", EXAMPLE / "make_site.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_site(tmp_path)
+    shutil.copy(EXAMPLE / "site.toml", tmp_path / "site.toml")
+    settings = {"rocks": 16, "t_max": 3.0, "output.trajectories": 4, "output.figures": False}
+    run = RockfallRun.from_config(tmp_path / "site.toml", settings=settings)
+    outcome = run.run(tmp_path / "run")
+    kept = outcome.summary["trajectories"]
+    with open(tmp_path / "run" / "deposits.csv", newline="") as handle:
+        rows = {int(r["rock"]): r for r in csv.DictReader(handle)}
+    groups = {(r["source"], r["rock_class"]) for r in rows.values()}
+    assert len(groups) == 4
+    assert {(rows[k]["source"], rows[k]["rock_class"]) for k in kept["rocks"]} == groups
+    assert {rows[k]["source"] for k in range(4)} == {"north face"}
+    for group in kept["groups"]:
+        members = [k for k, r in rows.items() if (r["source"], r["rock_class"]) == (
+            group["source"], group["rock_class"])]  # fmt: skip
+        assert group["released"] == len(members) and group["kept"] == 1
+    assert RunPaths(outcome.folder).read_geometry()["rocks"]["rock"] == kept["rocks"]
+    # the 3D view names each kept rock's own shape (its class's), not rock 0's
+    from tumble.web.run_data import RunFolder
+
+    view = RunFolder(outcome.folder)
+    shapes = {"small": "EOTA111", "large": "EOTA221"}
+    for k in kept["rocks"]:
+        record = view.rock(k)
+        assert record["path"] is not None
+        assert record["shape"] == shapes[rows[k]["rock_class"]], k
+    report = (tmp_path / "run" / "report.html").read_text()
+    assert "Kept trajectories" in report and "stratified over (release area" in report
 
 
 def test_a_new_line_replayed_gets_the_side_of_the_run_s_release(library_run, tmp_path):

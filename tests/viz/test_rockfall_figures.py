@@ -2,6 +2,7 @@
 the figure written under ``figures/`` by default, clear errors for a folder that is not a run or a
 rock that was not stored; the old call form (trajectory, terrain, path) unchanged."""
 
+import json
 import math
 
 import numpy as np
@@ -49,10 +50,15 @@ def rockfall_run(dem, out, *extra) -> None:
 
 @pytest.fixture(scope="module")
 def run_dir(dem, tmp_path_factory):
-    """Three rocks, the trajectories of the first two stored (every 5 steps)."""
+    """Three rocks, the trajectories of two stored (rock 0 and one other; every 5 steps)."""
     out = tmp_path_factory.mktemp("runs") / "three"
     rockfall_run(dem, out, "--rocks", "3", "output.trajectories=2", "output.trajectory_every=5")
     return out
+
+
+def kept_rocks(run_dir) -> list[int]:
+    """The rocks whose trajectories the run stored."""
+    return json.loads((run_dir / "summary.json").read_text())["trajectories"]["rocks"]
 
 
 def assert_png(path, size=PROFILE_SIZE) -> None:
@@ -68,11 +74,12 @@ def test_profile_of_a_run_folder(run_dir):
     written = plot_profile(run_dir)
     assert written == run_dir / "figures" / "profile_rock0.png"
     assert_png(written)
-    second = plot_profile(run_dir, rock=1)
-    assert second == run_dir / "figures" / "profile_rock1.png"
+    other = kept_rocks(run_dir)[1]
+    second = plot_profile(run_dir, rock=other)
+    assert second == run_dir / "figures" / f"profile_rock{other}.png"
     assert_png(second)
     # a path of one's own, given as a string
-    own = plot_profile(str(run_dir), rock=1, path=run_dir / "mine.png", title="rock 1")
+    own = plot_profile(str(run_dir), rock=other, path=run_dir / "mine.png", title="a rock")
     assert own == run_dir / "mine.png"
     assert_png(own)
 
@@ -82,17 +89,21 @@ def test_stored_trajectory_matches_the_sample(run_dir):
 
     table = pq.read_table(run_dir / "trajectories.parquet").to_pydict()
     rocks = np.array(table["rock"])
-    stored = read_run_trajectory(run_dir, rock=1)
+    other = kept_rocks(run_dir)[1]
+    stored = read_run_trajectory(run_dir, rock=other)
     assert stored.source == run_dir / "trajectories.parquet"
-    np.testing.assert_array_equal(stored.t, np.array(table["t"])[rocks == 1])
-    np.testing.assert_array_equal(stored.position[:, 2], np.array(table["z"])[rocks == 1])
-    np.testing.assert_array_equal(stored.omega[:, 0], np.array(table["omega_x"])[rocks == 1])
+    np.testing.assert_array_equal(stored.t, np.array(table["t"])[rocks == other])
+    np.testing.assert_array_equal(stored.position[:, 2], np.array(table["z"])[rocks == other])
+    np.testing.assert_array_equal(stored.omega[:, 0], np.array(table["omega_x"])[rocks == other])
     assert stored.position.shape == stored.omega.shape == (stored.t.size, 3)
 
 
 def test_rock_not_stored_names_the_stored_rocks(run_dir):
-    with pytest.raises(ValueError, match=r"rock 2 is not stored .*holds rock\(s\) 0, 1"):
-        plot_profile(run_dir, rock=2)
+    kept = kept_rocks(run_dir)
+    [missing] = sorted({0, 1, 2} - set(kept))
+    stored = rf"holds rock\(s\) {kept[0]}, {kept[1]}"
+    with pytest.raises(ValueError, match=rf"rock {missing} is not stored .*{stored}"):
+        plot_profile(run_dir, rock=missing)
     with pytest.raises(ValueError, match="non-negative integer"):
         plot_profile(run_dir, rock=-1)
 

@@ -6,18 +6,20 @@ stored, without simulating again (:func:`tumble.pipeline.replay_barriers`), and 
 statistics and design values of a run (the run's ``[design]`` factors and seed). Written to
 ``--out`` (default ``RUN_DIR/barriers``)::
 
-    barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "sample_interval_s",
-                            "warnings", "source"}: one entry per barrier, the keys of
-                            summary.json["barriers"]
+    barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "share", "rocks",
+                            "sample", "sample_interval_s", "crossings_exact", "warnings",
+                            "source"}: one entry per barrier, the keys of
+                            summary.json["barriers"], and the rocks replayed
     crossings.parquet      one row per crossing (the columns of a run's crossings.parquet)
     figures/barrier_<name>_exceedance.png, figures/barrier_<name>_along.png
     provenance.json        version, command, the run folder and the SHA-256 of its trajectories
 
-The statistics describe the rocks whose trajectories were kept (the first ``output.trajectories``
-rocks of the run), and the crossings are interpolated between samples ``output.trajectory_every``
-steps apart: both are said on the screen and in ``barriers.json["warnings"]``. A run with
-``output.trajectories = rocks`` and ``output.trajectory_every = 1`` replays exactly what the run
-records for an observation line.
+The statistics describe the rocks whose trajectories were kept (``output.trajectories`` rocks, a
+sample stratified over release areas and rock classes, rock 0 always: ``rocks`` in
+``barriers.json``, ``summary.json["trajectories"]`` of the run); a warning names their share of
+the released rocks. The run keeps the steps across its own barriers, so replaying them gives the
+run's crossings and design values for the kept rocks whatever ``output.trajectory_every``;
+other lines are crossed between samples that many steps apart, which a warning says.
 
 The run's own barriers keep the uphill side the run decided (the side its rocks come from). A
 new line's side is ``--uphill left|right`` (seen along the line from its first point to its
@@ -49,11 +51,12 @@ def add_barriers_parser(actions) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Replay the crossings of barrier lines on the trajectories a finished run kept "
-            "(trajectories.parquet: output.trajectories rocks, one sample every "
-            "output.trajectory_every steps) and write their statistics and design values "
-            "(the run's [design] factors) to --out. Without --line or --barriers the run's own "
-            "barriers are replayed. A net given here acts only at its first crossing: what a "
-            "rock does below it needs a new run."
+            "(trajectories.parquet: output.trajectories rocks stratified over release areas "
+            "and rock classes, one sample every output.trajectory_every steps) and write their "
+            "statistics and design values (the run's [design] factors) to --out. Without "
+            "--line or --barriers the run's own barriers are replayed: the run kept the steps "
+            "across them, so this gives the run's crossings of the kept rocks. A net given "
+            "here acts only at its first crossing: what a rock does below it needs a new run."
         ),
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="folder of a finished tumble rockfall run")

@@ -7,8 +7,9 @@ Layout (``"version": 1``)::
 
     shapes     one per rock class: name, mass_kg, volume_m3, inertia_kg_m2 (A, B, C),
                vertices (m, principal frame) and faces (outward triangles of the hull)
-    rocks      the kept rocks (those of trajectories.parquet, rock 0 always): rock, shape_id,
-               scale (of the shape's vertices), mass_kg, inertia_kg_m2
+    rocks      the kept rocks (exactly those of trajectories.parquet, and rock 0 always: the
+               3D view draws its hull), ascending: rock, shape_id, scale (of the shape's
+               vertices), mass_kg, inertia_kg_m2
     barriers   name, kind ("line" or "net"), line (x, y in the DEM's CRS), height_m, capacity_kJ,
                uphill ("left" or "right" seen along the line: the side the rocks come from),
                and how it was decided: uphill_from, release_share_uphill,
@@ -24,7 +25,7 @@ bit for bit what the run used (the replay's crossings equal the run's).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,11 +43,12 @@ if TYPE_CHECKING:
 def run_geometry(
     ensemble: Ensemble,
     release: Release,
-    kept: int,
+    kept: Iterable[int],
     sides: Sequence[BarrierSide | None] = (),
 ) -> dict[str, Any]:
-    """The geometry record of a run whose first ``kept`` rocks' trajectories are stored;
-    ``sides``: how each barrier's uphill side was decided (none: not known)."""
+    """The geometry record of a run that stores the trajectories of the rocks ``kept`` (the
+    bodies of exactly these rocks, and rock 0's); ``sides``: how each barrier's uphill side was
+    decided (none: not known)."""
     shapes = []
     for shape in ensemble.shapes:
         vertices = np.asarray(shape.vertices, dtype=np.float64)
@@ -62,7 +64,9 @@ def run_geometry(
                 "faces": np.asarray(faces).tolist(),
             }
         )
-    rocks = list(range(max(1, min(int(kept), ensemble.n_rocks))))
+    rocks = sorted({0, *(int(k) for k in kept)})
+    if rocks[-1] >= ensemble.n_rocks or rocks[0] < 0:
+        raise ValueError(f"kept rocks must be in [0, {ensemble.n_rocks}), got {rocks}")
     bodies = ensemble.bodies
     stored = {
         "rock": rocks,

@@ -6,17 +6,30 @@ rock bodies and barriers the run stored (``rasters/dem.tif``, ``geometry.json``)
 the statistics and design values of a run (:func:`tumble.rockfall.hazard.design.barrier_statistics`
 with the run's ``[design]`` factors and seed). Written to ``out``::
 
-    barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "sample_interval_s",
-                            "warnings", "source"}: one entry per barrier, the keys of
-                            summary.json["barriers"]
+    barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "share", "rocks",
+                            "sample", "sample_interval_s", "crossings_exact", "warnings",
+                            "source"}: one entry per barrier (the keys of
+                            summary.json["barriers"]), the rocks replayed and how the run chose
+                            them (summary.json["trajectories"] without its list of rocks)
     crossings.parquet      one row per crossing (the columns of a run's crossings.parquet)
     figures/barrier_<name>_exceedance.png, figures/barrier_<name>_along.png
     provenance.json        version, the run folder and the SHA-256 of its trajectories
 
-The statistics describe the rocks whose trajectories were kept (the first ``output.trajectories``
-rocks), and the crossings are interpolated between samples ``output.trajectory_every`` steps
-apart: both are said in the warnings. A run with ``output.trajectories = rocks`` and
-``output.trajectory_every = 1`` replays exactly what the run records for an observation line.
+Which rocks. The statistics describe the rocks whose trajectories the run kept
+(``output.trajectories`` of them, a sample stratified over release areas and rock classes with
+rock 0 always: :mod:`tumble.pipeline.trajectories`), each weighed equally; ``rocks`` lists them,
+and a warning names their share of the released rocks when they are not all of them. Folders
+written before the sample was stratified kept the first rocks and say so.
+
+How exactly. A run keeps, of each kept rock, besides every ``output.trajectory_every``-th step and
+the final state, the states around every step that crosses one of its barriers and the state
+at every crossing where a net acted. Replaying the run's own barriers therefore gives the
+crossings the run recorded for these rocks (same rocks, outcomes and directions; times,
+energies and heights equal to round-off) and the design values of the run's crossings of these
+rocks (``crossings_exact``). Other lines are crossed between samples up to
+``output.trajectory_every`` steps apart: the state there is interpolated linearly (heights and
+energies approximate, bounces between samples missed), which a warning says; a net given here
+acts at its first crossing only.
 
 Uphill sides: the run's own barriers keep the side the run decided (``geometry.json``); a new
 line gets its ``uphill`` key, or the side of the run's release decided from the release
@@ -48,6 +61,7 @@ from tumble.pipeline.geometry import (
 )
 from tumble.pipeline.trajectories import write_parquet
 from tumble.rockfall.barriers import with_uphill
+from tumble.rockfall.ensemble.reduce import format_percent
 from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
 from tumble.rockfall.hazard.design import DesignFactors, barrier_statistics
 from tumble.rockfall.site.barrier_files import build_barriers, side_records
@@ -174,29 +188,49 @@ def replay_barriers(
         crossings, barriers, n_rocks, design, seed=seed, sides=sides if any(sides) else None
     )
     interval = sample_interval(samples)
+    kept = summary.get("trajectories") if isinstance(summary.get("trajectories"), dict) else None
     warnings = list(side_warnings)
     if n_rocks < released:
-        warnings.append(
-            f"the statistics describe the {n_rocks} rocks whose trajectories the run kept, of "
-            f"{released} released (output.trajectories); keep them all for the full sample"
+        how = (
+            'a sample stratified over release areas and rock classes (summary.json["trajectories"])'
+            if kept
+            else "the first rocks of the run"
         )
+        share = format_percent(n_rocks / released)
+        warnings.append(
+            f"the statistics describe the {n_rocks} rocks whose trajectories the run kept "
+            f"({share} of the {released} released), {how}: keep them all for the full sample "
+            "(output.trajectories)"
+        )
+    exact = not entries and bool(kept and kept.get("barrier_crossings_kept"))
     dt = float(summary["dt"])
-    if interval > dt * (1.0 + 1e-9):
+    if interval > dt * (1.0 + 1e-9) and not exact:
         warnings.append(
             f"crossings are interpolated between samples up to {interval:.4g} s apart "
             f"({round(interval / dt)} steps of {dt:g} s; output.trajectory_every): heights and "
             "energies at the lines are approximate and bounces between samples are missed"
+        )
+    differ = list(kept.get("crossings_not_reproduced") or []) if kept and not entries else []
+    if differ:
+        warnings.append(
+            f"the kept trajectories of rock(s) {differ[:10]} do not reproduce the crossings the "
+            "run recorded for them (summary.json): their replayed crossings are approximate"
         )
     if any(b.kind == "net" for b in barriers) and entries:
         warnings.append(
             "a net replayed on trajectories simulated without it acts at its first crossing "
             "only: below it the rocks move as without the net (the residual hazard needs a run)"
         )
+    sample = {k: v for k, v in kept.items() if k != "rocks"} if kept else None
     report = {
         "source": str(paths.trajectories.resolve()),
         "rocks_released": released,
         "n_rocks": n_rocks,
+        "share": n_rocks / released if released else None,
+        "rocks": [int(k) for k in stored],
+        "sample": sample,
         "sample_interval_s": interval,
+        "crossings_exact": exact,
         "warnings": warnings,
         "barriers": stats,
     }

@@ -34,7 +34,14 @@ from tumble.io.lock import FolderLock
 from tumble.io.provenance import write_provenance
 from tumble.io.results import ResultDir, check_result_target, prepare_result_dir, write_csv
 from tumble.pipeline.geometry import run_geometry
-from tumble.pipeline.trajectories import trajectory_columns, trajectory_sample, write_parquet
+from tumble.pipeline.trajectories import (
+    KeptRocks,
+    choose_rocks,
+    replay_mismatches,
+    trajectory_columns,
+    trajectory_sample,
+    write_parquet,
+)
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.outputs import (
@@ -174,9 +181,11 @@ class RockfallRun:
             write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
             if result.exits is not None:
                 write_exits_gpkg(stage / layout.EXITS_GPKG, result.exits, crs)
-            kept = config.output.trajectories
-            if kept > 0:
-                sample = trajectory_sample(ensemble, kept, config.output.trajectory_every)
+            first = ensemble.trajectory(0, save_every=1)
+            kept = choose_rocks(setup.site, config.output.trajectories, config.seed)
+            if kept.rocks.size:
+                every = config.output.trajectory_every
+                sample = trajectory_sample(ensemble, kept.rocks, every, known={0: first})
                 write_parquet(staged.trajectories, sample)
                 write_trajectories_gpkg(
                     stage / layout.TRAJECTORIES_GPKG,
@@ -185,9 +194,9 @@ class RockfallRun:
                     crs,
                     list(setup.site.class_names),
                 )
-            geometry = run_geometry(ensemble, setup.release, kept, setup.barrier_sides)
+                _describe_sample(result.summary, kept, every, ensemble, sample, result.crossings)
+            geometry = run_geometry(ensemble, setup.release, kept.rocks, setup.barrier_sides)
             staged.geometry.write_text(json.dumps(geometry) + "\n")
-            first = ensemble.trajectory(0, save_every=1)
             if ensemble.n_rocks == 1:
                 columns = trajectory_columns(first)
                 write_csv(stage / layout.TRAJECTORY_CSV, columns)
@@ -257,6 +266,27 @@ class RockfallRun:
             )
         summary = paths.read_json(paths.summary)
         return RunOutcome(paths.path, summary, [], reused=True)
+
+
+def _describe_sample(
+    summary: dict[str, Any],
+    kept: KeptRocks,
+    every: int,
+    ensemble: Any,
+    sample: dict[str, Any],
+    crossings: dict[str, Any] | None,
+) -> None:
+    """``summary["trajectories"]``: the kept rocks and how they were chosen; a warning when the
+    replay of the run's own barriers on them does not give the run's crossings."""
+    differ = replay_mismatches(ensemble, sample, crossings)
+    summary["trajectories"] = kept.describe(every, differ)
+    if differ:
+        shown = ", ".join(str(k) for k in differ[:10]) + (" ..." if len(differ) > 10 else "")
+        summary.setdefault("warnings", []).append(
+            f"the kept trajectories of {len(differ)} rock(s) ({shown}) do not reproduce the "
+            "barrier crossings the run recorded for them: the barrier replay of those rocks is "
+            "approximate"
+        )
 
 
 def _manifest(paths: layout.RunPaths) -> dict[str, Any]:

@@ -233,9 +233,9 @@ def read_run_trajectory(run_dir: str | os.PathLike[str], rock: int = 0) -> Store
     """The trajectory of rock ``rock`` stored in a run folder of ``tumble rockfall run``.
 
     Rock 0 of a one-rock run comes from ``trajectory.parquet`` (every step); any other rock from
-    ``trajectories.parquet``, the sample of the first ``output.trajectories`` rocks, every
-    ``output.trajectory_every`` steps. ValueError when the folder is not a run or rock ``rock``
-    was not stored (naming the rocks that were).
+    ``trajectories.parquet``, the sample of ``output.trajectories`` rocks (stratified over release
+    areas and rock classes, rock 0 always), every ``output.trajectory_every`` steps. ValueError
+    when the folder is not a run or rock ``rock`` was not stored (naming the rocks that were).
     """
     import pyarrow.parquet as pq
 

@@ -16,8 +16,9 @@
 4. the statistics of ``summary.json``: per-rock maxima (mean, std, p50, p95, max, each with its
    unit and, where the summary gives one as ``<key>_ci = [low, high]``, its confidence interval
    beside it), the path statistics, and any list of records under ``barriers``, ``sources`` or
-   ``classes`` as a table; every other entry of the summary in a table of further values, so
-   nothing the run reports is lost;
+   ``classes`` as a table; which rocks' paths were kept and how they were chosen
+   (``trajectories``: a sentence and the rocks per release area and class); every other entry
+   of the summary in a table of further values, so nothing the run reports is lost;
 5. the other figures of the run, the resolved configuration as a TOML-like block and the
    provenance record (version, commit, command, time, timings, packages).
 
@@ -124,6 +125,30 @@ __all__ = [
     "vertical_exaggeration",
     "write_run_report",
 ]
+
+
+def _kept_trajectories(summary: Mapping[str, Any]) -> str:
+    """Which rocks' paths the run kept and how they were chosen (``summary["trajectories"]``):
+    a sentence and the per-group counts."""
+    kept = summary.get("trajectories")
+    if not isinstance(kept, Mapping):
+        return ""
+    n_kept, released = kept.get("n_kept"), kept.get("n_released")
+    rocks = [str(k) for k in kept.get("rocks") or []]
+    listed = ", ".join(rocks[:20]) + (", ..." if len(rocks) > 20 else "")
+    text = (
+        f"The paths of {number(n_kept)} of the {number(released)} rocks "
+        f"({percent(kept.get('share'))}) are kept "
+        f"(trajectories.parquet, one sample every {number(kept.get('every_steps'))} steps, with "
+        "the steps across the run's barriers): rocks "
+        f"{listed}. Chosen {kept.get('selection', '')}. The barrier replay (tumble rockfall "
+        "barriers) describes these rocks, each weighed equally."
+    )
+    parts = ["<h3>Kept trajectories</h3>", f"<p class='note'>{html.escape(text)}</p>"]
+    groups = kept.get("groups")
+    if isinstance(groups, list) and groups:
+        parts.append(records_table([g for g in groups if isinstance(g, Mapping)]))
+    return "\n".join(parts)
 
 
 def write_run_report(
@@ -243,7 +268,9 @@ def write_run_report(
                 f"<h3>{html.escape(heading)}</h3>",
                 records_table([r if isinstance(r, Mapping) else {key: r} for r in records]),
             ]
+    parts.append(_kept_trajectories(summary))
     used = {
+        "trajectories",
         "warnings",
         "fractions",
         "exits",

@@ -10,9 +10,11 @@ compact arrays and records that :mod:`tumble.web.view` serves:
 * every other raster of ``rasters/`` on that grid: the maximum over the ``stride x stride``
   cells around each vertex (:func:`block_max`), so that decimation never hides a hazard; with
   stride 1 the file's values;
-* the stored trajectories (``trajectories.parquet``: the first ``output.trajectories`` rocks,
+* the stored trajectories (``trajectories.parquet``: ``output.trajectories`` rocks, a sample over
+  release areas and rock classes with rock 0 always, whose numbers need not be consecutive,
   every ``output.trajectory_every`` steps), sorted by rock and time: time, position, the
-  quaternion (w, x, y, z, body to space) and the kinetic energy in kJ;
+  quaternion (w, x, y, z, body to space) and the kinetic energy in kJ; ``rocks`` gives the rock
+  number of each stored path;
 * the deposits (``deposits.csv``), the release, the barrier lines with their statistics and
   design values (``summary.json["barriers"]``), and rock 0's convex hull in its principal
   frame, as the run stored them (``geometry.json``): nothing is compiled again.
@@ -137,7 +139,7 @@ class RunFolder:
         if not (folder / layout.TRAJECTORIES_PARQUET).is_file():
             raise ValueError(
                 f"{folder} has no stored trajectories (trajectories.parquet); run again with "
-                "output.trajectories=N (N > 0) to keep the paths of the first N rocks"
+                "output.trajectories=N (N > 0) to keep the paths of N rocks"
             )
         self.path = folder
         self.max_vertices = int(max_vertices)
@@ -426,7 +428,7 @@ class RunFolder:
         record: dict[str, Any] = {
             "rock": int(k),
             "deposit": row,
-            "shape": self.shape["name"],
+            "shape": self._shape_name(row),
             "mass_kg": row.get("mass_kg") or self.shape["mass_kg"],
             "status": row["status"],
             "path": None,
@@ -434,6 +436,15 @@ class RunFolder:
         if k in set(self._trajectories[1].tolist()):
             record["path"] = self._path_series(k)
         return record
+
+    def _shape_name(self, row: dict[str, Any]) -> str:
+        """The name of the shape of the rock of deposit ``row`` (its ``shape_id`` among the
+        shapes of ``geometry.json``), or rock 0's when the folder does not say."""
+        shape_id = row.get("shape_id")
+        shapes = (self.geometry or {}).get("shapes") or []
+        if isinstance(shape_id, float) and shape_id.is_integer() and 0 <= shape_id < len(shapes):
+            return str(shapes[int(shape_id)]["name"])
+        return str(self.shape["name"])
 
     def _path_series(self, k: int) -> dict[str, list[float]]:
         import pyarrow.parquet as pq

@@ -136,7 +136,7 @@ def test_deposits_are_one_point_per_rock_at_its_final_position(run, tmp_path):
 
 def test_trajectories_are_one_line_per_sampled_rock_through_its_samples(run, tmp_path):
     ensemble, result = run
-    samples = trajectory_sample(ensemble, SAMPLED, 5)
+    samples = trajectory_sample(ensemble, range(SAMPLED), 5)
     path = write_trajectories_gpkg(
         tmp_path / "trajectories.gpkg",
         samples,

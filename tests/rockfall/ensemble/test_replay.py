@@ -1,12 +1,18 @@
 """Barrier crossings replayed from stored trajectory samples: an analytic free flight sampled
-coarsely, a net that catches on its first crossing, and bad samples refused."""
+coarsely, a net that catches on its first crossing, and bad samples refused; the steps across a
+line and the points astride a crossing that a run keeps for the replay."""
 
 import numpy as np
 import pytest
 
 from tumble.rockfall import Rock, Terrain
-from tumble.rockfall.barriers import Barrier
-from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
+from tumble.rockfall.barriers import Barrier, crossings
+from tumble.rockfall.ensemble.replay import (
+    crossing_points,
+    crossing_steps,
+    replay_crossings,
+    sample_interval,
+)
 
 G = 9.81
 
@@ -128,3 +134,42 @@ def test_unsorted_or_incomplete_samples_are_refused():
             _bodies(rock),
             lambda k: rock.vertices,
         )
+
+
+def test_crossing_steps_are_those_of_the_reference_crossing_test():
+    """A random walk across a zigzag line and a straight one: the steps crossing_steps marks are
+    those tumble.rockfall.barriers.crossings (the Python reference of the step's test) finds."""
+    rng = np.random.default_rng(4)
+    path = np.cumsum(rng.normal(0.0, 1.5, size=(400, 2)), axis=0) + (20.0, 0.0)
+    barriers = [
+        Barrier("zigzag", np.array([[10.0, -30.0], [25.0, 0.0], [10.0, 30.0]])),
+        Barrier("straight", np.array([[30.0, -40.0], [30.0, 40.0]])),
+    ]
+    expected = sorted({step for step, *_ in crossings(path, barriers)})
+    assert len(expected) > 10
+    assert crossing_steps(path, barriers).tolist() == expected
+    assert crossing_steps(path, []).tolist() == []
+
+
+def test_crossing_points_straddle_the_line_on_a_national_grid():
+    """A crossing point interpolated on a line at x = 2.6e6 m (round-off 0.5 nm): the two points
+    lie 64 units in the last place before and after it along the path, the path from the start
+    to the first does not cross and the one between them does."""
+    x0, y0 = 2_600_000.0, 1_200_000.0
+    line = Barrier("l", np.array([[x0 + 10.0, y0 - 5.0], [x0 + 10.3, y0 + 5.0]]))
+    start = (x0 + 10.13, y0 + 0.007)
+    # where the path towards (x0 + 10.17, y0 + 0.011) meets the line, interpolated
+    end = np.array([x0 + 10.17, y0 + 0.011])
+    [(_, _, s, _)] = crossings(np.array([start, end]), [line])
+    point = np.asarray(start) + s * (end - np.asarray(start))
+    pair = crossing_points(start, tuple(point), [line], 0)
+    assert pair is not None
+    before, after = (np.asarray(p) for p in pair)
+    ulp = np.spacing(x0 + 10.0)
+    direction = (end - start) / np.linalg.norm(end - start)
+    np.testing.assert_allclose(before, point - 64 * ulp * direction, rtol=0, atol=2 * ulp)
+    np.testing.assert_allclose(after, point + 64 * ulp * direction, rtol=0, atol=2 * ulp)
+    assert crossings(np.array([start, before]), [line]) == []
+    assert len(crossings(np.array([before, after]), [line])) == 1
+    # a crossing too close to the start to be straddled
+    assert crossing_points(start, (start[0] + ulp, start[1]), [line], 0) is None

@@ -1,6 +1,6 @@
 """Barrier crossings replayed from stored trajectories, without simulating again.
 
-A finished run keeps the trajectories of its first ``output.trajectories`` rocks, one sample every
+A finished run keeps the trajectories of ``output.trajectories`` of its rocks, one sample every
 ``output.trajectory_every`` steps (``trajectories.parquet``). :func:`replay_crossings` runs the
 crossing test of the simulation (:func:`tumble.rockfall.step.nets.cross_barriers`, the same compiled
 function) on each pair of consecutive samples of a rock, as if the pair were one step: the path
@@ -12,6 +12,11 @@ design values as a run with the barriers in it.
 
 How close it comes to the run:
 
+* across the run's own barriers the crossings are those the run recorded: the run keeps, for
+  them, the samples before and after every step that crosses one (:func:`crossing_steps`, the
+  test of the step) and, where a net acted, two samples astride the crossing that carry the
+  state the run recorded there (:func:`crossing_points`; :mod:`tumble.pipeline.trajectories`),
+  so the pair replayed is the run's own step, or gives back the run's values exactly;
 * with ``trajectory_every = 1`` the samples are the steps of the simulation and the replayed
   crossings are those the run would have recorded for an observation line at the same place (the
   same numbers, up to the round-off of the stored sample times);
@@ -28,11 +33,13 @@ How close it comes to the run:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
+from tumble._jit import jit
+from tumble.rockfall.barriers import Barrier, pack_barriers, segment_crossing, with_uphill
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_V, STATE_SIZE, TRAJECTORY_COLUMNS
 from tumble.rockfall.step.nets import N_XCOLS, X_T, cross_barriers, pack_nets
@@ -84,6 +91,115 @@ def sample_interval(samples: Mapping[str, np.ndarray]) -> float:
         return 0.0
     gaps = np.diff(t)[rock[1:] == rock[:-1]]
     return float(gaps.max()) if gaps.size else 0.0
+
+
+@jit
+def _mark_crossing_steps(
+    x: np.ndarray,
+    y: np.ndarray,
+    segments: np.ndarray,
+    first: np.ndarray,
+    bbox: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """``out[i] = True`` where the path from sample ``i`` to ``i + 1`` crosses a segment of a
+    barrier (:func:`tumble.rockfall.barriers.segment_crossing`, as in
+    :func:`tumble.rockfall.step.nets.cross_barriers`); returns how many are marked."""
+    marked = 0
+    for i in range(x.shape[0] - 1):
+        ax = x[i]
+        ay = y[i]
+        bx = x[i + 1]
+        by = y[i + 1]
+        lo_x = min(ax, bx)
+        hi_x = max(ax, bx)
+        lo_y = min(ay, by)
+        hi_y = max(ay, by)
+        for b in range(bbox.shape[0]):
+            if hi_x < bbox[b, 0] or lo_x > bbox[b, 1] or hi_y < bbox[b, 2] or lo_y > bbox[b, 3]:
+                continue
+            for m in range(first[b], first[b + 1]):
+                hit, _, _ = segment_crossing(
+                    ax,
+                    ay,
+                    bx,
+                    by,
+                    segments[m, 0],
+                    segments[m, 1],
+                    segments[m, 2],
+                    segments[m, 3],
+                    m == first[b + 1] - 1,
+                )
+                if hit:
+                    out[i] = True
+            if out[i]:
+                break
+        if out[i]:
+            marked += 1
+    return marked
+
+
+def crossing_steps(position: np.ndarray, barriers: Sequence[Barrier]) -> np.ndarray:
+    """The indices ``i`` of the consecutive samples ``(i, i + 1)`` of one path whose centre of
+    mass crosses a line of ``barriers`` by the test of the step and of the replay (the straight
+    segment between them against every segment of every line,
+    :func:`tumble.rockfall.barriers.segment_crossing`). ``position`` (n, 2 or 3), m."""
+    points = np.asarray(position, dtype=np.float64)
+    if points.ndim != 2 or points.shape[1] < 2:
+        raise ValueError(f"position must have shape (n, 2) or (n, 3), got {points.shape}")
+    out = np.zeros(max(points.shape[0] - 1, 0), dtype=np.bool_)
+    if not barriers or out.size == 0:
+        return np.flatnonzero(out)
+    arrays = pack_barriers(barriers)
+    first = np.searchsorted(arrays.barrier_of, np.arange(arrays.n_barriers + 1)).astype(np.int64)
+    _mark_crossing_steps(
+        np.ascontiguousarray(points[:, 0]),
+        np.ascontiguousarray(points[:, 1]),
+        np.ascontiguousarray(arrays.segments),
+        first,
+        np.ascontiguousarray(arrays.bbox),
+        out,
+    )
+    return np.flatnonzero(out)
+
+
+#: how far (in units in the last place of the larger coordinate) :func:`crossing_points` puts
+#: its two points before and after a crossing
+CROSSING_ULPS = 64
+
+
+def crossing_points(
+    start: tuple[float, float],
+    point: tuple[float, float],
+    barriers: Sequence[Barrier],
+    segment: int,
+) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """Two points astride the crossing ``point`` (x, y) of a rock coming from ``start`` across
+    the packed ``segment`` of ``barriers`` (``X_SEGMENT`` of a crossing row): ``point`` moved
+    back and onward along the path by :data:`CROSSING_ULPS` units in the last place of its
+    larger coordinate (a few nanometres on a national grid), such that by the test of the step
+    (:func:`tumble.rockfall.barriers.segment_crossing`) the path from ``start`` to the first
+    does not cross the segment and the path from the first to the second does. The
+    interpolated point itself lies on the line only up to round-off, on either side, and a
+    rock's path across the line is well defined only over a distance far above round-off.
+    None when the crossing is too close to ``start`` for that, or the test disagrees."""
+    arrays = pack_barriers(barriers)
+    cx, cy, dx, dy = (float(v) for v in arrays.segments[segment])
+    last = bool(arrays.last[segment])
+    ax, ay = float(start[0]), float(start[1])
+    px, py = float(point[0]), float(point[1])
+    length = math.hypot(px - ax, py - ay)
+    step = CROSSING_ULPS * float(np.spacing(max(abs(px), abs(py), 1.0)))
+    if not length > 2.0 * step:
+        return None
+    ux, uy = (px - ax) / length, (py - ay) / length
+    before = (px - step * ux, py - step * uy)
+    after = (px + step * ux, py + step * uy)
+    if segment_crossing(ax, ay, *before, cx, cy, dx, dy, last)[0]:
+        return None
+    if not segment_crossing(*before, *after, cx, cy, dx, dy, last)[0]:
+        return None
+    return before, after
 
 
 def replay_crossings(

@@ -50,8 +50,9 @@ export function showRock(record, run, now) {
     const note = document.createElement("p");
     note.className = "note";
     note.textContent =
-      `The path of rock ${record.rock} is not stored: the run keeps the first ` +
-      `${run.trajectories.rocks.length} (raise output.trajectories to keep more).`;
+      `The path of rock ${record.rock} is not stored: the run keeps the paths of ` +
+      `${run.trajectories.rocks.length} rocks, a sample over its release areas and rock ` +
+      `classes (raise output.trajectories to keep more).`;
     body.appendChild(note);
     return;
   }
