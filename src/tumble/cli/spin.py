@@ -152,19 +152,23 @@ def run(args) -> int:
         animation_path(args.animate)  # refuse a bad path before the work
     inertia, body = body_inertia(args)
     trajectories, timings, rows, failures = [], {}, [], {}
+
+    def run(name: str):
+        return integrate(
+            name,
+            inertia,
+            args.omega0,
+            args.q0,
+            dt=args.dt,
+            t_end=args.t_end,
+            save_every=args.save_every,
+            last_step=args.last_step,
+        )
+
     for name in args.schemes:
         start = time.perf_counter()
         try:
-            traj = integrate(
-                name,
-                inertia,
-                args.omega0,
-                args.q0,
-                dt=args.dt,
-                t_end=args.t_end,
-                save_every=args.save_every,
-                last_step=args.last_step,
-            )
+            traj = run(name)
         except KernelError as err:
             failures[name] = str(err)
             rows.append({"scheme": name, "failed": str(err)})
@@ -187,16 +191,7 @@ def run(args) -> int:
     if args.animate:
         filmed = next((t for t in trajectories if t.scheme == args.animate_scheme), None)
         if filmed is None:
-            filmed = integrate(
-                args.animate_scheme,
-                inertia,
-                args.omega0,
-                args.q0,
-                dt=args.dt,
-                t_end=args.t_end,
-                save_every=args.save_every,
-                last_step=args.last_step,
-            )
+            filmed = run(args.animate_scheme)
     config = {
         "body": body,
         "inertia": inertia.tolist(),
