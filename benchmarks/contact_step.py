@@ -55,6 +55,7 @@ from tumble.rockfall.step.contact import (
     solve_pgs,
 )
 from tumble.rockfall.step.detection import find_contacts, find_contacts_below
+from tumble.rockfall.step.friction import friction, soil_param
 from tumble.rockfall.step.model import (
     IMPLICIT,
     O_DT,
@@ -78,11 +79,9 @@ from tumble.rockfall.step.moreau import (
     FLIGHT_MARGIN,
     N_BOUNDS,
     N_DIAG,
-    friction,
     implicit_orientation,
     reset_bounds,
     rock_step,
-    soil_param,
 )
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import surface, upper_plane

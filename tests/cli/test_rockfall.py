@@ -11,7 +11,8 @@ import pytest
 import rasterio
 
 from tumble.cli.main import main
-from tumble.io.config import apply_overrides, load_config
+from tumble.io.config import load_config
+from tumble.io.overrides import apply_overrides
 from tumble.rockfall import Terrain
 from tumble.rockfall.ensemble import RASTERS
 

@@ -8,7 +8,8 @@ from rasterio.warp import transform
 
 from tumble.cli.main import main
 from tumble.errors import DemError
-from tumble.io.dem import utm_epsg, write_raster
+from tumble.io.dem import write_raster
+from tumble.io.dem_checks import utm_epsg
 from tumble.rockfall import Terrain
 
 US_FOOT = 1200.0 / 3937.0  # m, the US survey foot (EPSG:2227's unit)

@@ -1,13 +1,14 @@
-"""Untagged nodata fills of a DEM (tumble.io.dem.fill_problem, Terrain.from_file): a -9999 or a
-float32 extreme that the file does not tag is refused naming the value, its cells and how to tag
-it; ``dem_nodata`` tags it without GDAL; real relief is never taken for a fill."""
+"""Untagged nodata fills of a DEM (tumble.io.dem_checks.fill_problem, Terrain.from_file): a -9999
+or a float32 extreme that the file does not tag is refused naming the value, its cells and how to
+tag it; ``dem_nodata`` tags it without GDAL; real relief is never taken for a fill."""
 
 import numpy as np
 import pytest
 
 from tumble.errors import DemError
 from tumble.io.config import load_config
-from tumble.io.dem import fill_problem, write_raster
+from tumble.io.dem import write_raster
+from tumble.io.dem_checks import fill_problem
 from tumble.rockfall import Terrain
 from tumble.rockfall.site.from_config import build_run
 

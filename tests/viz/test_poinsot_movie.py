@@ -9,6 +9,7 @@ import pytest
 
 from tumble.freerot import integrate
 from tumble.rotation.quaternion import quat_rotate
+from tumble.viz.movie_captions import describe, what_it_gets_wrong
 from tumble.viz.poinsot import (
     AXIS_KEYS,
     DPI,
@@ -18,11 +19,9 @@ from tumble.viz.poinsot import (
     PoinsotMovie,
     animate_poinsot,
     box_corners,
-    describe,
     equivalent_box,
     movie_size,
     plan_frames,
-    what_it_gets_wrong,
 )
 
 #: the cuboid of Leine et al. 2021, 3 x 2 x 1 m, 1 kg

@@ -86,12 +86,10 @@ point, no self-crossing, inside the DEM) and the CRS are checked by the engine
 
 from __future__ import annotations
 
-import math
 import os
-import tomllib
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -105,8 +103,10 @@ from pydantic import (
     model_validator,
 )
 
-from tumble.errors import ConfigError, DataError
+from tumble.errors import ConfigError
+from tumble.io.overrides import apply_overrides, deep_copy, read_toml, set_key
 from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
+from tumble.io.vectors import barrier_entries
 from tumble.solver_defaults import DT, SCHEME, T_MAX
 
 #: the largest integer a configuration accepts anywhere (a count, a seed, a cap): 2^63 - 1, what
@@ -455,61 +455,6 @@ def validate(data: dict) -> RockfallConfig:
         raise ConfigError(_message(err), key or None) from None
 
 
-def read_toml(path: str | os.PathLike) -> dict:
-    """The TOML document at ``path`` as a dict; :class:`~tumble.errors.ConfigError` (without a
-    key) for a missing or malformed file."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"config file {path}: {err}") from None
-
-
-def parse_value(text: str) -> Any:
-    """A TOML value (number, boolean, string, array, inline table) or else the bare text."""
-    try:
-        return tomllib.loads(f"value = {text}")["value"]
-    except tomllib.TOMLDecodeError:
-        return text
-
-
-def apply_overrides(data: dict, overrides: list[str]) -> dict:
-    """A copy of ``data`` with every ``dotted.key=value`` of ``overrides`` set;
-    :class:`~tumble.errors.ConfigError` for an override that is not one."""
-    out = _copy(data)
-    for item in overrides:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key or any(not part for part in key.split(".")):
-            raise ConfigError(f"override {item!r} must look like section.key=value")
-        parts = key.split(".")
-        node = out
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"override {item!r}: {part!r} is a value, not a section", key)
-            node = child
-        value = parse_value(text.strip())
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ConfigError(f"override {item!r}: the value must be finite", key)
-        node[parts[-1]] = value
-    return out
-
-
-def set_key(data: dict, key: str, value: Any) -> dict:
-    """A copy of ``data`` with ``dotted.key`` set to ``value`` (sections created as needed)."""
-    out = _copy(data)
-    parts = key.split(".")
-    node = out
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = value
-    return out
-
-
 #: keys whose string values are file names: resolved against the folder of the TOML file that
 #: gives them (a soil field given as a string is the file name of a raster); ``"*"`` stands for
 #: every element of a list of tables (``[[barrier]]``)
@@ -546,35 +491,10 @@ def _resolve_key(node: Any, key: tuple[str, ...], base: Path) -> None:
 def resolve_paths(data: dict, base: str | os.PathLike) -> dict:
     """A copy of ``data`` with every relative file name of :data:`PATH_KEYS` made absolute
     against ``base`` (the folder of the configuration file)."""
-    out = _copy(data)
+    out = deep_copy(data)
     for key in PATH_KEYS:
         _resolve_key(out, key, Path(base).resolve())
     return out
-
-
-def flatten_keys(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested tables as one level of dotted keys: ``{"release": {"height": 1.5}}`` ->
-    ``{"release.height": 1.5}`` (the keys of overrides)."""
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            flat.update(flatten_keys(value, f"{name}."))
-        else:
-            flat[name] = value
-    return flat
-
-
-def _copy(data: dict) -> dict:
-    return {k: _copy_value(v) for k, v in data.items()}
-
-
-def _copy_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _copy(value)
-    if isinstance(value, list):
-        return [_copy_value(v) for v in value]
-    return value
 
 
 #: suffix of a barriers file read as TOML; any other is read as a vector file
@@ -614,38 +534,7 @@ def load_barriers_file(path: str | os.PathLike) -> list[dict]:
             raise ConfigError(f"barriers file {path} holds no [[barrier]] table")
         resolved: list[dict] = resolve_paths({"barrier": entries}, path.parent)["barrier"]
         return resolved
-    return _vector_barriers(path)
-
-
-def _vector_barriers(path: Path) -> list[dict]:
-    """:func:`load_barriers_file` of a vector file."""
-    import pyogrio
-
-    from tumble.io.vectors import read_lines
-
-    if not path.exists():
-        raise DataError(f"barriers file {path} does not exist")
-    try:
-        fields = [str(f) for f in pyogrio.read_info(path)["fields"]]
-    except Exception as err:
-        raise DataError(f"cannot read barrier lines from {path}: {err}") from None
-    name_field = "name" if "name" in fields else None
-    names, lines, _ = read_lines(path, name_field=name_field)
-    if not lines:
-        raise DataError(f"barriers file {path} holds no lines")
-    where = str(path.resolve())
-    if name_field is None:
-        return [
-            {"name": f"line_{k}", "file": where, "feature": k} for k in range(1, len(lines) + 1)
-        ]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise DataError(
-            f"barriers file {path}: "
-            + ", ".join(f"name {n!r} is on {names.count(n)} lines" for n in repeated)
-            + "; each barrier is one line with its own name (a multi-line's parts are lines)"
-        )
-    return [{"name": n, "file": where, "name_field": name_field} for n in names]
+    return barrier_entries(path)
 
 
 def load_config(

@@ -370,3 +370,33 @@ def write_polygons(
     wkb = np.empty(len(shapes), dtype=object)
     wkb[:] = [shapely.to_wkb(s) for s in shapes]
     return _write_layer(path, wkb, "Polygon", attributes, crs)
+
+
+def barrier_entries(path: Path) -> list[dict]:
+    """The ``[[barrier]]`` entries of a vector file of barrier lines, as
+    :func:`tumble.io.config.load_barriers_file` describes them."""
+    import pyogrio
+
+    if not path.exists():
+        raise DataError(f"barriers file {path} does not exist")
+    try:
+        fields = [str(f) for f in pyogrio.read_info(path)["fields"]]
+    except Exception as err:
+        raise DataError(f"cannot read barrier lines from {path}: {err}") from None
+    name_field = "name" if "name" in fields else None
+    names, lines, _ = read_lines(path, name_field=name_field)
+    if not lines:
+        raise DataError(f"barriers file {path} holds no lines")
+    where = str(path.resolve())
+    if name_field is None:
+        return [
+            {"name": f"line_{k}", "file": where, "feature": k} for k in range(1, len(lines) + 1)
+        ]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DataError(
+            f"barriers file {path}: "
+            + ", ".join(f"name {n!r} is on {names.count(n)} lines" for n in repeated)
+            + "; each barrier is one line with its own name (a multi-line's parts are lines)"
+        )
+    return [{"name": n, "file": where, "name_field": name_field} for n in names]

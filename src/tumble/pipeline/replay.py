@@ -61,7 +61,7 @@ from tumble.pipeline.geometry import (
 )
 from tumble.pipeline.trajectories import write_parquet
 from tumble.rockfall.barriers import with_uphill
-from tumble.rockfall.ensemble.reduce import format_percent
+from tumble.rockfall.ensemble.censoring import format_percent
 from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
 from tumble.rockfall.hazard.design import DesignFactors, barrier_statistics
 from tumble.rockfall.site.barrier_files import build_barriers, side_records

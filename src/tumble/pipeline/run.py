@@ -51,12 +51,8 @@ from tumble.rockfall.ensemble.outputs import (
 )
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.site.barrier_files import side_records
-from tumble.rockfall.site.from_config import (
-    DEFAULT_SCENARIO,
-    RunSetup,
-    build_run,
-    resolved_config,
-)
+from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
+from tumble.rockfall.site.resolved import resolved_config
 
 
 @dataclass

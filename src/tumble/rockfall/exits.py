@@ -30,7 +30,7 @@ The kind of an exit (:func:`classify_exits`):
   the slope, or up it.
 
 What each means for the results, and what to do, is in
-:func:`tumble.rockfall.ensemble.reduce.exit_warnings`: a downslope exit
+:func:`tumble.rockfall.ensemble.censoring.exit_warnings`: a downslope exit
 truncates the run-out (extend the DEM downslope), a side exit the lateral spread (extend it
 beyond the sides), and a hole in the run-out path loses the rocks that reach it (fill the hole,
 or accept that rocks are lost there).

@@ -55,15 +55,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble.errors import DataError, DemError
-from tumble.io.dem import (
-    METRE_UNITS,
-    crs_problem,
-    fill_problem,
-    north_up_transform,
-    read_raster,
-    reproject_grid,
-    write_raster,
-)
+from tumble.io.dem import north_up_transform, read_dem, read_raster, write_raster
 from tumble.rockfall.grid_checks import (
     degenerate_message,
     frozen_grid,
@@ -80,19 +72,6 @@ from tumble.rockfall.step.surface import (
     surface,
     surface_batch,
 )
-
-
-def _as_crs(crs: Any) -> Any:
-    """``crs`` (anything ``CRS.from_user_input`` takes) as a rasterio CRS; ValueError naming it."""
-    from rasterio.crs import CRS
-
-    if isinstance(crs, CRS):
-        return crs
-    try:
-        return CRS.from_user_input(crs)
-    except Exception as err:
-        raise ValueError(f"unknown coordinate reference system {crs!r}: {err}") from None
-
 
 __all__ = [
     "EDGE_SLACK",
@@ -274,7 +253,7 @@ class Terrain:
         nodata besides the file's tag (configuration key ``dem_nodata``), ``crs`` the CRS the
         file's coordinates are in when its label is missing or wrong (``dem_crs``; replaces the
         label). A fill value the file does not tag (-9999, -32768, -3.4e38, or a lowest height
-        far below the rest: :func:`tumble.io.dem.fill_problem`) is refused naming the value,
+        far below the rest: :func:`tumble.io.dem_checks.fill_problem`) is refused naming the value,
         its cells and how to tag it. A DEM whose CRS is geographic or not in metres is refused
         with a message naming the CRS and how to reproject it, unless ``reproject`` names a
         projected CRS in metres (``"EPSG:32632"``): the DEM is then warped to it (bilinear)
@@ -286,36 +265,7 @@ class Terrain:
         :class:`~tumble.errors.DataError` for a missing or unreadable file, an unsupported
         suffix, a rotated or sheared grid, or soil rasters on another grid.
         """
-        dem = read_raster(path, band=band, nodata=nodata)
-        if crs is not None:
-            try:
-                label = _as_crs(crs)
-            except ValueError as err:
-                raise DemError(f"dem_crs: {err}") from None
-            dem = dataclasses.replace(dem, crs=label)
-        fill = fill_problem(dem.values, dem.path)
-        if fill:
-            raise DemError(fill)
-        if reproject is not None:
-            factor = 1.0
-            if dem.crs is not None and dem.crs.is_projected:
-                unit = (dem.unit or "").strip().lower()
-                factor = 1.0 if unit in METRE_UNITS else dem.crs.linear_units_factor[1]
-            dem = reproject_grid(dem, reproject, height_factor=factor)
-        else:
-            centre = (
-                dem.x0 + 0.5 * (dem.shape[1] - 1) * dem.dx,
-                dem.y0 + 0.5 * (dem.shape[0] - 1) * dem.dy,
-            )
-            b = (
-                dem.x0 - 0.5 * dem.dx,
-                dem.y0 - 0.5 * dem.dy,
-                dem.x0 + (dem.shape[1] - 0.5) * dem.dx,
-                dem.y0 + (dem.shape[0] - 0.5) * dem.dy,
-            )
-            problem = crs_problem(dem.crs, *centre, dem.path, bounds=b)
-            if problem:
-                raise DemError(problem)
+        dem = read_dem(path, band=band, nodata=nodata, crs=crs, reproject=reproject)
         transform = dem.transform
         if not (transform.b == 0 and transform.d == 0 and transform.a > 0 and transform.e < 0):
             transform = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tumble.rockfall.ensemble.reduce import format_percent
+from tumble.rockfall.ensemble.censoring import format_percent
 
 #: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
 #: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS

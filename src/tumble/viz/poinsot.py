@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from tumble.viz.movie_captions import describe, number
+
 #: the movie formats :func:`animate_poinsot` writes, by file suffix
 FORMATS = (".mp4", ".gif")
 #: frame size in pixels (width, height) and frames per second of a movie unless told otherwise
@@ -225,65 +227,6 @@ def _proxies(entries) -> list:
     return handles
 
 
-def _number(x: float) -> str:
-    """Two significant digits, without an exponent from 0.01 to 10^5."""
-    if x == 0.0 or not 0.01 <= abs(x) < 1e5:
-        return f"{x:.1e}"
-    digits = max(0, 1 - math.floor(math.log10(abs(x))))
-    return f"{x:.{digits}f}"
-
-
-def _percent(x: float) -> str:
-    return f"{_number(100.0 * x)} %" if x >= 1e-3 else f"{x:.1e}"
-
-
-def what_it_gets_wrong(trajectory) -> str:
-    """One line saying how a scheme's ``trajectory`` departs from the exact motion over its
-    duration (:func:`tumble.freerot.deviation.deviation_from_exact`), for its movie's frames."""
-    from tumble.freerot.deviation import deviation_from_exact
-
-    dev = deviation_from_exact(trajectory)
-    relative = dev.omega_error / dev.omega_scale if dev.omega_scale > 0 else 0.0
-    faults = []
-    if dev.energy_drift > 1e-9:
-        faults.append(f"energy drifts by {_percent(dev.energy_drift)}")
-    if dev.spin_norm_drift > 1e-9:
-        faults.append(f"|L| drifts by {_percent(dev.spin_norm_drift)}")
-    if dev.spin_turn_deg > 1e-6:
-        faults.append(f"L turns by {_number(dev.spin_turn_deg)}°")
-    if dev.flips != dev.exact_flips:
-        faults.append(f"{dev.flips} flips where the body makes {dev.exact_flips}")
-    if not faults:
-        return (
-            f"over {dev.t_end:g} s it keeps energy and L, but ω is up to {_percent(relative)} "
-            f"of |ω0| and the attitude {_number(dev.attitude_error_deg)}° off the exact motion"
-        )
-    faults.append(f"ω up to {_percent(relative)} of |ω0| off")
-    if dev.attitude_error_deg > 0.1:
-        faults.append(f"attitude up to {_number(dev.attitude_error_deg)}° off")
-    return f"wrong over {dev.t_end:g} s: " + ", ".join(faults)
-
-
-def describe(trajectory) -> tuple[str, str]:
-    """What ``trajectory`` is (the first line of every frame) and the line under it."""
-    if trajectory.scheme == "exact":
-        from tumble.freerot.flips import count_flips
-
-        flips = count_flips(trajectory)
-        turns = f"; it flips {flips} times" if flips else ""
-        return (
-            "exact solution",
-            f"the motion itself (Jacobi elliptic functions): energy and L are constant{turns}",
-        )
-    from tumble.freerot import STEPPERS
-
-    cls = STEPPERS.get(trajectory.scheme)
-    order = f"order {cls.order}, " if cls is not None else ""
-    step = f"dt = {trajectory.dt:g} s" if trajectory.dt else "time-stepped"
-    name = f"{trajectory.scheme} scheme ({order}{step}), a numerical approximation"
-    return name, what_it_gets_wrong(trajectory)
-
-
 @dataclass(frozen=True)
 class FramePlan:
     """Which samples become frames: ``indices`` (frames,) into the trajectory; ``max_turn_deg``
@@ -429,7 +372,7 @@ class PoinsotMovie:
         """The three lines on top of frame ``k``: what is filmed and when, what it is or gets
         wrong, and the title with the playback speed."""
         when = f"t = {self.trajectory.t[k]:.2f} s"
-        rate = f"movie at {_number(self.speed)}× real time" if self.speed else ""
+        rate = f"movie at {number(self.speed)}× real time" if self.speed else ""
         info = "   ".join(s for s in (self.title, rate) if s)
         return f"{self.name}   {when}", self.verdict, info
 

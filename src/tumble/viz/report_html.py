@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.io.config import flatten_keys
-from tumble.rockfall.ensemble.reduce import format_percent
+from tumble.io.overrides import flatten_keys
+from tumble.rockfall.ensemble.censoring import format_percent
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain

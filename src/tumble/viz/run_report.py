@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.io import run_folder as layout
-from tumble.io.config import flatten_keys
+from tumble.io.overrides import flatten_keys
 from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
 from tumble.rockfall.hazard.zoning import ZONING_RASTERS

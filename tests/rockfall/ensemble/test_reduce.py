@@ -8,14 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
 from tumble.rockfall.ensemble.kernels import W_COUNT, W_M2, W_MEAN
-from tumble.rockfall.ensemble.reduce import (
-    censoring_warnings,
-    combine_path,
-    format_percent,
-    quantile_ci,
-    runout_and_lateral,
-)
+from tumble.rockfall.ensemble.reduce import combine_path, quantile_ci, runout_and_lateral
 
 # --- combine_path: Chan's merge of (count, mean, M2) ------------------------------------------
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from tumble import _check
 from tumble._jit import is_cached, set_threads
 from tumble.io import run_folder as layout
-from tumble.io.config import flatten_keys
+from tumble.io.overrides import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
 from tumble.rockfall.ensemble.cells import decode_cells, encode_cells
 from tumble.rockfall.ensemble.cluster import run_on_dask

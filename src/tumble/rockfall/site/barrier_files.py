@@ -48,7 +48,7 @@ import numpy as np
 
 from tumble.errors import ConfigError
 from tumble.rockfall.barriers import SIDES, Barrier, release_shares, uphill_side
-from tumble.rockfall.ensemble.reduce import format_percent as percent
+from tumble.rockfall.ensemble.censoring import format_percent as percent
 
 if TYPE_CHECKING:
     from tumble.io.config import BarrierConfig

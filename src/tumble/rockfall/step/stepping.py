@@ -15,6 +15,7 @@ import numpy as np
 from tumble._jit import jit, jit_leaf
 from tumble.rockfall.status import CAUGHT, OK, RUNNING, STOPPED, TIMED_OUT
 from tumble.rockfall.step.contact import forget_percussions
+from tumble.rockfall.step.friction import friction
 from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SIZE
 from tumble.rockfall.step.moreau import (
     D_CAPPED,
@@ -27,7 +28,6 @@ from tumble.rockfall.step.moreau import (
     D_TOUCHED,
     N_BOUNDS,
     N_DIAG,
-    friction,
     reset_bounds,
     rock_step,
 )
