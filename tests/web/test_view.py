@@ -550,3 +550,47 @@ def test_a_rock_and_a_barrier_can_be_picked(page_watch, page, server_url):
     side = panel.locator('dd[data-field="rocks come from"]').inner_text()
     assert side == "its left (seen from its first point)"
     assert watch.errors == [] and watch.external == []
+
+
+def test_every_stored_rock_is_drawn_with_its_own_hull_and_size(tmp_path):
+    """With two rock classes and a volume distribution, each stored rock is drawn as its class's
+    hull scaled by its own size: the drawn hull, filled with the class's density, has the
+    rock's mass (deposits.csv) and its principal moments (geometry.json) to round-off."""
+    from tumble.bodies.polyhedron import ConvexPolyhedron
+    from tumble.rockfall import Terrain
+    from tumble.web.run_data import RunFolder
+
+    x = np.arange(61.0)
+    z = np.maximum(40.0 - x, 0.0) * math.tan(math.radians(35.0)) + 100.0
+    Terrain.from_array(np.broadcast_to(z, (31, 61)), dx=1.0, crs=CRS).write(tmp_path / "s.tif")
+    (tmp_path / "run.toml").write_text(
+        'dem = "s.tif"\nrocks = 8\nt_max = 2.0\n\n[release]\npoint = [3.0, 15.0]\n\n'
+        "[output]\ntrajectories = 8\n\n"
+        '[[rock.classes]]\nname = "small"\nshape = "eota111"\nmass = 200.0\nshare = 0.5\n'
+        '[[rock.classes]]\nname = "large"\nshape = "eota221"\nshare = 0.5\n'
+        'volume = { distribution = "lognormal", median = 0.3, sigma = 0.4 }\n'
+    )
+    out = tmp_path / "run"
+    argv = ["rockfall", "run", "--config", str(tmp_path / "run.toml"), "--no-figures"]
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    folder = RunFolder(out)
+    layout = folder.trajectory_layout()
+    shapes = folder.rock_shapes
+    assert len(shapes) == 2
+    assert len(set(layout["shape_id"])) == 2 and len(set(layout["scale"])) > 2
+    deposits = folder.deposit_table
+    stored = folder.geometry["rocks"]
+    for rock, sid, scale in zip(layout["rocks"], layout["shape_id"], layout["scale"], strict=True):
+        geometry = folder.geometry["shapes"][sid]
+        density = geometry["mass_kg"] / geometry["volume_m3"]
+        hull = ConvexPolyhedron.from_points(np.array(shapes[sid]["vertices"]) * scale)
+        mass = density * hull.volume
+        row = int(np.flatnonzero(deposits["rock"] == rock)[0])
+        at = list(stored["rock"]).index(rock)
+        np.testing.assert_allclose(mass, stored["mass_kg"][at], rtol=1e-9)
+        if "mass_kg" in deposits:
+            np.testing.assert_allclose(mass, deposits["mass_kg"][row], rtol=1e-6)
+        filled = ConvexPolyhedron.from_points(np.array(shapes[sid]["vertices"]) * scale, mass=mass)
+        np.testing.assert_allclose(
+            np.diag(filled.inertia_tensor), stored["inertia_kg_m2"][at], rtol=1e-9
+        )

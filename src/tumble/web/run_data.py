@@ -16,8 +16,9 @@ compact arrays and records that :mod:`tumble.web.view` serves:
   quaternion (w, x, y, z, body to space) and the kinetic energy in kJ; ``rocks`` gives the rock
   number of each stored path;
 * the deposits (``deposits.csv``), the release, the barrier lines with their statistics and
-  design values (``summary.json["barriers"]``), and rock 0's convex hull in its principal
-  frame, as the run stored them (``geometry.json``): nothing is compiled again.
+  design values (``summary.json["barriers"]``), and the hull of every rock class in its
+  principal frame with the class and size of every stored rock, so that each rock is drawn with
+  its own hull, as the run stored them (``geometry.json``): nothing is compiled again.
 
 Positions are sent relative to :attr:`RunFolder.origin` (the DEM's centre and lowest height) as
 float32: on a national grid (x ~ 2.6e6 m) float32 would keep only 0.25 m, relative to the
@@ -272,7 +273,43 @@ class RunFolder:
             "energy_max_kJ": float(energy.max()) if energy.size else 0.0,
             "every_steps": output.get("trajectory_every"),
             "colors": colour_table(ENERGY_COLORMAP),
+            **self.kept_bodies(rocks),
         }
+
+    def kept_bodies(self, rocks: np.ndarray) -> dict[str, list[Any]]:
+        """How each stored rock is drawn: ``shape_id`` (into :attr:`rock_shapes`) and ``scale``
+        (of that shape's vertices) of every rock of ``rocks``, as the run stored them
+        (``geometry.json``); a folder without it draws every rock as rock 0."""
+        if self.geometry is None:
+            return {"shape_id": [0] * len(rocks), "scale": [1.0] * len(rocks)}
+        stored = self.geometry["rocks"]
+        at = {int(k): i for i, k in enumerate(stored["rock"])}
+        missing = [int(k) for k in rocks if int(k) not in at]
+        if missing:
+            raise ValueError(
+                f"{self.path}: geometry.json has no body for the stored rocks {missing[:5]}"
+            )
+        return {
+            "shape_id": [int(stored["shape_id"][at[int(k)]]) for k in rocks],
+            "scale": [float(stored["scale"][at[int(k)]]) for k in rocks],
+        }
+
+    @cached_property
+    def rock_shapes(self) -> list[dict[str, Any]]:
+        """The hull of every rock class at scale 1 (vertices in m, principal frame, and outward
+        triangles), indexed by the ``shape_id`` of :meth:`kept_bodies`."""
+        if self.geometry is None:
+            return [{"name": self.shape["name"], **_hull(self.shape)}]
+        return [
+            {
+                "name": shape["name"],
+                "vertices": np.asarray(shape["vertices"], dtype=np.float64)[
+                    np.asarray(shape["hull_vertices"], dtype=np.int64)
+                ].tolist(),
+                "faces": shape["faces"],
+            }
+            for shape in self.geometry["shapes"]
+        ]
 
     # -------------------------------------------------------------------- deposits, release
 
@@ -497,6 +534,7 @@ class RunFolder:
             "terrain": self.terrain_grid(),
             "rasters": self.raster_names,
             "rock": self.shape,
+            "rock_shapes": self.rock_shapes,
             "trajectories": self.trajectory_layout(),
             "deposits": {
                 "columns": list(DEPOSIT_COLUMNS),
@@ -506,3 +544,7 @@ class RunFolder:
             "release": self.release(),
             "barriers": self.barriers(),
         }
+
+
+def _hull(shape: dict[str, Any]) -> dict[str, Any]:
+    return {"vertices": shape["vertices"], "faces": shape["faces"]}

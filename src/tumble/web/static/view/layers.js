@@ -174,18 +174,30 @@ export function hullGeometry(rock) {
   return geometry;
 }
 
-export function rockInstances(rock, count) {
-  const material = new THREE.MeshStandardMaterial({
-    color: 0xffffff,
-    roughness: 0.85,
-    metalness: 0.0,
-    flatShading: true,
+// The stored rocks as one instanced mesh per rock class: mesh.userData.members lists the stored
+// rocks (indices into traj.rocks) it draws, in instance order.
+export function rockInstances(shapes, shapeIds) {
+  const group = new THREE.Group();
+  shapes.forEach((shape, id) => {
+    const members = [];
+    shapeIds.forEach((s, r) => {
+      if (s === id) members.push(r);
+    });
+    if (!members.length) return;
+    const material = new THREE.MeshStandardMaterial({
+      color: 0xffffff,
+      roughness: 0.85,
+      metalness: 0.0,
+      flatShading: true,
+    });
+    const mesh = new THREE.InstancedMesh(hullGeometry(shape), material, members.length);
+    mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+    mesh.frustumCulled = false;
+    mesh.userData.members = members;
+    mesh.userData.shape = shape.name;
+    group.add(mesh);
   });
-  const mesh = new THREE.InstancedMesh(hullGeometry(rock), material, Math.max(count, 1));
-  mesh.count = count;
-  mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
-  mesh.frustumCulled = false;
-  return mesh;
+  return group;
 }
 
 const _q0 = new THREE.Quaternion();

@@ -182,23 +182,24 @@ const _matrix = new THREE.Matrix4();
 const _colour = new THREE.Color();
 
 function placeRocks(t) {
-  const mesh = layers.rocks;
   const scale = traj.energyMax > 0 ? traj.energyMax : 1;
-  for (let r = 0; r < traj.rocks.length; r++) {
-    const energy = rockPose(traj, r, t, _position, _quaternion);
-    _scale.setScalar(params.rockScale);
-    _matrix.compose(_position, _quaternion, _scale);
-    mesh.setMatrixAt(r, _matrix);
-    const f = Math.min(1, Math.max(0, energy / scale));
-    const k = Math.round(f * 255);
-    _colour.setRGB(traj.table[3 * k], traj.table[3 * k + 1], traj.table[3 * k + 2]);
-    if (view.picked !== null && traj.rocks[r] === view.picked) _colour.setRGB(1, 1, 1);
-    mesh.setColorAt(r, _colour);
+  for (const mesh of layers.rocks.children) {
+    mesh.userData.members.forEach((r, i) => {
+      const energy = rockPose(traj, r, t, _position, _quaternion);
+      _scale.setScalar(params.rockScale * traj.scale[r]);
+      _matrix.compose(_position, _quaternion, _scale);
+      mesh.setMatrixAt(i, _matrix);
+      const f = Math.min(1, Math.max(0, energy / scale));
+      const k = Math.round(f * 255);
+      _colour.setRGB(traj.table[3 * k], traj.table[3 * k + 1], traj.table[3 * k + 2]);
+      if (view.picked !== null && traj.rocks[r] === view.picked) _colour.setRGB(1, 1, 1);
+      mesh.setColorAt(i, _colour);
+    });
+    mesh.instanceMatrix.needsUpdate = true;
+    mesh.boundingSphere = null; // the rocks moved: the raycaster recomputes it when it needs it
+    mesh.boundingBox = null;
+    if (mesh.instanceColor) mesh.instanceColor.needsUpdate = true;
   }
-  mesh.instanceMatrix.needsUpdate = true;
-  mesh.boundingSphere = null; // the rocks moved: the raycaster recomputes it when it needs it
-  mesh.boundingBox = null;
-  if (mesh.instanceColor) mesh.instanceColor.needsUpdate = true;
 }
 
 // Where stored rock `rock` is drawn now (page coordinates), for tests and read-outs.
@@ -241,14 +242,14 @@ function pickAt(clientX, clientY) {
   raycaster.params.Line.threshold = span / 300;
   raycaster.params.Points.threshold = span / 300;
   const targets = [];
-  if (params.rocks) targets.push(layers.rocks);
+  if (params.rocks) targets.push(...layers.rocks.children);
   if (params.barriers) targets.push(...layers.walls);
   if (params.trajectories) targets.push(layers.trajectories);
   if (params.deposits && layers.deposits) targets.push(layers.deposits);
   const [hit] = raycaster.intersectObjects(targets, false);
   view.lastHit = hit ? hit.object.type : null;
   if (!hit) return;
-  if (hit.object === layers.rocks) view.pick(traj.rocks[hit.instanceId]);
+  if (hit.object.userData.members) view.pick(traj.rocks[hit.object.userData.members[hit.instanceId]]);
   else if (hit.object.userData.barrier !== undefined) view.pickBarrier(hit.object.userData.barrier);
   else if (hit.object === layers.trajectories) view.pick(rockOfSample(hit.index));
   else if (hit.object === layers.deposits) view.pick(deposits.rock[hit.index]);
@@ -402,6 +403,7 @@ async function load() {
     energy: cols.kinetic_energy_kJ,
     energyMax: t.energy_max_kJ,
     tEnd: t.t_end,
+    scale: t.scale,
     table: decodeTable(t.colors),
   };
   deposits = columns(depositBuffer, run.deposits.columns, run.deposits.n);
@@ -409,7 +411,7 @@ async function load() {
 
   layers.terrain = terrainMesh(grid);
   layers.trajectories = trajectoryLines(traj, traj.table);
-  layers.rocks = rockInstances(run.rock, traj.rocks.length);
+  layers.rocks = rockInstances(run.rock_shapes, t.shape_id);
   layers.deposits = run.deposits.n ? depositPoints(deposits, run.deposits.statuses) : null;
   layers.release = releaseLayer(grid, run.release);
   layers.barriers = new THREE.Group();
