@@ -55,7 +55,7 @@ def main() -> None:
     terrain = Terrain.scenario("slope40")
     states = Release.for_scenario("slope40").draw(terrain, args.rocks, args.seed)
     rock = Rock.eota221(mass=780.0)
-    soil = Soil.preset("medium")
+    soil = Soil.preset("lu2019")
     results = {}
     for scheme in ("explicit", "implicit"):
         ensemble = Ensemble(

@@ -81,6 +81,8 @@ def test_coulomb_soil_has_constant_friction():
 PUBLISHED = {
     "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0, "restitution": 0.0},
     "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
+    # the same published set without rolling resistance (Leine et al. 2021's model)
+    "lu2019": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
     # L14 section 5.2: mu = 10, no slip (no slippage dependence)
     "l14_wheel": {"mu_min": 10.0, "mu_max": 10.0, "kappa": 0.0, "beta": 0.0, "restitution": 0.0},
 }
@@ -98,6 +100,14 @@ def test_presets_match_the_published_table(name):
 
 def test_preset_names_are_those_of_the_table():
     assert set(PRESETS) == set(PUBLISHED)
+
+
+def test_rolling_resistance_of_the_presets():
+    """The default soil carries the rolling resistance of the Authume calibration (0.15, inside
+    the 0.1-0.2 that profile P1 leaves); every published set has none."""
+    assert Soil.preset("medium").rolling_resistance == 0.15
+    for name in ("lu2019", "l14_scarring", "l14_wheel"):
+        assert Soil.preset(name).rolling_resistance == 0.0, name
 
 
 def test_preset_overrides_and_unknown_name():

@@ -471,3 +471,14 @@ def test_scenarios():
     assert len(scenario.endpoints.mass) == 48
     with pytest.raises(ValueError, match="unknown Authume scenario"):
         A.authume_scenario("authume-p3")
+
+
+def test_default_soil_takes_the_calibrated_rolling_resistance():
+    """The default soil's rolling resistance is the Authume calibration's (held out from any
+    other site), and the Authume zones start from the published set without it."""
+    from tumble.rockfall.soil import PRESETS
+    from tumble.validation.authume.soils import BASE_FRICTION, CALIBRATED
+
+    assert PRESETS["medium"]["rolling_resistance"] == CALIBRATED.rolling_resistance
+    assert {k: float(v) for k, v in PRESETS["lu2019"].items()} == BASE_FRICTION
+    assert "rolling_resistance" not in BASE_FRICTION

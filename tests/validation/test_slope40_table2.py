@@ -104,7 +104,7 @@ SLOPE_END = 20.0
 def ensemble() -> Ensemble:
     states = Release(point=(3.0, 0.0), height=1.2, speed_downslope=1.0).draw(TERRAIN, 6, 5)
     return Ensemble(
-        TERRAIN, Rock.eota221(mass=780.0), Soil.preset("medium"), states, t_max=16.0, seed=5
+        TERRAIN, Rock.eota221(mass=780.0), Soil.preset("lu2019"), states, t_max=16.0, seed=5
     )
 
 

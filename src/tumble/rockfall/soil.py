@@ -20,8 +20,9 @@ against its rotation, with ``P_N,k`` the normal percussion of hull vertex ``k`` 
 step and ``R_k`` its distance from the centre of mass (the rolling radius of a sphere), capped at
 the impulse that stops the rotation about that direction, so that it never reverses it. It makes
 a rock rolling like a wheel on a hard surface come to rest. ``rolling_resistance`` is the
-dimensionless coefficient ``mu_r``; no value for rock on soil is given here (none is published
-with the seed's model): calibrate it for the site.
+dimensionless coefficient ``mu_r``; none is published with the seed's model. The default soil
+``medium`` takes ``mu_r = 0.15`` from tumble's Authume calibration
+(:data:`MEDIUM_ROLLING_RESISTANCE`); ``lu2019`` is the published set without it.
 
 Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
 discrete element simulations, Powder Technology 206:269-282.
@@ -62,6 +63,14 @@ MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLIN
 )
 
 
+#: rolling resistance ``mu_r`` of the default soil ``medium``: the value the Authume field tests
+#: gave for the unvegetated zones (:data:`tumble.validation.authume.CALIBRATED`, calibrated on
+#: profile P1 only, which leaves 0.1-0.2 within the scatter of its objective). Without it a rock
+#: rolls like a wheel over long moderate slopes and real-terrain reach angles fall far below
+#: the observed ones (``docs/reach_and_start.md``).
+MEDIUM_ROLLING_RESISTANCE = 0.15
+
+
 @dataclass(frozen=True)
 class SoilPreset:
     """A published soil parameter set: the values (fields of :class:`Soil`; the others keep
@@ -78,9 +87,23 @@ class SoilPreset:
 #: been checked against its source (:data:`UNSOURCED`).
 CATALOGUE = {
     "medium": SoilPreset(
+        {
+            "mu_min": 0.55,
+            "mu_max": 2.0,
+            "kappa": 3.0,
+            "beta": 185.0,
+            "rolling_resistance": MEDIUM_ROLLING_RESISTANCE,
+        },
+        "friction: Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura "
+        "tests); rolling resistance mu_r = 0.15: the Authume field calibration of tumble "
+        "(profile P1, unvegetated zones, docs/validation_authume.md; P1 leaves 0.1-0.2)",
+        "a medium soil; the default",
+    ),
+    "lu2019": SoilPreset(
         {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
         "Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura tests)",
-        "a medium soil; the default",
+        "the published set alone, without rolling resistance: the model of Leine et al. 2021 "
+        "(the slope40 reproduction) and the base of the Authume zones",
     ),
     "l14_scarring": SoilPreset(
         {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0},
@@ -99,6 +122,10 @@ UNSOURCED = {
     "the RAMMS::ROCKFALL terrain categories": "their values are published in the "
     "RAMMS::ROCKFALL user manual only; they are left out until they have been checked against it",
 }
+
+#: the soil of a built-in terrain (:mod:`tumble.rockfall.scenarios`) whose configuration names no
+#: soil preset: ``slope40`` reproduces Leine et al. 2021, whose model has no rolling resistance
+SCENARIO_SOILS = {"slope40": "lu2019"}
 
 #: published parameter sets by name: the values of :data:`CATALOGUE`
 PRESETS = {name: preset.values for name, preset in CATALOGUE.items()}

@@ -109,7 +109,9 @@ def test_catalogue_entries_carry_a_source():
     for preset in CATALOGUE.values():
         assert preset.source and Soil.preset  # every preset is usable and cites its source
     # the published sets, as in physics/rockfall_model.md
-    assert PRESETS["medium"] == {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
+    assert PRESETS["lu2019"] == {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
+    # the default soil: the same set with the Authume rolling resistance
+    assert PRESETS["medium"] == PRESETS["lu2019"] | {"rolling_resistance": 0.15}
     assert PRESETS["l14_scarring"] == {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0}
 
 

@@ -41,7 +41,7 @@ from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
-from tumble.rockfall.soil import FIELDS, PRESETS, Soil
+from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
 
@@ -159,12 +159,16 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
             rasters[name] = path if path.is_absolute() else base / path
         elif value is not None:
             values[name] = value
-    if c.preset is not None and c.preset not in PRESETS:
+    preset = c.preset
+    if config.dem is None and "preset" not in c.model_fields_set:
+        # a built-in terrain keeps the soil of the paper it reproduces (SCENARIO_SOILS)
+        preset = SCENARIO_SOILS.get(config.scenario or DEFAULT_SCENARIO, preset)
+    if preset is not None and preset not in PRESETS:
         raise ConfigError(
-            f"unknown preset {c.preset!r}; choose one of {sorted(PRESETS)}", "soil.preset"
+            f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}", "soil.preset"
         )
     missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if getattr(c, n) is None]
-    if c.preset is None and missing:
+    if preset is None and missing:
         raise ConfigError(
             f"without soil.preset give {', '.join('soil.' + m for m in missing)}",
             f"soil.{missing[0]}",
@@ -176,7 +180,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
             raise ConfigError(str(err), f"soil.{name}") from err
         values[name] = terrain.soil[name]
     try:
-        soil = Soil.preset(c.preset, **values) if c.preset is not None else Soil(**values)
+        soil = Soil.preset(preset, **values) if preset is not None else Soil(**values)
     except ValueError as err:
         raise ConfigError(str(err), "soil") from None
     return soil, terrain

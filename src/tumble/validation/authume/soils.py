@@ -75,7 +75,7 @@ VEGETATION_LEVER = 0.0
 #: Volume of the block whose vegetation drag is ``vegetation_drag``, m^3.
 VEGETATION_REFERENCE_VOLUME = 1.0
 #: The friction law every zone starts from (Lu et al. 2019 after Bartelt 2016).
-BASE_FRICTION = {k: float(v) for k, v in PRESETS["medium"].items()}
+BASE_FRICTION = {k: float(v) for k, v in PRESETS["lu2019"].items()}
 
 
 def vegetation_scale(volume: ArrayLike) -> np.ndarray:
