@@ -62,12 +62,17 @@ def heights(x: np.ndarray, y: np.ndarray, seed: int = 7) -> np.ndarray:
     return z + 0.3 * bumps / 6.0
 
 
-def write_site(out: Path, hole: bool = HOLE_DEFAULT) -> list[Path]:
-    """Write dem.tif, release.gpkg and barrier.gpkg into ``out``; returns their paths."""
+def write_site(
+    out: Path, hole: bool = HOLE_DEFAULT, spacing: float = SPACING, length: float = LENGTH
+) -> list[Path]:
+    """Write dem.tif, release.gpkg and barrier.gpkg into ``out``; returns their paths.
+    ``spacing`` (m) and ``length`` (m downslope; flat beyond the far valley side) size the DEM:
+    ``python benchmarks/scale.py --workload site`` writes 0.4 m cells over 400 m, a 1001 x 501
+    grid."""
     out.mkdir(parents=True, exist_ok=True)
-    nx, ny = int(LENGTH / SPACING) + 1, int(WIDTH / SPACING) + 1
-    x = np.arange(nx) * SPACING
-    y = np.arange(ny) * SPACING
+    nx, ny = int(length / spacing) + 1, int(WIDTH / spacing) + 1
+    x = np.arange(nx) * spacing
+    y = np.arange(ny) * spacing
     gx, gy = np.meshgrid(x, y)
     z = heights(gx, gy)
     if hole:
@@ -77,8 +82,8 @@ def write_site(out: Path, hole: bool = HOLE_DEFAULT) -> list[Path]:
         z,
         X0,
         Y0,
-        SPACING,
-        SPACING,
+        spacing,
+        spacing,
         crs=CRS,
         nodata=-9999.0,
         description="terrain height",

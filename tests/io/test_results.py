@@ -3,6 +3,7 @@
 import os
 import stat
 
+import numpy as np
 import pytest
 
 from tumble.io.results import write_atomic, write_json_atomic
@@ -27,3 +28,53 @@ def test_a_failed_write_leaves_nothing(tmp_path):
     with pytest.raises(OSError, match="disk full"):
         write_atomic(tmp_path / "b.txt", fail)
     assert list(tmp_path.iterdir()) == []
+
+
+def _csv_row_by_row(path, columns, precision=17):
+    """The table as the csv module writes it one row at a time: the reference of write_csv."""
+    import csv
+
+    arrays = [np.asarray(columns[name]).ravel() for name in columns]
+    numeric = [np.issubdtype(a.dtype, np.number) for a in arrays]
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(list(columns))
+        for row in zip(*arrays, strict=True):
+            writer.writerow(
+                [
+                    format(float(v), f".{precision}g") if num else str(v)
+                    for v, num in zip(row, numeric, strict=True)
+                ]
+            )
+
+
+@pytest.mark.parametrize("text", ["plain", "with, comma", 'with "quote"', "two\nlines", ""])
+def test_write_csv_in_blocks_gives_the_bytes_of_the_csv_module(tmp_path, monkeypatch, text):
+    """The block writer of write_csv gives, byte for byte, the file of the csv module written
+    row by row: floats of every magnitude, NaN, infinities, -0, float32, integers beyond 2**53,
+    booleans, and text that needs quoting or not, over several blocks and a partial last one."""
+    from tumble.io import results
+
+    monkeypatch.setattr(results, "CSV_BLOCK_ROWS", 7)
+    rng = np.random.default_rng(3)
+    n = 30
+    x = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+    x[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.1]
+    columns = {
+        "x": x,
+        "f32": rng.standard_normal(n).astype(np.float32),
+        "k": rng.integers(-(2**62), 2**62, n),
+        "u": np.arange(n, dtype=np.uint32),
+        "flag": rng.random(n) < 0.5,
+        "name": np.array([text if i % 3 == 0 else f"area {i}" for i in range(n)], dtype=object),
+    }
+    results.write_csv(tmp_path / "blocks.csv", columns)
+    _csv_row_by_row(tmp_path / "rows.csv", columns)
+    assert (tmp_path / "blocks.csv").read_bytes() == (tmp_path / "rows.csv").read_bytes()
+    # one column, and no rows
+    for name, table in [("one", {"name": columns["name"]}), ("none", {"x": np.zeros(0)})]:
+        results.write_csv(tmp_path / f"{name}_blocks.csv", table)
+        _csv_row_by_row(tmp_path / f"{name}_rows.csv", table)
+        assert (tmp_path / f"{name}_blocks.csv").read_bytes() == (
+            tmp_path / f"{name}_rows.csv"
+        ).read_bytes()

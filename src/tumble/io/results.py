@@ -86,27 +86,51 @@ class ResultDir:
 PARTIAL_PREFIX = ".outputs-partial-"
 
 
+#: rows formatted and written at a time by :func:`write_csv` (bounds the strings held at once)
+CSV_BLOCK_ROWS = 65536
+
+#: characters that make the csv module quote a text field
+_CSV_SPECIAL = (",", '"', "\r", "\n")
+
+
 def write_csv(
     path: str | os.PathLike, columns: Mapping[str, ArrayLike], precision: int = 17
 ) -> None:
     """Write equal-length 1-D columns as CSV with a header row; numbers at full float64
-    precision, anything else as text."""
+    precision, anything else as text.
+
+    The file is the one :mod:`csv`'s writer gives (``\\r\\n`` line ends, fields quoted only when
+    they must be), written a block of :data:`CSV_BLOCK_ROWS` rows at a time: each column's
+    numbers formatted with one ``%``-format over the block (the same shortest-of-``precision``
+    digits as ``format(float(v), f".{precision}g")``), the rows joined as text. A table whose
+    text fields need quoting, or of a single column, goes through :mod:`csv` row by row."""
     names = list(columns)
     arrays = [np.asarray(columns[name]).ravel() for name in names]
     numeric = [np.issubdtype(a.dtype, np.number) for a in arrays]
     lengths = {a.shape[0] for a in arrays}
     if len(lengths) > 1:
         raise ValueError(f"columns of {path} have different lengths: {sorted(lengths)}")
+    rows = lengths.pop() if lengths else 0
+    number = f"%.{precision}g".__mod__
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(names)
-        for row in zip(*arrays, strict=True):
-            writer.writerow(
-                [
-                    format(float(v), f".{precision}g") if num else str(v)
-                    for v, num in zip(row, numeric, strict=True)
-                ]
+        for start in range(0, rows, CSV_BLOCK_ROWS):
+            block = []
+            for a, num in zip(arrays, numeric, strict=True):
+                part = a[start : start + CSV_BLOCK_ROWS]
+                if num:
+                    block.append(list(map(number, part.astype(np.float64).tolist())))
+                else:
+                    block.append([str(v) for v in part])
+            text = "\x00".join(
+                t for col, n in zip(block, numeric, strict=True) if not n for t in col
             )
+            plain = len(block) > 1 and not any(c in text for c in _CSV_SPECIAL)
+            if plain:
+                handle.write("\r\n".join(map(",".join, zip(*block, strict=True))) + "\r\n")
+            else:
+                writer.writerows(zip(*block, strict=True))
 
 
 def write_atomic(path: Path, write: Callable[[Path], object]) -> None:

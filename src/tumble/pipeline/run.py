@@ -229,7 +229,9 @@ class RockfallRun:
                 stage,
                 summary=result.summary,
                 terrain=ensemble.terrain,
-                rasters={**result.rasters, **zoning},
+                # the run's Rasters as they are (filled in over their window only, not one
+                # full-size grid each); merged with the zoning's grids when there are some
+                rasters={**result.rasters, **zoning} if zoning else result.rasters,
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,

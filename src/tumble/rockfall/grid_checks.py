@@ -7,6 +7,8 @@ The normal is that of the bilinear surface of Leine et al. 2014, eq. 7
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -49,6 +51,9 @@ def has_full_cell(holes: np.ndarray) -> bool:
     return bool(full.any())
 
 
+#: rows of the DEM checked at a time by :func:`degenerate_message`
+CHECK_ROWS = 512
+
 #: components of the unnormalised surface normal (L14 eq. 7) above this could overflow its norm
 NORMAL_LIMIT = 1e150
 
@@ -75,17 +80,19 @@ def degenerate_message(
     area = dx * dy
     if not (np.isfinite(area) and area >= np.finfo(np.float64).tiny):
         return f"the DEM's cell area dx dy = {dx:g} x {dy:g} is not representable; rescale the grid"
+    # nodata samples (NaN) are holes, checked elsewhere; the finite differences decide here.
+    # Over blocks of rows, so that a large DEM needs no full-size temporaries
+    steepest = area
     with np.errstate(over="ignore", invalid="ignore"):
-        n_x = np.abs(np.diff(heights, axis=1)) * dy
-        n_y = np.abs(np.diff(heights, axis=0)) * dx
-    # nodata samples (NaN) are holes, checked elsewhere; the finite differences decide here
-    known_x = n_x[~np.isnan(n_x)]
-    known_y = n_y[~np.isnan(n_y)]
-    steepest = max(
-        float(known_x.max()) if known_x.size else 0.0,
-        float(known_y.max()) if known_y.size else 0.0,
-        area,
-    )
+        for j0 in range(0, ny, CHECK_ROWS):
+            block = heights[j0 : j0 + CHECK_ROWS + 1]
+            n_x = np.abs(np.diff(block[:CHECK_ROWS], axis=1)) * dy
+            n_y = np.abs(np.diff(block, axis=0)) * dx
+            for n in (n_x, n_y):
+                if n.size:
+                    largest = float(np.fmax.reduce(n, axis=None))
+                    if not math.isnan(largest):
+                        steepest = max(steepest, largest)
     if not steepest < NORMAL_LIMIT:
         return (
             "the DEM's height differences are too large for its spacing (the terrain normal "
