@@ -48,6 +48,7 @@ from tumble.rockfall.ensemble.outputs import (
     write_deposits_gpkg,
     write_exits_gpkg,
     write_trajectories_gpkg,
+    write_tree_impacts,
 )
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.site.barrier_files import side_records
@@ -170,6 +171,10 @@ class RockfallRun:
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
+            if result.tree_impacts is not None:
+                write_tree_impacts(
+                    ensemble.terrain, result.tree_impacts, staged.rasters, config.output.ascii
+                )
             setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters)
             ensemble.terrain.write(staged.dem)
             result.write_deposits(staged.deposits)
