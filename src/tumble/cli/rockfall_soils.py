@@ -59,10 +59,10 @@ def catalogue() -> list[dict]:
 def soils_command(args: argparse.Namespace) -> int:
     rows = catalogue()
     if args.json:
-        forest = [
+        model = [
             dict(zip(("quantity", "value", "source"), row, strict=True)) for row in FOREST_MODEL
         ]
-        print(json.dumps({"soils": rows, "left_out": UNSOURCED, "forest": forest}, indent=2))
+        print(json.dumps({"soils": rows, "left_out": UNSOURCED, "forest": model}, indent=2))
         return 0
     header = ["name"] + [f"{n} {u}".strip() for n, u in COLUMNS]
     table = [[r["name"]] + [f"{r[n]:g}" for n, _ in COLUMNS] for r in rows]

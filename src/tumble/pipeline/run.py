@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tumble._jit import get_threads
 from tumble.io import run_folder as layout
 from tumble.io.config import RockfallConfig, load_config
@@ -234,7 +236,7 @@ class RockfallRun:
                 stage,
                 summary=result.summary,
                 terrain=ensemble.terrain,
-                rasters={**result.rasters, **zoning},
+                rasters={**result.rasters, **zoning, **forest_maps(ensemble, result)},
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,
@@ -267,6 +269,20 @@ class RockfallRun:
             )
         summary = paths.read_json(paths.summary)
         return RunOutcome(paths.path, summary, [], reused=True)
+
+
+def forest_maps(ensemble: Any, result: Any) -> dict[str, np.ndarray]:
+    """The forest's maps of the report: stems per hectare and the tree impacts per cell."""
+    forest = getattr(ensemble, "forest", None)
+    if forest is None or result.tree_impacts is None:
+        return {}
+    stems = forest.stems_per_ha()
+    if forest.n_trees:
+        stems = stems / (abs(ensemble.terrain.dx * ensemble.terrain.dy) * 1e-4)
+    return {
+        "forest_stems_per_ha": stems,
+        "tree_impacts": result.tree_impacts.astype(np.float64),
+    }
 
 
 def _describe_sample(

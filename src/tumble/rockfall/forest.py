@@ -238,6 +238,13 @@ class Forest:
             return (self.density > 0.0).reshape(self.shape)
         return (np.diff(self.tree_start) > 0).reshape(self.shape)
 
+    def stems_per_ha(self) -> np.ndarray:
+        """(ny, nx) stems per hectare of every DEM cell (single trees: the trees whose stem
+        is nearest the cell's sample, per the cell's area), 0 without forest."""
+        if self.mode == MODE_STAND:
+            return (self.density * 10_000.0).reshape(self.shape)
+        return np.diff(self.tree_start).astype(np.float64).reshape(self.shape)
+
     def describe(self) -> dict[str, Any]:
         """What ``summary.json["forest"]`` says of the forest itself."""
         out: dict[str, Any] = {
