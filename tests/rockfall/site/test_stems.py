@@ -77,3 +77,17 @@ def test_a_tree_without_dbh_is_refused(dem, tmp_path):
     path = write_points(tmp_path / "trees.gpkg", xyz, {"dbh": [0.0]}, crs=CRS)
     with pytest.raises(ConfigError, match="tree 1 has dbh = 0"):
         build_ensemble(config(dem, {"trees": str(path)}))
+
+
+def test_the_resolved_configuration_keeps_the_stand(dem):
+    from tumble.rockfall.site.from_config import build_run
+    from tumble.rockfall.site.resolved import resolved_config
+
+    c = config(dem, {"stems_per_ha": 300.0, "dbh_cm": 30.0})
+    data = resolved_config(c, build_run(c), {})
+    assert data["forest"] == {
+        "stems_per_ha": 300.0,
+        "dbh_cm": 30.0,
+        "energy_factor": 1.0,
+        "dbh_field": "dbh",
+    }
