@@ -16,6 +16,11 @@ coordinates (EPSG:2056), 2 m cells, 300 m downslope (x, west to east) by 200 m a
 
 The DEM has a nodata hole (a pond in the valley floor, outside the domain: a rock reaching it
 has left, like at the edge); ``--no-hole`` writes it without.
+
+``--forest`` also writes a forest on the lower talus (x = 70 to 130 m; illustrative, not survey
+data): ``stems.tif`` (stems per hectare, 400 in the band, 0 elsewhere, on a 10 m grid) and
+``trees.gpkg`` (single trees at random positions in the band, 400 per hectare, ``dbh`` in cm
+drawn between 20 and 40), for ``[forest]`` (README, "Forest").
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from tumble.io.dem import write_raster
-from tumble.io.vectors import write_lines, write_polygons
+from tumble.io.vectors import write_lines, write_points, write_polygons
 
 #: whether the DEM gets its nodata hole by default (``--hole`` / ``--no-hole``)
 HOLE_DEFAULT = True
@@ -112,6 +117,44 @@ def write_site(
     return [dem, release, barrier]
 
 
+FOREST_BAND = (70.0, 130.0)  # m downslope from the top edge
+FOREST_STEMS_PER_HA = 400.0
+
+
+def write_forest(out: Path, seed: int = 11) -> list[Path]:
+    """Write stems.tif (stems per hectare on a 10 m grid) and trees.gpkg (points with ``dbh``,
+    cm) of the forest band (module docstring); returns their paths."""
+    cell = 10.0
+    nx, ny = int(LENGTH / cell) + 1, int(WIDTH / cell) + 1
+    x = np.arange(nx) * cell
+    band = (x >= FOREST_BAND[0]) & (x <= FOREST_BAND[1])
+    stems = np.broadcast_to(np.where(band, FOREST_STEMS_PER_HA, 0.0), (ny, nx))
+    raster = write_raster(
+        out / "stems.tif",
+        np.ascontiguousarray(stems),
+        X0,
+        Y0,
+        cell,
+        cell,
+        crs=CRS,
+        nodata=-9999.0,
+        description="stems per hectare",
+        unit="1/ha",
+    )
+    rng = np.random.default_rng(seed)
+    area = (FOREST_BAND[1] - FOREST_BAND[0]) * WIDTH
+    n = int(round(FOREST_STEMS_PER_HA * area / 10_000.0))
+    tx = X0 + rng.uniform(*FOREST_BAND, n)
+    ty = Y0 + rng.uniform(0.0, WIDTH, n)
+    trees = write_points(
+        out / "trees.gpkg",
+        np.column_stack([tx, ty, np.zeros(n)]),
+        {"dbh": np.round(rng.uniform(20.0, 40.0, n), 1)},
+        crs=CRS,
+    )
+    return [raster, trees]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     here = Path(__file__).resolve().parent
@@ -122,8 +165,16 @@ def main() -> None:
         default=HOLE_DEFAULT,
         help="cut a nodata hole into the valley floor",
     )
+    parser.add_argument(
+        "--forest",
+        action="store_true",
+        help="also write stems.tif and trees.gpkg, a forest band on the lower talus",
+    )
     args = parser.parse_args()
-    for path in write_site(args.out, hole=args.hole):
+    paths = write_site(args.out, hole=args.hole)
+    if args.forest:
+        paths += write_forest(args.out)
+    for path in paths:
         print(f"wrote {path}")
     if args.out.resolve() != here:
         shutil.copy(here / "site.toml", args.out / "site.toml")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tumble.rockfall.forest import FOREST_MODEL
 from tumble.rockfall.site.landcover import FOREST_PRESETS, UNSOURCED_FOREST_PRESETS
 from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, Soil
 
@@ -58,7 +59,10 @@ def catalogue() -> list[dict]:
 def soils_command(args: argparse.Namespace) -> int:
     rows = catalogue()
     if args.json:
-        print(json.dumps({"soils": rows, "left_out": UNSOURCED}, indent=2))
+        model = [
+            dict(zip(("quantity", "value", "source"), row, strict=True)) for row in FOREST_MODEL
+        ]
+        print(json.dumps({"soils": rows, "left_out": UNSOURCED, "forest": model}, indent=2))
         return 0
     header = ["name"] + [f"{n} {u}".strip() for n, u in COLUMNS]
     table = [[r["name"]] + [f"{r[n]:g}" for n, _ in COLUMNS] for r in rows]
@@ -77,4 +81,8 @@ def soils_command(args: argparse.Namespace) -> int:
         "their published drag coefficients are checked: give [forest.classes] drag, "
         "drag_height (and drag_torque) per class"
     )
+    print()
+    print("forest, rock-tree impacts ([forest] stems_per_ha, dbh_cm or trees):")
+    for quantity, value, source in FOREST_MODEL:
+        print(f"  {quantity}: {value}. Source: {source}")
     return 0

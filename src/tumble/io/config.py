@@ -28,8 +28,12 @@ A run is described by one TOML document (every key optional; defaults below)::
     # [soil]                    # or a soil class map on any grid, resampled to the DEM:
     # map = "soil.tif"          # integer classes; [soil.classes] 1 = "medium", or
                                 # 2 = { preset = "medium", drag = 3000.0, drag_height = 1.5 }
-    # [forest]                  # a forest class map (0 = no forest) and each class's drag layer:
-    # map = "forest.tif"        # [forest.classes] 1 = { drag = 2000.0, drag_height = 5.0 }
+    # [forest]                  # stands as an inventory gives them (numbers or rasters):
+    # stems_per_ha = "stems.tif"  # 0 or nodata = no forest
+    # dbh_cm = 30.0             # mean diameter at breast height; energy_factor = 1.0
+    # trees = "trees.gpkg"      # or single trees (points), dbh_field = "dbh"
+    # map = "forest.tif"        # or a drag-layer class map (RAMMS-style):
+                                # [forest.classes] 1 = { drag = 2000.0, drag_height = 5.0 }
 
     [release]
     point = [10.0, 0.0]         # or line = [[x1, y1], [x2, y2]], or polygon = [[x, y], ...]
@@ -200,6 +204,16 @@ class ForestConfig(_Section):
 
     map: str | None = None
     classes: dict[ClassCode, str | ForestClassConfig] = {}
+    # rock-tree impacts (tumble.rockfall.forest): stands (numbers or rasters on any grid) ...
+    stems_per_ha: NonNegativeFloat | str | None = None
+    dbh_cm: PositiveFloat | str | None = None
+    energy_factor: PositiveFloat | str = 1.0
+    # ... or single trees: points of any vector format, DBH (cm) and energy factor fields
+    trees: str | None = None
+    dbh_field: str = "dbh"
+    factor_field: str | None = None
+    # stems reach this high above the terrain (m); none: no limit
+    stem_height: PositiveFloat | None = None
 
 
 class ReleaseConfig(_Section, ReleaseAreaKeys):
@@ -464,6 +478,10 @@ PATH_KEYS = (
     *(("soil", name) for name in SoilConfig.model_fields if name not in ("preset", "classes")),
     ("barrier", "*", "file"),
     ("forest", "map"),
+    ("forest", "stems_per_ha"),
+    ("forest", "dbh_cm"),
+    ("forest", "energy_factor"),
+    ("forest", "trees"),
     *SITE_PATH_KEYS,
 )
 

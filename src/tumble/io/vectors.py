@@ -322,6 +322,58 @@ def read_polygons(
     return polygons, attributes, crs_wkt(meta["crs"])
 
 
+def read_points(
+    path: str | os.PathLike, fields: Sequence[str] = (), layer: str | int | None = None
+) -> tuple[np.ndarray, np.ndarray, dict[str, list[Any]], str | None]:
+    """The points of a vector file (GeoPackage, GeoJSON, Shapefile...): ``(x, y, attributes,
+    crs)``, z dropped, one row per Point (a MultiPoint's parts repeat its attributes);
+    ``attributes`` maps each of ``fields`` to one value per row (None where null).
+    :class:`~tumble.errors.DataError` for a missing or unreadable file, a missing field (naming
+    those the layer has) or a geometry that is not a point."""
+    import pyogrio.raw
+    import shapely
+
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"vector file {path} does not exist")
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+        available = [str(f) for f in info["fields"]]
+        missing = [f for f in fields if f not in available]
+        if missing:
+            raise DataError(
+                f"{path} has no field {', '.join(map(repr, missing))}; its fields: "
+                + (", ".join(available) or "none")
+            )
+        meta, _, wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=list(fields))
+    except DataError:
+        raise
+    except Exception as err:
+        raise DataError(f"cannot read points from {path}: {err}") from None
+    columns = dict(zip(list(meta["fields"]), field_data, strict=True))
+    xs: list[float] = []
+    ys: list[float] = []
+    attributes: dict[str, list[Any]] = {name: [] for name in fields}
+    for k, blob in enumerate([] if wkb is None else wkb):
+        if blob is None:
+            continue
+        geometry = shapely.from_wkb(blob)
+        if shapely.get_type_id(geometry) not in (
+            shapely.GeometryType.POINT,
+            shapely.GeometryType.MULTIPOINT,
+        ):
+            raise DataError(f"feature {k + 1} of {path} is a {geometry.geom_type}, not a point")
+        xy = shapely.get_coordinates(geometry)
+        for px, py in xy:
+            xs.append(float(px))
+            ys.append(float(py))
+            for name in fields:
+                value = columns[name][k]
+                masked = np.ma.is_masked(value) or value is None
+                attributes[name].append(None if masked else _plain(value))
+    return np.array(xs), np.array(ys), attributes, crs_wkt(meta["crs"])
+
+
 def _plain(value: Any) -> Any:
     """A field value as a plain Python value (numpy scalars unwrapped)."""
     return value.item() if isinstance(value, np.generic) else value

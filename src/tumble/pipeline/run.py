@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tumble._jit import get_threads
 from tumble.io import run_folder as layout
 from tumble.io.config import RockfallConfig, load_config
@@ -48,6 +50,7 @@ from tumble.rockfall.ensemble.outputs import (
     write_deposits_gpkg,
     write_exits_gpkg,
     write_trajectories_gpkg,
+    write_tree_impacts,
 )
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.site.barrier_files import side_records
@@ -170,6 +173,10 @@ class RockfallRun:
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
+            if result.tree_impacts is not None:
+                write_tree_impacts(
+                    ensemble.terrain, result.tree_impacts, staged.rasters, config.output.ascii
+                )
             setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters)
             ensemble.terrain.write(staged.dem)
             result.write_deposits(staged.deposits)
@@ -230,8 +237,13 @@ class RockfallRun:
                 summary=result.summary,
                 terrain=ensemble.terrain,
                 # the run's Rasters as they are (filled in over their window only, not one
-                # full-size grid each); merged with the zoning's grids when there are some
-                rasters={**result.rasters, **zoning} if zoning else result.rasters,
+                # full-size grid each); merged with the zoning's and the forest's grids when
+                # there are some
+                rasters=(
+                    {**result.rasters, **zoning, **extra}
+                    if (extra := forest_maps(ensemble, result)) or zoning
+                    else result.rasters
+                ),
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,
@@ -264,6 +276,20 @@ class RockfallRun:
             )
         summary = paths.read_json(paths.summary)
         return RunOutcome(paths.path, summary, [], reused=True)
+
+
+def forest_maps(ensemble: Any, result: Any) -> dict[str, np.ndarray]:
+    """The forest's maps of the report: stems per hectare and the tree impacts per cell."""
+    forest = getattr(ensemble, "forest", None)
+    if forest is None or result.tree_impacts is None:
+        return {}
+    stems = forest.stems_per_ha()
+    if forest.n_trees:
+        stems = stems / (abs(ensemble.terrain.dx * ensemble.terrain.dy) * 1e-4)
+    return {
+        "forest_stems_per_ha": stems,
+        "tree_impacts": result.tree_impacts.astype(np.float64),
+    }
 
 
 def _describe_sample(

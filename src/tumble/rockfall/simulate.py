@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
+from tumble.rockfall.forest import Forest, no_forest, rock_diameter
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
@@ -72,6 +73,7 @@ from tumble.rockfall.step.moreau import (
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.step.stepping import run_rock
+from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS, N_FOREST
 from tumble.rotation.quaternion import quat_rotate
 
 __all__ = [
@@ -138,6 +140,9 @@ class RockTrajectory:
     scheme: str
     dt: float
     crossings: np.ndarray = field(default_factory=lambda: np.zeros((0, N_XCOLS)))
+    #: impacts against stems and the energy they took, J (:mod:`tumble.rockfall.forest`)
+    tree_impacts: int = 0
+    tree_energy_J: float = 0.0
 
     def __len__(self) -> int:
         return int(self.t.shape[0])
@@ -229,6 +234,8 @@ def simulate(
     save_every: int = 1,
     slippage: float = 0.0,
     barriers: Sequence[Barrier] = (),
+    forest: Forest | None = None,
+    forest_key: int = 0,
     **settings: Any,
 ) -> RockTrajectory:
     """Simulate one rock released at ``position`` (centre of mass, m) until it stops.
@@ -243,7 +250,10 @@ def simulate(
     for the stopping rules. ``barriers``: lines and nets of :mod:`tumble.rockfall.barriers`,
     whose crossings the trajectory lists (``crossings``, rows of :mod:`tumble.rockfall.step.nets`);
     a net may catch the rock (status ``caught``); a barrier without an ``uphill`` side has the
-    side the rock starts on as its uphill side.
+    side the rock starts on as its uphill side. ``forest``: stems the rock may hit
+    (:mod:`tumble.rockfall.forest`), with ``forest_key`` the key of the rock's random stream
+    (:func:`tumble.rockfall.forest.rock_keys`); the trajectory's ``tree_impacts`` and
+    ``tree_energy_J`` say what they did.
     """
     opts = resolve_options(options, settings, SIMULATE_OPTIONS)
     check_steps(opts)
@@ -277,6 +287,11 @@ def simulate(
     nets = pack_nets(pack_barriers(barriers)) if barriers else no_nets()
     start = state.copy()
     crossings = np.zeros((64 if barriers else 0, N_XCOLS))
+    stems = no_forest() if forest is None else forest.pack()
+    fstate = np.zeros(N_FOREST)
+    broken = np.zeros(0 if forest is None else forest.n_trees, dtype=np.bool_)
+    diameter = float(rock_diameter(rock.volume))
+    key = np.uint64(int(forest_key) & 0xFFFFFFFFFFFFFFFF)
     while True:
         code, steps, rows, found = run_rock(
             tuple(model),
@@ -291,11 +306,14 @@ def simulate(
             out_diag,
             nets,
             crossings,
+            stems,
+            (diameter, key, fstate, broken, np.zeros(0, dtype=np.int64)),
         )
         if found <= crossings.shape[0]:
             break
         # more crossings than the buffer holds: the same run again with room for all
         state[:] = start
+        broken[:] = False
         crossings = np.zeros((found, N_XCOLS))
     crossings = crossings[:found].copy()
     code = int(code)
@@ -329,4 +347,6 @@ def simulate(
         scheme=scheme,
         dt=dt,
         crossings=crossings,
+        tree_impacts=int(fstate[F_IMPACTS]),
+        tree_energy_J=float(fstate[F_ENERGY]),
     )

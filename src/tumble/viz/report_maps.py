@@ -40,6 +40,8 @@ MAPS: dict[str, tuple[str, str, float]] = {
 #: maps drawn only when the run has them (hazard zones: release areas with frequencies)
 OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
     "hazard_zone": ("Hazard zone", "zones", 0.0),
+    "forest_stems_per_ha": ("Forest, stems per hectare", "Greens", 0.0),
+    "tree_impacts": ("Tree impacts", "Oranges", 0.0),
 }
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
@@ -49,6 +51,8 @@ ZERO_IS_EMPTY = frozenset(
     {
         "reach_probability",
         "hazard_zone",
+        "forest_stems_per_ha",
+        "tree_impacts",
         *(name for name, info in RASTER_INFO.items() if info.count),
     }
 )

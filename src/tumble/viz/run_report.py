@@ -151,6 +151,21 @@ def _kept_trajectories(summary: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _forest(summary: Mapping[str, Any]) -> str:
+    """The forest of the run and what its stems did (``summary["forest"]``), if it has one."""
+    forest = summary.get("forest")
+    if not isinstance(forest, Mapping):
+        return ""
+    return (
+        "<h2>Forest</h2><p class='note'>Rock-tree impacts (tumble.rockfall.forest): stems as "
+        "vertical cylinders of the stand's density and diameter at breast height, or single "
+        "trees; a stem takes the energy of the rock's velocity along the contact normal up to "
+        "38.7 DBH^2.31 J (Dorren &amp; Berger 2006), and breaks above it. The maps 'Forest, "
+        "stems per hectare' and 'Tree impacts' below show where the forest stands and where "
+        "rocks hit it.</p>" + values_table(dict(forest))
+    )
+
+
 def write_run_report(
     directory: Path,
     *,
@@ -230,6 +245,7 @@ def write_run_report(
         _outcomes(summary),
         _exit_tables(summary),
         _release(summary),
+        _forest(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
@@ -275,6 +291,7 @@ def write_run_report(
         "fractions",
         "exits",
         "release",
+        "forest",
         *RUN_KEYS,
         *RECORD_TABLES,
         *(keys[0] for _, _, keys in STATISTICS),

@@ -58,6 +58,7 @@ from tumble.rockfall.ensemble.kernels import (
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
 from tumble.rockfall.ensemble.visits import reduce_visits
+from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
@@ -72,6 +73,7 @@ from tumble.rockfall.step.model import (
     resolve_options,
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
+from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS, N_FOREST
 from tumble.solver_defaults import ENSEMBLE_PGS_TOL
 
 #: the options of an ensemble when none are given
@@ -86,6 +88,8 @@ MAX_DEFAULT_CHUNK = 1000
 VISIT_CAPACITY = 2048
 #: initial capacity of the barrier-crossing buffer of a rock
 CROSSING_CAPACITY = 16
+#: tree impacts of a rock whose cells are mapped (``tree_impacts.tif``); more are counted
+IMPACT_CAPACITY = 256
 
 #: the largest ensemble and the longest rock a run accepts (:func:`check_size`)
 MAX_ROCKS = 10_000_000
@@ -137,6 +141,22 @@ def default_chunk_size(n_rocks: int) -> int:
     return int(min(max(CHUNK_SIZE, n_rocks // 200), MAX_DEFAULT_CHUNK))
 
 
+def forest_chunk(fstate: np.ndarray, impact_cell: np.ndarray) -> dict[str, np.ndarray]:
+    """The forest arrays of a chunk: per rock ``tree_impacts`` and ``tree_energy_J``, and the
+    chunk's impacts per DEM cell (``impact_cell_index``, ``impact_cell_count``) of the first
+    :data:`IMPACT_CAPACITY` impacts of each rock (``impacts_unmapped`` counts the others)."""
+    impacts = fstate[:, F_IMPACTS].astype(np.int64)
+    mapped = impact_cell[impact_cell >= 0]
+    cells, count = np.unique(mapped, return_counts=True)
+    return {
+        "tree_impacts": impacts,
+        "tree_energy_J": fstate[:, F_ENERGY].copy(),
+        "impact_cell_index": cells.astype(np.int64),
+        "impact_cell_count": count.astype(np.int64),
+        "impacts_unmapped": np.array([int(impacts.sum()) - int(mapped.size)], dtype=np.int64),
+    }
+
+
 class Ensemble:
     """Rocks released on one terrain (module docstring); validated on construction.
 
@@ -144,8 +164,10 @@ class Ensemble:
     rocks; ``shape_id`` (n,) index into ``shapes`` (default 0); ``scale`` (n,) isotropic scale
     of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``).
     ``seed`` is recorded with the results; ``sample_every``: steps between path samples.
-    ``options``: the solver :class:`~tumble.rockfall.step.model.Options` (default
-    :data:`ENSEMBLE_OPTIONS`); keyword ``settings`` with the names of its fields
+    ``forest``: stems the rocks may hit (:mod:`tumble.rockfall.forest`; each rock draws from
+    its own stream, keyed by ``seed`` and its index). ``options``: the solver
+    :class:`~tumble.rockfall.step.model.Options` (default :data:`ENSEMBLE_OPTIONS`); keyword
+    ``settings`` with the names of its fields
     (``scheme="explicit"``, ``t_max=30.0``, ...) change single ones.
     """
 
@@ -166,6 +188,7 @@ class Ensemble:
         count_groups: Any = None,
         n_count_groups: int | None = None,
         count_levels_kJ: Sequence[float | None] = (),
+        forest: Forest | None = None,
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -260,6 +283,12 @@ class Ensemble:
             model.heights,
             self.options.gravity,
         )
+        if forest is not None and not isinstance(forest, Forest):
+            raise ValueError("forest must be a Forest (tumble.rockfall.forest)")
+        if forest is not None and forest.shape != terrain.heights.shape:
+            raise ValueError(f"forest is on a grid of {forest.shape}, the DEM is {terrain.shape}")
+        self.forest = forest
+        volume = np.array([s.volume for s in self.shapes])[self.shape_id] * self.scale**3
         self._packed: dict[str, Any] = {
             "model": model,
             "shape_vertices": table,
@@ -269,6 +298,9 @@ class Ensemble:
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
             "nets": pack_nets(pack_barriers(self.barriers)) if self.barriers else no_nets(),
+            "forest": no_forest() if forest is None else forest.pack(),
+            "diameter": np.ascontiguousarray(rock_diameter(volume)),
+            "keys": rock_keys(seed, n),
         }
 
     # --- settings ------------------------------------------------------------------------------
@@ -343,6 +375,8 @@ class Ensemble:
             options=self.options,
             save_every=save_every,
             barriers=self.barriers,
+            forest=self.forest,
+            forest_key=int(self._packed["keys"][k]),
         )
 
     def fingerprint(self) -> str:
@@ -357,6 +391,8 @@ class Ensemble:
             digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
+        if self.forest is not None:  # runs without forest keep their fingerprints
+            arrays += [*p["forest"], p["diameter"], p["keys"]]
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
         digest.update(repr(scalars).encode())
         return digest.hexdigest()[:32]
@@ -405,6 +441,8 @@ class Ensemble:
         visit_value = np.zeros((m, capacity, N_QUANTITIES))
         counts = np.zeros((m, N_ROCK_INTS), dtype=np.int64)
         crossings = np.zeros((m, cross_capacity if self.barriers else 0, N_XCOLS))
+        fstate = np.zeros((m, N_FOREST))
+        impact_cell = np.full((m, IMPACT_CAPACITY if self.forest else 0), -1, dtype=np.int64)
         with one_at_a_time():
             run_rocks(
                 model.heights,
@@ -430,8 +468,13 @@ class Ensemble:
                 counts,
                 p["nets"],
                 crossings,
+                p["forest"],
+                np.ascontiguousarray(p["diameter"][rocks]),
+                np.ascontiguousarray(p["keys"][rocks]),
+                fstate,
+                impact_cell,
             )
-        return states, maxima, path, visit_cell, visit_value, counts, crossings
+        return states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impact_cell
 
     def _simulate(
         self, start: int, stop: int
@@ -441,9 +484,8 @@ class Ensemble:
         cell reduction (that of :func:`tumble.rockfall.ensemble.cells.chunk_cells`), both from
         :func:`tumble.rockfall.ensemble.visits.reduce_visits`."""
         rocks = np.arange(start, stop, dtype=np.int64)
-        states, maxima, path, visit_cell, visit_value, counts, crossings = self._kernel(
-            rocks, VISIT_CAPACITY
-        )
+        out = self._kernel(rocks, VISIT_CAPACITY)
+        states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impacts = out
         n_visits = counts[:, R_VISITS].copy()
         if np.all(n_visits <= VISIT_CAPACITY) and np.all(
             counts[:, R_CROSSINGS] <= crossings.shape[1]
@@ -475,6 +517,8 @@ class Ensemble:
             "crossing_rock": np.repeat(rocks, [r.shape[0] for r in rows]),
             "crossing": np.concatenate(rows) if rows else np.zeros((0, N_XCOLS)),
         }
+        if self.forest is not None:
+            chunk.update(forest_chunk(fstate, impacts))
         return chunk, visits, reduced
 
     def _gather(
@@ -494,7 +538,7 @@ class Ensemble:
             c = int(counts[i, R_CROSSINGS])
             if n > VISIT_CAPACITY or c > crossings.shape[1]:
                 # run this rock again with room for all its visits and crossings
-                _, _, _, vc, vv, again, xc = self._kernel(
+                _, _, _, vc, vv, again, xc, _, _ = self._kernel(
                     rocks[i : i + 1], max(n, 1), max(c, CROSSING_CAPACITY)
                 )
                 if not np.array_equal(again[0], counts[i]):

@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from tumble._jit import jit_leaf, jit_parallel, prange
-from tumble.rockfall.status import CAUGHT, RUNNING, TIMED_OUT
+from tumble.rockfall.status import CAUGHT, OK, RUNNING, TIMED_OUT
 from tumble.rockfall.step.contact import NCOL, forget_percussions
 from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
 from tumble.rockfall.step.moreau import (
@@ -55,6 +55,7 @@ from tumble.rockfall.step.moreau import (
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import bilinear_uv
+from tumble.rockfall.step.trees import MODE_NONE, P_MODE, forest_step, start_forest
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
@@ -114,6 +115,8 @@ def run_one(
     out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     nets: tuple[np.ndarray, ...],
     crossings: np.ndarray,
+    forest: tuple[np.ndarray, ...],
+    trees: tuple[float, np.uint64, np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
     """Run one rock to its end, writing its maxima, path statistics and cell visits.
 
@@ -124,10 +127,17 @@ def run_one(
     (N_ROCK_INTS,))``; visits beyond the capacity are counted but not stored. ``nets``: the
     barrier tuple of :mod:`tumble.rockfall.step.nets`; the rock's crossings go to ``crossings``
     (cap, N_XCOLS), those beyond its capacity counted but not stored; a net may catch the rock
-    (status ``CAUGHT``).
+    (status ``CAUGHT``). ``forest``: the stems of :mod:`tumble.rockfall.step.trees`; ``trees``
+    the rock's ``(diameter, key, fstate, broken, impact_cell)`` there (its impacts go to
+    ``fstate`` and ``impact_cell``).
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     maxima, path, visit_cell, visit_value, counts = out
+    f_params, f_density, f_dbh, f_factor, t_xy, t_dbh, t_factor, t_start = forest
+    diameter, key, fstate, broken, impact_cell = trees
+    has_forest = f_params[P_MODE] != MODE_NONE
+    if has_forest:
+        start_forest(state, key, fstate)
     ny = heights.shape[0]
     nx = heights.shape[1]
     capacity = visit_cell.shape[0]
@@ -181,6 +191,26 @@ def run_one(
             diag,
             bounds,
         )
+        if has_forest and code == OK:
+            forest_step(
+                f_params,
+                f_density,
+                f_dbh,
+                f_factor,
+                t_xy,
+                t_dbh,
+                t_factor,
+                t_start,
+                heights,
+                grid,
+                state,
+                body[0],
+                diameter,
+                key,
+                fstate,
+                broken,
+                impact_cell,
+            )
         energy = kinetic_energy(body, state)
         status, step, quiet = stopping_rules(
             code, energy, done, quiet, n_steps, rest_energy, rest_steps
@@ -297,10 +327,18 @@ def run_rocks(
     counts: np.ndarray,
     nets: tuple[np.ndarray, ...],
     crossings: np.ndarray,
+    forest: tuple[np.ndarray, ...],
+    diameter: np.ndarray,
+    keys: np.ndarray,
+    fstate: np.ndarray,
+    impact_cell: np.ndarray,
 ) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
     STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
-    N_XCOLS) the barrier crossings of each rock."""
+    N_XCOLS) the barrier crossings of each rock; ``forest`` the stems, ``diameter`` and
+    ``keys`` (n,) each rock's size against them and random stream, ``fstate`` (n, N_FOREST)
+    and ``impact_cell`` (n, cap) its forest results (:mod:`tumble.rockfall.step.trees`)."""
+    n_trees = forest[5].shape[0]
     for k in prange(states.shape[0]):
         s = shape_id[k]
         m = shape_counts[s]
@@ -312,6 +350,7 @@ def run_rocks(
         diag = np.zeros(N_DIAG)
         prev = np.empty(STATE_SIZE)
         bounds = np.empty(N_BOUNDS)
+        broken = np.zeros(n_trees, dtype=np.bool_)
         rest_energy = 0.5 * bodies[k, 0] * rest_speed * rest_speed
         model = (heights, grid, soil_values, soil_index, soil_rasters, vertices, bodies[k], options)
         run_one(
@@ -328,4 +367,6 @@ def run_rocks(
             (maxima[k], path[k], visit_cell[k], visit_value[k], counts[k]),
             nets,
             crossings[k],
+            forest,
+            (diameter[k], keys[k], fstate[k], broken, impact_cell[k]),
         )

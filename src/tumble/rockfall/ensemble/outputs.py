@@ -86,6 +86,34 @@ def write_hazard_rasters(
     return written
 
 
+#: the raster of tree impacts of a run with a forest (:mod:`tumble.rockfall.forest`)
+TREE_IMPACTS = "tree_impacts"
+
+
+def write_tree_impacts(
+    terrain: Terrain, counts: np.ndarray, directory: str | os.PathLike, ascii: bool = False
+) -> list[Path]:
+    """``tree_impacts.tif``: the rock-tree impacts in every DEM cell (uint32 counts, nodata
+    in the DEM's holes), and ``tree_impacts.asc`` with ``ascii``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    values = np.where(np.isfinite(terrain.heights), counts.astype(np.float64), np.nan)
+    written = [
+        terrain.write_raster(
+            directory / f"{TREE_IMPACTS}.tif",
+            values,
+            nodata=COUNT_NODATA,
+            dtype="uint32",
+            description="rock-tree impacts in the cell (impacts of all rocks)",
+            unit="impacts",
+            cog=True,
+        )
+    ]
+    if ascii:
+        written.append(terrain.write_raster(directory / f"{TREE_IMPACTS}.asc", values))
+    return written
+
+
 def _reached_values(
     terrain: Terrain, rasters: Mapping[str, np.ndarray], name: str
 ) -> tuple[np.ndarray, dict[str, Any]]:

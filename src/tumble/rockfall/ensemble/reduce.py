@@ -134,6 +134,8 @@ class EnsembleResult:
     crossings: dict[str, np.ndarray] | None = None
     counts: dict[str, np.ndarray] | None = None
     exits: dict[str, np.ndarray] | None = None
+    #: with a forest: tree impacts per DEM cell, (ny, nx) int64 (``rasters/tree_impacts.tif``)
+    tree_impacts: np.ndarray | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -254,6 +256,13 @@ class RunReduction:
         self._counts: list[Mapping[str, np.ndarray]] = []
         self._counted = 0
         self._chunks = 0
+        # tree impacts (runs with a forest): per rock, and per DEM cell summed (integers: exact)
+        self._forest = getattr(ensemble, "forest", None) is not None
+        if self._forest:
+            self._impacts = np.zeros(n, dtype=np.int64)
+            self._tree_energy = np.zeros(n)
+            self._impact_cells = np.zeros(ensemble.terrain.heights.size, dtype=np.int64)
+            self._unmapped = 0
 
     @property
     def steps(self) -> int:
@@ -302,6 +311,16 @@ class RunReduction:
             self._counted += 1
             if len(self._counts) >= 16:
                 self._counts = [merge_counts(self._counts)]
+        if self._forest:
+            if "tree_impacts" not in chunk:
+                raise ValueError(
+                    f"the chunk of rocks {rock.min()}..{rock.max()} holds no tree impacts: it "
+                    "was computed without the forest; run again with --force"
+                )
+            self._impacts[rock] = chunk["tree_impacts"]
+            self._tree_energy[rock] = chunk["tree_energy_J"]
+            np.add.at(self._impact_cells, chunk["impact_cell_index"], chunk["impact_cell_count"])
+            self._unmapped += int(np.sum(chunk["impacts_unmapped"]))
         if "cell_index" in chunk:
             self._cells.add({name: chunk[name] for name in CELL_FIELDS})
         else:
@@ -421,7 +440,17 @@ class RunReduction:
                     "frequencies); run again with --force"
                 )
             counts = merge_counts(self._counts)
-        return EnsembleResult(summary, rasters, rocks, crossings, counts, exits)
+        tree_impacts = None
+        if self._forest:
+            tree_impacts = self._impact_cells.reshape(terrain.heights.shape)
+            forest = ensemble.forest  # type: ignore[attr-defined]
+            summary["forest"] = forest_summary(
+                forest, self._impacts, self._tree_energy, status, position, terrain, self._unmapped
+            )
+            summary["warnings"] += summary["forest"].pop("warnings")
+            rocks["tree_impacts"] = self._impacts.copy()
+            rocks["tree_energy_absorbed_kJ"] = self._tree_energy * 1e-3
+        return EnsembleResult(summary, rasters, rocks, crossings, counts, exits, tree_impacts)
 
     def _exits(self) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         """The exit table and the holes of the rocks that left the DEM
@@ -444,6 +473,42 @@ class RunReduction:
             ensemble.states.position[rock],
             ensemble.dt,
         )
+
+
+def forest_summary(
+    forest: Any,
+    impacts: np.ndarray,
+    energy: np.ndarray,
+    status: np.ndarray,
+    position: np.ndarray,
+    terrain: Terrain,
+    unmapped: int,
+) -> dict[str, Any]:
+    """``summary.json["forest"]``: the forest (:meth:`tumble.rockfall.forest.Forest.describe`),
+    the impacts (total, per rock), the energy the stems took, the rocks that stopped in forest
+    cells, and ``warnings`` (taken out by the caller)."""
+    stopped = status == int(RockStatus.STOPPED)
+    cells = nearest_cells(terrain, position[stopped, 0], position[stopped, 1])
+    mask = forest.forest_mask().ravel()
+    in_forest = int(np.sum(mask[cells[cells >= 0]]))
+    timed_out = status == int(RockStatus.TIMED_OUT)
+    out = {
+        **forest.describe(),
+        "impacts": int(impacts.sum()),
+        "rocks_with_impacts": int(np.sum(impacts > 0)),
+        "impacts_per_rock_max": int(impacts.max()) if impacts.size else 0,
+        "energy_absorbed_kJ": float(energy.sum() * 1e-3),
+        "stopped_in_forest": in_forest,
+        "stopped_in_forest_fraction": float(in_forest / max(impacts.size, 1)),
+        "timed_out_with_impacts": int(np.sum(timed_out & (impacts > 0))),
+        "warnings": [],
+    }
+    if unmapped:
+        out["warnings"].append(
+            f"forest: {unmapped} tree impacts of rocks with more than 256 impacts are counted "
+            "in summary.json and deposits.csv but not mapped in rasters/tree_impacts.tif"
+        )
+    return out
 
 
 def reduce_chunks(

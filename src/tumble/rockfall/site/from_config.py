@@ -41,6 +41,7 @@ from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
+from tumble.rockfall.site.stems import stems_from_config
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
@@ -265,8 +266,11 @@ def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) ->
 
 def _landcover_inputs(config: RockfallConfig, base: Path) -> dict[str, Path]:
     inputs = {}
-    for key, name in (("soil.map", config.soil.map), ("forest.map", config.forest.map)):
-        if name is not None:
+    f = config.forest
+    named = [("soil.map", config.soil.map), ("forest.map", f.map), ("forest.trees", f.trees)]
+    named += [(f"forest.{k}", getattr(f, k)) for k in ("stems_per_ha", "dbh_cm", "energy_factor")]
+    for key, name in named:
+        if isinstance(name, str):
             inputs[key] = _path(name, base)
     return inputs
 
@@ -309,6 +313,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     rock = build_rock(config, base) if classes is None else classes[0].shape
     soil, terrain = _soil(config, terrain, base)
     soil = _forest(config, soil, terrain, base)
+    stems = stems_from_config(config.forest, terrain, base)
     r = config.release
     areas = _release_areas(config, terrain, base)
     fields = {
@@ -389,6 +394,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         seed=config.seed,
         sample_every=config.output.sample_every or SAMPLE_EVERY,
         barriers=site_barriers.barriers,
+        forest=stems,
         **counting,
     )
     inputs = {}

@@ -93,6 +93,9 @@ def _resolved_landcover(data: dict[str, Any], config: RockfallConfig) -> None:
                 for code, entry in config.forest.classes.items()
             },
         }
+    elif config.forest.stems_per_ha is not None or config.forest.trees is not None:
+        # rock-tree impacts (tumble.rockfall.forest): the keys as given, unset ones left out
+        data["forest"] = config.forest.model_dump(exclude={"map", "classes"}, exclude_none=True)
     else:
         data.pop("forest", None)
 

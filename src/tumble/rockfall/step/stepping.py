@@ -33,6 +33,7 @@ from tumble.rockfall.step.moreau import (
 )
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.surface import surface
+from tumble.rockfall.step.trees import MODE_NONE, P_MODE, forest_step, start_forest
 
 
 @jit_leaf
@@ -102,6 +103,8 @@ def run_rock(
     out_diag: np.ndarray,
     nets: tuple[np.ndarray, ...],
     crossings: np.ndarray,
+    forest: tuple[np.ndarray, ...],
+    trees: tuple[float, np.uint64, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[int, int, int, int]:
     """Step one rock until it stops, leaves the DEM, fails or reaches ``n_steps``.
 
@@ -114,9 +117,16 @@ def run_rock(
     on, so that the fall from the release is told from the jumps that follow). Barrier crossings
     (``nets``, the tuple of :mod:`tumble.rockfall.step.nets`) go to ``crossings``; a net may catch
     the rock (``CAUGHT``). Returns ``(status, steps_done, rows, crossings_found)``; ``state`` holds
-    the final state. Needs ``n_steps // save_every + 2`` rows.
+    the final state. Needs ``n_steps // save_every + 2`` rows. ``forest`` and ``trees``: the
+    stems and the rock's ``(diameter, key, fstate, broken, impact_cell)`` of
+    :mod:`tumble.rockfall.step.trees`, as in the ensemble kernel.
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
+    f_params, f_density, f_dbh, f_factor, t_xy, t_dbh, t_factor, t_start = forest
+    diameter, key, fstate, broken, impact_cell = trees
+    has_forest = f_params[P_MODE] != MODE_NONE
+    if has_forest:
+        start_forest(state, key, fstate)
     diag = np.zeros(N_DIAG)
     forget_percussions(contacts)
     out_step[0] = 0
@@ -166,6 +176,26 @@ def run_rock(
             diag,
             bounds,
         )
+        if has_forest and code == OK:
+            forest_step(
+                f_params,
+                f_density,
+                f_dbh,
+                f_factor,
+                t_xy,
+                t_dbh,
+                t_factor,
+                t_start,
+                heights,
+                grid,
+                state,
+                body[0],
+                diameter,
+                key,
+                fstate,
+                broken,
+                impact_cell,
+            )
         status, steps, quiet = stopping_rules(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )
