@@ -123,7 +123,9 @@ def kept_run(dem, tmp_path_factory):
         f'dem = "{dem.name}"\nrocks = 6\nt_max = 8.0\nseed = 4\n\n[release]\n'
         f"point = [{X0 + 3.0}, {Y0 + 20.0}]\n\n"
         f'[[barrier]]\nname = "obs"\nline = {line}\n\n'
-        "[output]\ntrajectories = 6\ntrajectory_every = 1\nfigures = false\n"
+        "[output]\ntrajectories = 6\ntrajectory_every = 1\nfigures = false\n\n"
+        # no rolling resistance: the rocks run past the lines the tests add further down
+        '[soil]\npreset = "lu2019"\n'
     )
     out = folder / "run"
     assert main(["rockfall", "run", "--config", str(config), "--out", str(out), "--quiet"]) == 0
