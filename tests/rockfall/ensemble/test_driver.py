@@ -96,7 +96,8 @@ def test_chunk_sizes_7_50_1000_give_bit_identical_results_and_the_exact_rasters(
     same_result(result, reduce_chunks(ens, [old], result.summary["wall_time_s"]))
     held = np.isin(result.rocks["status"], ["stopped", "caught"])
     deposits = nearest_cells(TERRAIN, result.rocks["x"][held], result.rocks["y"][held])
-    exact = rasters_from_visits(TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits)
+    angle = ens.visit_angles(rock, cell)
+    exact = rasters_from_visits(TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits, angle)
     approximate = ("kinetic_energy_mean", "kinetic_energy_p95", "kinetic_energy_p99")
     for name in RASTERS:
         a, b = exact[name], result.rasters[name]
