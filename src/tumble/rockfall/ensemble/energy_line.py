@@ -17,7 +17,8 @@ it: the flattest line from a release point that a rock of the run followed to th
 a geometric method's angle (27-35 degrees in the references above) is compared with.
 
 Cells closer to a rock's release point than one DEM spacing (``max(dx, dy)``) are left out for
-that rock: the line has no length there and its angle says nothing. A chunk keeps one row per cell (:func:`cell_minima`: ``angle_cell`` sorted, ``angle_min``); the
+that rock: the line has no length there and its angle says nothing. A chunk keeps one row per
+cell (:func:`cell_minima`: ``angle_cell`` sorted, ``angle_min``); the
 rows of several chunks merge by a minimum (:func:`merge_minima`), which is exact and does not
 depend on the order: the same raster for any chunking, threads or Dask.
 """
