@@ -40,6 +40,9 @@ MAPS: dict[str, tuple[str, str, float]] = {
 #: maps drawn only when the run has them (hazard zones: release areas with frequencies)
 OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
     "hazard_zone": ("Hazard zone", "zones", 0.0),
+    "converged": ("Converged cells (1: both 95 % intervals within the target)", "Greens", 0.3),
+    "energy_line_angle": ("Energy-line angle, smallest over the rocks", "viridis_r", 0.0),
+    "source_count": ("Release areas whose rocks reach the cell", "PuBu", 0.3),
 }
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
@@ -49,6 +52,7 @@ ZERO_IS_EMPTY = frozenset(
     {
         "reach_probability",
         "hazard_zone",
+        "source_count",
         *(name for name, info in RASTER_INFO.items() if info.count),
     }
 )
