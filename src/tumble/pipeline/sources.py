@@ -54,13 +54,15 @@ def sources_at(
     info = pyogrio.raw.read(outline_file)
     names = list(info[0]["fields"])
     columns = dict(zip(names, info[3], strict=True))
-    geometries = shapely.from_wkb(info[2])
+    geometries: list[Any] = list(np.asarray(shapely.from_wkb(info[2]), dtype=object))
+    place: Any
     if at is not None:
         place = shapely.Point(*at)
         described = f"point {at[0]:.2f}, {at[1]:.2f}"
     else:
         from tumble.io.vectors import read_polygons
 
+        assert polygon is not None
         parts, _, _ = read_polygons(polygon)
         shapes = [shapely.Polygon(rings[0], rings[1:]) for feature in parts for rings in feature]
         if not shapes:
