@@ -337,7 +337,7 @@ def test_a_run_into_a_nodata_hole_tells_where_the_rocks_left(tmp_path):
     dem.write(tmp_path / "dem.tif")
     settings = {"dem": str(tmp_path / "dem.tif"), "rocks": 3, "t_max": 8.0, "seed": 2}
     overrides = ["release.point=[2600015.0, 1200015.0]", "release.height=1.0"]
-    overrides.append("soil.preset=\"lu2019\"")  # no rolling resistance: the rocks reach the hole
+    overrides.append('soil.preset="lu2019"')  # no rolling resistance: the rocks reach the hole
     outcome = RockfallRun.from_config(settings=settings, overrides=overrides).run(tmp_path / "run")
     exits = outcome.summary["exits"]
     n = exits["rocks"]

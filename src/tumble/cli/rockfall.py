@@ -34,6 +34,7 @@ from tumble.cli.common import float_tuple, positive_float, positive_int
 from tumble.cli.rockfall_barriers import add_barriers_parser
 from tumble.cli.rockfall_compare import add_compare_parser
 from tumble.cli.rockfall_soils import add_soils_parser
+from tumble.cli.rockfall_sources import add_sources_parser
 from tumble.rockfall.step.model import SCHEME_NAMES
 
 ROCK_SHAPES = ("eota221", "eota111", "box")
@@ -99,7 +100,11 @@ def add_parser(sub) -> None:
         metavar="EPSG:XXXX",
         help="the CRS the DEM's coordinates are in, replacing the file's missing or wrong label",
     )
-    run.add_argument("--rocks", type=positive_int, help="number of rocks (default 100)")
+    run.add_argument(
+        "--rocks",
+        type=rock_count,
+        help='number of rocks (default 100), or "auto": rounds until the maps converge',
+    )
     run.add_argument("--scheme", choices=SCHEME_NAMES, help="rotation scheme (default implicit)")
     run.add_argument("--seed", type=int, help="random seed, non-negative (default 0)")
     run.add_argument("--dt", type=positive_float, help="time step, s (default 0.002)")
@@ -186,10 +191,16 @@ def add_parser(sub) -> None:
     add_soils_parser(actions)
 
     add_compare_parser(actions)
+    add_sources_parser(actions)
 
 
 # ---------------------------------------------------------------------------------------------
 # run
+
+
+def rock_count(text: str) -> int | str:
+    """argparse type: a positive integer or ``auto``."""
+    return "auto" if text.strip() == "auto" else positive_int(text)
 
 
 def _settings(args) -> dict:

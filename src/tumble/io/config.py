@@ -46,6 +46,9 @@ A run is described by one TOML document (every key optional; defaults below)::
                                 # rest_speed, rest_time, gravity
     [output]                    # sample_every, trajectories, trajectory_every, ascii, figures
     [run]                       # chunk_size, threads, dask
+    [convergence]               # target = 0.1 (relative half-width of the 95 % intervals),
+                                # min_probability = 0.01, max_rocks = 10000; rocks = "auto" runs
+                                # in rounds until the maps have converged
 
     [[barrier]]                 # any number of barrier lines (observation lines) and nets
     name = "fence A"            # required, unique among the barriers
@@ -248,6 +251,17 @@ class OutputConfig(_Section):
     figures: bool = True
 
 
+class ConvergenceConfig(_Section):
+    """``[convergence]``: when a run's maps have settled
+    (:mod:`tumble.rockfall.hazard.convergence`): the relative half-width ``target`` of the 95 %
+    intervals, in the cells of reach probability >= ``min_probability``; with ``rocks = "auto"``
+    the run grows in rounds until they have or it reaches ``max_rocks``."""
+
+    target: Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)] = 0.1
+    min_probability: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = 0.01
+    max_rocks: PositiveInt = 10_000
+
+
 class RunConfig(_Section):
     chunk_size: PositiveInt | None = None
     threads: PositiveInt | None = None
@@ -330,7 +344,7 @@ class RockfallConfig(_Section):
     # the CRS the DEM's coordinates are in, replacing a missing or wrong label
     dem_crs: str | None = None
     reproject: str | None = None
-    rocks: PositiveInt = 100
+    rocks: PositiveInt | Literal["auto"] = 100
     scheme: Literal["explicit", "implicit"] = SCHEME
     seed: NonNegativeInt = 0
     dt: PositiveFloat = DT
@@ -344,6 +358,7 @@ class RockfallConfig(_Section):
     run: RunConfig = RunConfig()
     barrier: list[BarrierConfig] = []
     design: DesignConfig = DesignConfig()
+    convergence: ConvergenceConfig = ConvergenceConfig()
 
     @field_validator("dem")
     @classmethod
@@ -366,7 +381,7 @@ class RockfallConfig(_Section):
 
     def physics(self) -> dict:
         """The part that decides the numbers (everything except ``output`` and ``run``)."""
-        return self.model_dump(exclude={"output", "run"})
+        return self.model_dump(exclude={"output", "run", "convergence"})
 
 
 def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:

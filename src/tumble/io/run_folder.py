@@ -16,7 +16,10 @@ every reader opens (the command line, the report, the 3D view, the barrier repla
     crossings.parquet         one row per barrier crossing (runs with barriers)
     geometry.json             what readers draw or replay without the configuration: the rock
                               hulls per class, the kept rocks' bodies, barrier lines, release areas
-    rasters/NAME.tif          hazard rasters on the DEM's grid, and rasters/dem.tif
+    reach_outlines.gpkg       one polygon per release area around the cells its rocks reached
+    rasters/NAME.tif          hazard rasters on the DEM's grid (with their 95 % intervals,
+                              converged.tif, energy_line_angle.tif, source_count.tif), and
+                              rasters/dem.tif
     figures/NAME.png          figures
     chunks/                   chunk files while the run is unfinished (--resume)
 
@@ -45,6 +48,7 @@ TRAJECTORY_CSV = "trajectory.csv"
 TRAJECTORY_PARQUET = "trajectory.parquet"
 CROSSINGS_PARQUET = "crossings.parquet"
 GEOMETRY = "geometry.json"
+REACH_OUTLINES_GPKG = "reach_outlines.gpkg"
 RASTERS = "rasters"
 FIGURES = "figures"
 CHUNKS = "chunks"

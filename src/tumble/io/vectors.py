@@ -452,3 +452,25 @@ def barrier_entries(path: Path) -> list[dict]:
             + "; each barrier is one line with its own name (a multi-line's parts are lines)"
         )
     return [{"name": n, "file": where, "name_field": name_field} for n in names]
+
+
+def write_multipolygons(
+    path: str | os.PathLike,
+    geometries: Sequence[Any],
+    attributes: Mapping[str, ArrayLike],
+    crs: Any = None,
+) -> Path:
+    """Write shapely (multi)polygons as MultiPolygon features of a GeoPackage (an empty
+    geometry is written as a feature without geometry); ``attributes`` name -> one value per
+    feature. Returns the path written."""
+    import shapely
+
+    wkb = np.empty(len(geometries), dtype=object)
+    for k, geometry in enumerate(geometries):
+        if geometry is None or geometry.is_empty:
+            wkb[k] = None
+            continue
+        if geometry.geom_type == "Polygon":
+            geometry = shapely.MultiPolygon([geometry])
+        wkb[k] = shapely.to_wkb(geometry)
+    return _write_layer(path, wkb, "MultiPolygon", attributes, crs)

@@ -35,6 +35,7 @@ from tumble.io.config import RockfallConfig, load_config
 from tumble.io.lock import FolderLock
 from tumble.io.provenance import write_provenance
 from tumble.io.results import ResultDir, check_result_target, prepare_result_dir, write_csv
+from tumble.pipeline.auto import auto_rounds, carry_chunks, energy_line_record
 from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import (
     KeptRocks,
@@ -46,13 +47,22 @@ from tumble.pipeline.trajectories import (
 )
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
+from tumble.rockfall.ensemble.driver import CHUNK_SIZE
 from tumble.rockfall.ensemble.outputs import (
     write_deposits_gpkg,
     write_exits_gpkg,
     write_trajectories_gpkg,
     write_tree_impacts,
 )
+from tumble.rockfall.hazard.convergence import Convergence, write_converged
 from tumble.rockfall.hazard.design import add_barrier_statistics
+from tumble.rockfall.hazard.reach import (
+    outlines,
+    source_count,
+    source_reach,
+    write_outlines,
+    write_source_count,
+)
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
 from tumble.rockfall.site.resolved import resolved_config
@@ -81,6 +91,13 @@ class RockfallRun:
 
     def __init__(self, config: RockfallConfig, base_dir: str | os.PathLike = ".") -> None:
         self._started = time.perf_counter()
+        #: the configuration as given (``rocks`` may be ``"auto"``)
+        self.requested = config
+        self._base_dir = base_dir
+        #: the rounds of a ``rocks = "auto"`` run, once it ran
+        self.rounds: list[dict[str, Any]] = []
+        if config.rocks == "auto":
+            config = config.model_copy(update={"rocks": auto_rounds(config)[0]})
         self.config = config
         self.setup: RunSetup = build_run(config, base_dir)
         if config.run.dask is not None:
@@ -126,7 +143,62 @@ class RockfallRun:
         ``progress`` as :func:`tumble.rockfall.ensemble.run_chunks`."""
         folder = check_result_target(out)
         with FolderLock(folder):
+            if self.requested.rocks == "auto":
+                return self._run_auto(folder, force, resume, keep_chunks, progress)
             return self._run_locked(folder, force, resume, keep_chunks, progress)
+
+    def _run_auto(
+        self,
+        out: Path,
+        force: bool,
+        resume: bool,
+        keep_chunks: bool,
+        progress: bool | str | None,
+    ) -> RunOutcome:
+        """``rocks = "auto"``: rounds of :func:`auto_rounds` rocks, each the fixed run of that
+        many rocks (its chunks those of the round before where their inputs are equal:
+        :meth:`~tumble.rockfall.ensemble.Ensemble.chunk_fingerprint`), until every cell that
+        counts has converged (:mod:`tumble.rockfall.hazard.convergence`) or ``max_rocks``
+        rocks ran; the folder is then written as :meth:`run` writes that fixed run."""
+        paths = layout.RunPaths(out)
+        state = prepare_result_dir(out, force=force, resume=resume)
+        if state == "resume" and paths.finished:
+            return self._finished(paths)
+        check = _convergence(self.requested)
+        counts = auto_rounds(self.requested)
+        chunk_size = self.requested.run.chunk_size or CHUNK_SIZE
+        self.rounds = []
+        for k, rocks in enumerate(counts):
+            if k:
+                self.config = self.requested.model_copy(update={"rocks": rocks})
+                self.setup = build_run(self.config, self._base_dir)
+            ensemble = self.setup.ensemble
+            carry_chunks(ensemble, out, chunk_size, self.config.physics(), self._ensemble_of)
+            chunk_run = run_chunks(
+                ensemble,
+                out,
+                chunk_size=chunk_size,
+                threads=self.config.run.threads,
+                resume=True,
+                dask=self.config.run.dask,
+                progress=progress,
+                inputs=self.config.physics(),
+            )
+            result = chunk_run.reduction.result(chunk_run.wall_time)
+            record = check.record(result.rasters, rocks)
+            self.rounds.append(
+                {
+                    "rocks": rocks,
+                    "cells": record["cells"],
+                    "cells_converged": record["cells_converged"],
+                    "runout_p95_m": result.summary["runout_m"]["p95"],
+                    "kinetic_energy_p95_kJ": result.summary["kinetic_energy_kJ"]["rock_max"]["p95"],
+                    "wall_time_s": chunk_run.wall_time,
+                }
+            )
+            if record["converged"]:
+                break
+        return self._run_locked(out, False, True, keep_chunks, progress)
 
     def _run_locked(
         self,
@@ -170,6 +242,29 @@ class RockfallRun:
         result.summary["release"] = setup.release_report
         result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
         zoning = setup.site.apply(result)
+        check = _convergence(self.requested)
+        converged = check.check(result.rasters)[1]
+        result.summary["convergence"] = check.record(result.rasters, ensemble.n_rocks)
+        if self.requested.rocks == "auto":
+            result.summary["convergence"]["max_rocks"] = self.requested.convergence.max_rocks
+            result.summary["convergence"]["rounds"] = list(self.rounds)
+            if not result.summary["convergence"]["converged"]:
+                result.summary["warnings"].append(
+                    f"the maps did not converge within convergence.max_rocks = "
+                    f"{ensemble.n_rocks} rocks: "
+                    f"{result.summary['convergence']['cells_converged']} of "
+                    f"{result.summary['convergence']['cells']} cells of reach probability >= "
+                    f"{check.min_probability:g} have both 95 % intervals within "
+                    f"{check.target:g} of their value (converged.tif)"
+                )
+        extra: dict[str, Any] = {"converged": converged.astype(float)}
+        reached = None
+        if result.reach is not None:
+            reached = source_reach(
+                result.reach, len(setup.site.source_names), ensemble.terrain.heights.shape
+            )
+            extra["source_count"] = source_count(reached)
+            result.summary["energy_line"] = energy_line_record(result)
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
@@ -178,6 +273,17 @@ class RockfallRun:
                     ensemble.terrain, result.tree_impacts, staged.rasters, config.output.ascii
                 )
             setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters)
+            write_converged(ensemble.terrain, converged, staged.rasters)
+            if reached is not None:
+                write_source_count(ensemble.terrain, extra["source_count"], staged.rasters)
+                write_outlines(
+                    stage / layout.REACH_OUTLINES_GPKG,
+                    outlines(ensemble.terrain, reached),
+                    setup.site.source_names,
+                    setup.site.source_frequency,
+                    [int(np.sum(setup.site.source_of == s)) for s in range(reached.shape[0])],
+                    ensemble.terrain.crs,
+                )
             ensemble.terrain.write(staged.dem)
             result.write_deposits(staged.deposits)
             crs = ensemble.terrain.crs
@@ -236,14 +342,7 @@ class RockfallRun:
                 stage,
                 summary=result.summary,
                 terrain=ensemble.terrain,
-                # the run's Rasters as they are (filled in over their window only, not one
-                # full-size grid each); merged with the zoning's and the forest's grids when
-                # there are some
-                rasters=(
-                    {**result.rasters, **zoning, **extra}
-                    if (extra := forest_maps(ensemble, result)) or zoning
-                    else result.rasters
-                ),
+                rasters={**result.rasters, **zoning, **extra, **forest_maps(ensemble, result)},
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,
@@ -257,6 +356,11 @@ class RockfallRun:
         return RunOutcome(
             out, result.summary, [*chunk_run.damaged, *result.summary["warnings"]], reused=False
         )
+
+    def _ensemble_of(self, rocks: int) -> Any:
+        """The ensemble of this run's configuration with ``rocks`` rocks."""
+        config = self.requested.model_copy(update={"rocks": rocks})
+        return build_run(config, self._base_dir).ensemble
 
     def _finished(self, paths: layout.RunPaths) -> RunOutcome:
         """``resume`` on a finished run: nothing to do when it is this run; refused otherwise,
@@ -290,6 +394,11 @@ def forest_maps(ensemble: Any, result: Any) -> dict[str, np.ndarray]:
         "forest_stems_per_ha": stems,
         "tree_impacts": result.tree_impacts.astype(np.float64),
     }
+
+
+def _convergence(config: RockfallConfig) -> Convergence:
+    c = config.convergence
+    return Convergence(target=c.target, min_probability=c.min_probability)
 
 
 def _describe_sample(

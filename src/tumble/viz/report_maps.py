@@ -42,6 +42,9 @@ OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
     "hazard_zone": ("Hazard zone", "zones", 0.0),
     "forest_stems_per_ha": ("Forest, stems per hectare", "Greens", 0.0),
     "tree_impacts": ("Tree impacts", "Oranges", 0.0),
+    "converged": ("Converged cells (1: both 95 % intervals within the target)", "Greens", 0.3),
+    "energy_line_angle": ("Energy-line angle, smallest over the rocks", "viridis_r", 0.0),
+    "source_count": ("Release areas whose rocks reach the cell", "PuBu", 0.3),
 }
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
@@ -53,6 +56,7 @@ ZERO_IS_EMPTY = frozenset(
         "hazard_zone",
         "forest_stems_per_ha",
         "tree_impacts",
+        "source_count",
         *(name for name, info in RASTER_INFO.items() if info.count),
     }
 )

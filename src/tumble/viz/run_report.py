@@ -166,6 +166,56 @@ def _forest(summary: Mapping[str, Any]) -> str:
     )
 
 
+def _convergence(summary: Mapping[str, Any]) -> str:
+    """How sure the maps are: the convergence record, and per round how the numbers settled."""
+    record = summary.get("convergence")
+    if not isinstance(record, Mapping):
+        return ""
+    verdict = "have converged" if record.get("converged") else "have not all converged"
+    text = (
+        "<h2>How sure the maps are</h2><p class='note'>Every cell has 95 % intervals beside its "
+        "value: the reach probability's (Clopper-Pearson 1934, from the cell's count; "
+        "reach_probability_low.tif, _high.tif) and the 95th-percentile energy's (distribution-"
+        "free, from the order statistics of the cell's values, read from histograms of 64 bins "
+        "per octave and widened to their edges, at most 1.6 %; kinetic_energy_p95_low.tif, "
+        "_high.tif). A cell of reach probability at least "
+        f"{html.escape(str(record.get('min_probability')))} has converged when both intervals "
+        f"lie within {html.escape(str(record.get('target')))} of the value, relative to it "
+        f"(converged.tif). With {number(record.get('rocks'))} rocks "
+        f"{number(record.get('cells_converged'))} of {number(record.get('cells'))} such cells "
+        f"{verdict}.</p>"
+    )
+    rounds = record.get("rounds")
+    if isinstance(rounds, list) and rounds:
+        text += (
+            "<p class='note'>rocks = \"auto\": the run grew in rounds (each the fixed run of its "
+            "number of rocks) until every such cell converged or convergence.max_rocks = "
+            f"{number(record.get('max_rocks'))} was reached. How the numbers settled:</p>"
+            + records_table([dict(r) for r in rounds if isinstance(r, Mapping)])
+        )
+    return text
+
+
+def _energy_line(summary: Mapping[str, Any]) -> str:
+    """The smallest energy-line angle of the run beside the geometric method's range."""
+    record = summary.get("energy_line")
+    if not isinstance(record, Mapping):
+        return ""
+    low, high = record.get("geometric_range_deg") or (None, None)
+    return (
+        "<h2>Energy line</h2><p class='note'>The energy-line (travel) angle of a cell is the "
+        "angle of the line from a rock's release point down to the cell, atan(drop / horizontal "
+        "distance), the smallest over the rocks that reached it (energy_line_angle.tif; per rock, "
+        "release to stop, in deposits.csv). The smallest angle the rocks of this run reached: "
+        f"<b>{number(record.get('min_angle_deg'))} degrees</b> (over the rocks at rest: "
+        f"{number(record.get('min_deposit_angle_deg'))} degrees). The geometric method usually "
+        f"takes {number(low)}-{number(high)} degrees ("
+        + html.escape(str(record.get("geometric_source", "")))
+        + "): a smaller angle here means rocks of this run travel beyond the geometric method's "
+        "reach.</p>"
+    )
+
+
 def write_run_report(
     directory: Path,
     *,
@@ -285,7 +335,11 @@ def write_run_report(
                 records_table([r if isinstance(r, Mapping) else {key: r} for r in records]),
             ]
     parts.append(_kept_trajectories(summary))
+    parts.append(_convergence(summary))
+    parts.append(_energy_line(summary))
     used = {
+        "convergence",
+        "energy_line",
         "trajectories",
         "warnings",
         "fractions",

@@ -96,7 +96,8 @@ def test_chunk_sizes_7_50_1000_give_bit_identical_results_and_the_exact_rasters(
     same_result(result, reduce_chunks(ens, [old], result.summary["wall_time_s"]))
     held = np.isin(result.rocks["status"], ["stopped", "caught"])
     deposits = nearest_cells(TERRAIN, result.rocks["x"][held], result.rocks["y"][held])
-    exact = rasters_from_visits(TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits)
+    angle = ens.visit_angles(rock, cell)
+    exact = rasters_from_visits(TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits, angle)
     approximate = ("kinetic_energy_mean", "kinetic_energy_p95", "kinetic_energy_p99")
     for name in RASTERS:
         a, b = exact[name], result.rasters[name]
@@ -412,3 +413,22 @@ def test_a_chunk_of_the_earlier_jump_definition_is_refused():
     old = {**chunk, "maxima": chunk["maxima"][:, :4]}
     with pytest.raises(ValueError, match=r"earlier version of tumble .* --force"):
         reduce_chunks(ens, [old], 1.0)
+
+
+def test_fingerprints_change_with_a_barrier_s_capacity():
+    """Chunk files are reused only for equal inputs: a net of another capacity (or none) gives
+    other fingerprints, for the whole run and for each chunk, and the same net the same ones."""
+    from tumble.rockfall.barriers import Barrier
+
+    line = np.array([[6.0, -5.0], [6.0, 5.0]])
+
+    def fingerprints(*barriers):
+        ens = ensemble(n=4, barriers=barriers)
+        return ens.fingerprint(), ens.chunk_fingerprint(0, 2)
+
+    plain = fingerprints()
+    net = fingerprints(Barrier("net", line, height=3.0, capacity=500.0))
+    assert fingerprints(Barrier("net", line, height=3.0, capacity=500.0)) == net
+    stronger = fingerprints(Barrier("net", line, height=3.0, capacity=2000.0))
+    assert len({plain[0], net[0], stronger[0]}) == 3
+    assert len({plain[1], net[1], stronger[1]}) == 3

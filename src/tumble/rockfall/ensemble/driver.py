@@ -42,6 +42,7 @@ from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
+from tumble.rockfall.ensemble.energy_line import cell_minima, visit_angles
 from tumble.rockfall.ensemble.kernels import (
     N_MAXIMA,
     N_QUANTITIES,
@@ -189,6 +190,7 @@ class Ensemble:
         n_count_groups: int | None = None,
         count_levels_kJ: Sequence[float | None] = (),
         forest: Forest | None = None,
+        reach_groups: Any = None,
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -215,6 +217,21 @@ class Ensemble:
             self._count_by(count_groups, n_count_groups, count_levels_kJ)
         elif count_levels_kJ:
             raise ValueError("count_levels_kJ needs count_groups (one group per rock)")
+        #: the reach group of every rock (its release area), or None: every chunk then also
+        #: counts, per group and cell, the rocks that reached the cell (``reach_key``,
+        #: ``reach_count`` of :func:`~.counts.exceedance_counts` at the level None)
+        self.reach_groups: np.ndarray | None = None
+        self.n_reach_groups = 0
+        if reach_groups is not None:
+            groups = np.asarray(reach_groups)
+            if groups.shape != (n,) or not np.issubdtype(groups.dtype, np.integer):
+                raise ValueError(f"reach_groups must be one integer group per rock ({n})")
+            if groups.size and groups.min() < 0:
+                raise ValueError("reach_groups must be non-negative")
+            self.reach_groups = np.ascontiguousarray(groups, dtype=np.int64)
+            self.n_reach_groups = int(groups.max()) + 1 if groups.size else 1
+        #: the terrain point below each rock's release (n, 3): the start of its energy line
+        self.release_ground = _ground_below(terrain, states.position)
         if shape_id is None:
             shape_id = np.zeros(n, dtype=np.int64)
         else:
@@ -385,16 +402,42 @@ class Ensemble:
         p = self._packed
         arrays = [*p["model"][:5], p["model"].options, p["shape_vertices"], p["shape_counts"]]
         arrays += [self.shape_id, self.scale, p["bodies"], p["states"]]
-        for array in arrays:
-            a = np.ascontiguousarray(array)
-            digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
         if self.forest is not None:  # runs without forest keep their fingerprints
             arrays += [*p["forest"], p["diameter"], p["keys"]]
+        for array in arrays:
+            a = np.ascontiguousarray(array)
+            digest.update(str((a.dtype.str, a.shape)).encode())
+            digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
         digest.update(repr(scalars).encode())
+        return digest.hexdigest()[:32]
+
+    def chunk_fingerprint(self, start: int, stop: int) -> str:
+        """Hash of every input of the chunk of rocks ``start .. stop - 1``: the shared model and
+        those rocks' own rows (initial state, body, shape, groups, release point). Two ensembles
+        with equal chunk fingerprints give that chunk equal arrays, whatever their other rocks
+        (a run of more rocks whose first ones are the same reuses them)."""
+        digest = hashlib.sha256()
+        p = self._packed
+        rows = slice(int(start), int(stop))
+        arrays = [*p["model"][:5], p["model"].options, p["shape_vertices"], p["shape_counts"]]
+        arrays += [np.arange(start, stop), self.shape_id[rows], self.scale[rows]]
+        arrays += [p["bodies"][rows], p["states"][rows], self.release_ground[rows]]
+        for groups in (self.count_groups, self.reach_groups):
+            arrays.append(np.zeros(0) if groups is None else groups[rows])
+        if self.barriers:
+            arrays += list(p["nets"])
+        if self.forest is not None:
+            arrays += [*p["forest"], p["diameter"][rows], p["keys"][rows]]
+        for array in arrays:
+            a = np.ascontiguousarray(array)
+            digest.update(str((a.dtype.str, a.shape)).encode())
+            digest.update(a.data.cast("B") if a.size else b"")
+        scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
+        sizes = (self.n_count_groups, self.count_levels_kJ, self.n_reach_groups)
+        digest.update(repr((scalars, sizes)).encode())
         return digest.hexdigest()[:32]
 
     # --- chunks --------------------------------------------------------------------------------
@@ -572,6 +615,18 @@ class Ensemble:
     def _run_chunk(self, start: int, stop: int) -> dict:
         chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
         out = {**chunk, **reduced}
+        out.update(cell_minima(visit_cell, self.visit_angles(visit_rock, visit_cell)))
+        if self.reach_groups is not None:
+            reach = exceedance_counts(
+                visit_rock,
+                visit_cell,
+                visit_max[:, Q_ENERGY],
+                self.reach_groups,
+                self.n_reach_groups,
+                self.terrain.heights.size,
+                (None,),
+            )
+            out["reach_key"], out["reach_count"] = reach["exceed_key"], reach["exceed_count"]
         if self.count_groups is not None:
             size = self.terrain.heights.size
             out.update(
@@ -586,6 +641,14 @@ class Ensemble:
                 )
             )
         return out
+
+    def visit_angles(self, visit_rock: np.ndarray, visit_cell: np.ndarray) -> np.ndarray:
+        """The energy-line angle (degrees) of each row ``(rock, cell)`` of :meth:`visits`
+        (:func:`tumble.rockfall.ensemble.energy_line.visit_angles`)."""
+        t = self.terrain
+        return visit_angles(
+            visit_rock, visit_cell, self.release_ground, t.heights, (t.x0, t.y0, t.dx, t.dy)
+        )
 
     def visits(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The cell visits of rocks ``start .. stop - 1`` (simulated again): one row per rock
@@ -618,3 +681,18 @@ class Ensemble:
                 reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(stop - start, int(chunk["steps"].sum()))
         return reduction.result(wall_time=time.perf_counter() - t0)
+
+
+def _ground_below(terrain: Any, position: np.ndarray) -> np.ndarray:
+    """The terrain point ``(x, y, height)`` below each position (n, 3); NaN height off the
+    terrain."""
+    x, y = (
+        np.asarray(position[:, 0], dtype=np.float64),
+        np.asarray(position[:, 1], dtype=np.float64),
+    )
+    z = np.full(x.size, np.nan)
+    if x.size:
+        on = np.asarray(terrain.contains(x, y), dtype=bool)
+        if on.any():
+            z[on] = terrain.height(x[on], y[on])
+    return np.column_stack([x, y, z])

@@ -31,7 +31,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tumble.rockfall.ensemble.cells import bin_percentile, energy_mean
+from tumble.rockfall.ensemble.cells import bin_index, bin_percentile, energy_mean
+from tumble.rockfall.ensemble.energy_line import cell_minima
+from tumble.rockfall.ensemble.intervals import (
+    bin_edges,
+    bin_quantile_interval,
+    clopper_pearson,
+    order_statistic_ranks,
+)
 from tumble.rockfall.ensemble.kernels import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 
 #: raster names in the order they are written
@@ -47,6 +54,11 @@ RASTERS = (
     "rotational_velocity_max",
     "jump_height_max",
     "jump_height_p95",
+    "reach_probability_low",
+    "reach_probability_high",
+    "kinetic_energy_p95_low",
+    "kinetic_energy_p95_high",
+    "energy_line_angle",
 )
 
 
@@ -85,6 +97,27 @@ RASTER_INFO: dict[str, RasterInfo] = {
     "jump_height_p95": RasterInfo(
         "95th percentile over rocks of the jump height in flight after the first contact", "m"
     ),
+    "reach_probability_low": RasterInfo(
+        "lower bound of the 95 % Clopper-Pearson interval of the reach probability", "1"
+    ),
+    "reach_probability_high": RasterInfo(
+        "upper bound of the 95 % Clopper-Pearson interval of the reach probability", "1"
+    ),
+    "kinetic_energy_p95_low": RasterInfo(
+        "lower bound of the 95 % distribution-free interval of kinetic_energy_p95 (order "
+        "statistics, widened to the 1/64-octave histogram bins)",
+        "kJ",
+    ),
+    "kinetic_energy_p95_high": RasterInfo(
+        "upper bound of the 95 % distribution-free interval of kinetic_energy_p95 (order "
+        "statistics, widened to the 1/64-octave histogram bins)",
+        "kJ",
+    ),
+    "energy_line_angle": RasterInfo(
+        "smallest energy-line angle over the rocks reaching the cell: atan of the drop from the "
+        "terrain below the release to the cell over their horizontal distance",
+        "degree",
+    ),
 }
 
 
@@ -116,6 +149,29 @@ def cell_percentile(cells: np.ndarray, values: np.ndarray, q: float, size: int) 
     return out
 
 
+def cell_quantile_interval(
+    cells: np.ndarray, values: np.ndarray, q: float, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the 95 % distribution-free interval of the ``q`` quantile (0-1) of its finite
+    ``values`` from their exact order statistics, widened to the edges of the histogram bins
+    that hold them (:mod:`tumble.rockfall.ensemble.intervals`): the interval the streamed
+    histograms give. NaN where a cell has too few values."""
+    low = np.full(size, np.nan)
+    high = np.full(size, np.nan)
+    keep = np.isfinite(values)
+    cells, values = cells[keep], values[keep]
+    if cells.size == 0:
+        return low, high
+    order = np.lexsort((values, cells))
+    c, v = cells[order], values[order]
+    starts, counts = _segments(c)
+    rank_low, rank_high = order_statistic_ranks(counts, q)
+    ok = (rank_low >= 1) & (rank_high <= counts)
+    low[c[starts[ok]]] = bin_edges(bin_index(v[starts[ok] + rank_low[ok] - 1]))[0]
+    high[c[starts[ok]]] = bin_edges(bin_index(v[starts[ok] + rank_high[ok] - 1]))[1]
+    return low, high
+
+
 def _cell_max(cells: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
     out = np.full(size, -np.inf)
     keep = np.isfinite(values)
@@ -131,9 +187,11 @@ def rasters_from_visits(
     visit_cell: np.ndarray,
     visit_max: np.ndarray,
     deposit_cells: np.ndarray,
+    visit_angle: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """The rasters of the module docstring from one row per (rock, cell) with the rock's maxima
-    in the cell (kinetic energy J, speed, rotation rot/s, jump height or NaN)."""
+    in the cell (kinetic energy J, speed, rotation rot/s, jump height or NaN) and, optionally,
+    its energy-line angle there (degrees; without it the raster is NaN)."""
     size = shape[0] * shape[1]
     order = np.lexsort((visit_rock, visit_cell))
     cells, values = visit_cell[order], visit_max[order]
@@ -157,6 +215,17 @@ def rasters_from_visits(
         "jump_height_max": _cell_max(cells, values[:, Q_JUMP], size),
         "jump_height_p95": cell_percentile(cells, values[:, Q_JUMP], 95.0, size),
     }
+    rasters["reach_probability_low"], rasters["reach_probability_high"] = clopper_pearson(
+        passing, n_rocks
+    )
+    low, high = cell_quantile_interval(cells, values[:, Q_ENERGY], 0.95, size)
+    rasters["kinetic_energy_p95_low"] = low * 1e-3
+    rasters["kinetic_energy_p95_high"] = high * 1e-3
+    angle = np.full(size, np.nan)
+    if visit_angle is not None:
+        minima = cell_minima(visit_cell, visit_angle)
+        angle[minima["angle_cell"]] = minima["angle_min"]
+    rasters["energy_line_angle"] = angle
     return {name: rasters[name].reshape(shape) for name in RASTERS}
 
 
@@ -171,7 +240,7 @@ def nearest_cells(terrain: Any, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 #: rasters that are 0, not NaN, where no rock came
-ZERO_OUTSIDE = ("reach_probability", "passing_count", "deposit_count")
+ZERO_OUTSIDE = ("reach_probability", "passing_count", "deposit_count", "reach_probability_low")
 
 
 class Window(NamedTuple):
@@ -190,7 +259,14 @@ class Rasters(Mapping[str, np.ndarray]):
     ``rasters[name]`` builds the full (ny, nx) grid (a new array each time);
     :meth:`in_window` gives the window's array without building it."""
 
-    def __init__(self, shape: tuple[int, int], window: Window, values: dict[str, np.ndarray]):
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        window: Window,
+        values: dict[str, np.ndarray],
+        outside: Mapping[str, float] | None = None,
+    ):
+        self._outside = dict(outside or {})
         self.shape = (int(shape[0]), int(shape[1]))
         self.window = Window(*(int(v) for v in window))
         size = (self.window.j1 - self.window.j0, self.window.i1 - self.window.i0)
@@ -204,7 +280,10 @@ class Rasters(Mapping[str, np.ndarray]):
         return self._values[name]
 
     def background(self, name: str) -> float:
-        """The value outside the window: 0 for the counts and the reach probability, NaN else."""
+        """The value outside the window: 0 for the counts and the reach probability, the upper
+        bound of a count of 0 for ``reach_probability_high``, NaN else."""
+        if name in self._outside:
+            return self._outside[name]
         return 0.0 if name in ZERO_OUTSIDE else np.nan
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -232,10 +311,16 @@ def cells_window(shape: tuple[int, int], cells: np.ndarray) -> Window:
 
 
 def rasters_from_cells(
-    shape: tuple[int, int], n_rocks: int, merged: dict[str, np.ndarray], deposit_cells: np.ndarray
+    shape: tuple[int, int],
+    n_rocks: int,
+    merged: dict[str, np.ndarray],
+    deposit_cells: np.ndarray,
+    angles: dict[str, np.ndarray] | None = None,
 ) -> Rasters:
     """The rasters of the module docstring from a merged cell reduction
-    (:func:`tumble.rockfall.ensemble.cells.merge_cells`) and the cells where rocks stopped."""
+    (:func:`tumble.rockfall.ensemble.cells.merge_cells`), the cells where rocks stopped and the
+    per-cell smallest energy-line angles (:mod:`tumble.rockfall.ensemble.energy_line`; without
+    them that raster is NaN)."""
     cells = merged["cell_index"]
     deposits = deposit_cells[deposit_cells >= 0]
     window = cells_window(shape, np.concatenate([cells, deposits]))
@@ -274,4 +359,18 @@ def rasters_from_cells(
         "jump_height_max": grid(maxima[:, Q_JUMP]),
         "jump_height_p95": grid(percentile("jump", 95.0)),
     }
-    return Rasters(shape, window, {name: values[name] for name in RASTERS})
+    values["reach_probability_low"], values["reach_probability_high"] = clopper_pearson(
+        passing, n_rocks
+    )
+    low, high = bin_quantile_interval(
+        cells, merged["energy_bin_key"], merged["energy_bin_count"], 0.95
+    )
+    values["kinetic_energy_p95_low"] = grid(low * 1e-3)
+    values["kinetic_energy_p95_high"] = grid(high * 1e-3)
+    angle = np.full(size, np.nan)
+    if angles is not None and angles["angle_cell"].size:
+        inside = np.isin(angles["angle_cell"], cells)
+        angle[local(angles["angle_cell"][inside])] = angles["angle_min"][inside]
+    values["energy_line_angle"] = angle.reshape(ny_w, nx_w)
+    outside = {"reach_probability_high": float(clopper_pearson(np.zeros(1), n_rocks)[1][0])}
+    return Rasters(shape, window, {name: values[name] for name in RASTERS}, outside)

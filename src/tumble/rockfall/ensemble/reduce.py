@@ -53,6 +53,7 @@ from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
 from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
+from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
 from tumble.rockfall.ensemble.kernels import (
     M_DROP,
     N_MAXIMA,
@@ -136,6 +137,9 @@ class EnsembleResult:
     exits: dict[str, np.ndarray] | None = None
     #: with a forest: tree impacts per DEM cell, (ny, nx) int64 (``rasters/tree_impacts.tif``)
     tree_impacts: np.ndarray | None = None
+    #: for an ensemble with reach groups, the rocks of each group that reached each cell
+    #: (``reach_key = group * size + cell`` sorted, ``reach_count``)
+    reach: dict[str, np.ndarray] | None = None
 
     def write_summary(self, path: str | os.PathLike) -> Path:
         path = Path(path)
@@ -233,6 +237,25 @@ def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarr
     return runout, lateral
 
 
+def _deposit_angles(ensemble: ReducedEnsemble, position: np.ndarray) -> np.ndarray:
+    """Per rock, the energy-line angle (degrees) from the terrain point below its release to
+    the terrain point below its final position
+    (:func:`tumble.rockfall.ensemble.energy_line.travel_angle`); NaN off the terrain."""
+    start = getattr(ensemble, "release_ground", None)
+    n = position.shape[0]
+    if start is None:
+        return np.full(n, np.nan)
+    terrain = ensemble.terrain
+    x, y = position[:, 0], position[:, 1]
+    z = np.full(n, np.nan)
+    ok = np.isfinite(x) & np.isfinite(y)
+    on = np.zeros(n, dtype=bool)
+    on[ok] = np.asarray(terrain.contains(x[ok], y[ok]), dtype=bool)
+    if on.any():
+        z[on] = terrain.height(x[on], y[on])
+    return travel_angle(start[:, 0], start[:, 1], start[:, 2], x, y, z)
+
+
 class RunReduction:
     """The results of ``ensemble`` reduced from its chunks as they arrive, in any order
     (module docstring); :meth:`result` once every rock is in."""
@@ -263,6 +286,9 @@ class RunReduction:
             self._tree_energy = np.zeros(n)
             self._impact_cells = np.zeros(ensemble.terrain.heights.size, dtype=np.int64)
             self._unmapped = 0
+        # per-cell smallest energy-line angles and per-group reach counts of the chunks added
+        self._angles: list[Mapping[str, np.ndarray]] = []
+        self._reach: list[Mapping[str, np.ndarray]] = []
 
     @property
     def steps(self) -> int:
@@ -321,6 +347,25 @@ class RunReduction:
             self._tree_energy[rock] = chunk["tree_energy_J"]
             np.add.at(self._impact_cells, chunk["impact_cell_index"], chunk["impact_cell_count"])
             self._unmapped += int(np.sum(chunk["impacts_unmapped"]))
+        if (
+            "angle_cell" not in chunk
+            and "visit_cell" in chunk
+            and hasattr(self.ensemble, "visit_angles")
+        ):
+            # a chunk file of an earlier layout holds the visits themselves
+            visit_cell = np.asarray(chunk["visit_cell"], dtype=np.int64)
+            angle = self.ensemble.visit_angles(chunk["visit_rock"], visit_cell)
+            self._angles.append(cell_minima(visit_cell, angle))
+        if "angle_cell" in chunk:
+            self._angles.append({k: chunk[k] for k in ("angle_cell", "angle_min")})
+            if len(self._angles) >= 16:
+                self._angles = [merge_minima(self._angles)]
+        if "reach_key" in chunk:
+            self._reach.append(
+                {"exceed_key": chunk["reach_key"], "exceed_count": chunk["reach_count"]}
+            )
+            if len(self._reach) >= 16:
+                self._reach = [merge_counts(self._reach)]
         if "cell_index" in chunk:
             self._cells.add({name: chunk[name] for name in CELL_FIELDS})
         else:
@@ -349,7 +394,10 @@ class RunReduction:
         # deposits: rocks at rest, and rocks a net holds
         held = stopped | caught
         deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
-        rasters = rasters_from_cells(terrain.heights.shape, n, self._cells.result(), deposit_cells)
+        angles = merge_minima(self._angles) if self._angles else None
+        rasters = rasters_from_cells(
+            terrain.heights.shape, n, self._cells.result(), deposit_cells, angles
+        )
         total_steps = int(steps.sum())
         pgs_caps = int(self._ints["pgs_caps"].sum())
         summary: dict = {
@@ -421,6 +469,7 @@ class RunReduction:
             "rotational_velocity_max_rps": maxima[:, Q_ROTATION],
             "jump_height_max_m": maxima[:, Q_JUMP],
             "release_drop_m": maxima[:, M_DROP],
+            "energy_line_angle_deg": _deposit_angles(ensemble, position),
         }
         crossings = None
         if ensemble.barriers:
@@ -450,7 +499,20 @@ class RunReduction:
             summary["warnings"] += summary["forest"].pop("warnings")
             rocks["tree_impacts"] = self._impacts.copy()
             rocks["tree_energy_absorbed_kJ"] = self._tree_energy * 1e-3
-        return EnsembleResult(summary, rasters, rocks, crossings, counts, exits, tree_impacts)
+        reach = None
+        if getattr(ensemble, "reach_groups", None) is not None and self._reach:
+            merged = merge_counts(self._reach)
+            reach = {"reach_key": merged["exceed_key"], "reach_count": merged["exceed_count"]}
+        return EnsembleResult(
+            summary,
+            rasters,
+            rocks,
+            crossings,
+            counts,
+            exits,
+            tree_impacts=tree_impacts,
+            reach=reach,
+        )
 
     def _exits(self) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         """The exit table and the holes of the rocks that left the DEM

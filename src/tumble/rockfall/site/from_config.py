@@ -307,6 +307,12 @@ def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") ->
 
 def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunSetup:
     """:func:`build_ensemble`, with the resolved release and the input files (key -> path)."""
+    if not isinstance(config.rocks, int):
+        raise ConfigError(
+            'rocks = "auto" is resolved by the run (tumble.pipeline.RockfallRun), which builds '
+            "a run of each round's number of rocks",
+            "rocks",
+        )
     base = Path(base_dir)
     terrain = _terrain(config, base)
     classes = _rock_classes(config, base)
@@ -382,6 +388,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
             "n_count_groups": len(site.source_names),
             "count_levels_kJ": ENERGY_LEVELS_KJ,
         }
+    counting["reach_groups"] = site.source_of
     ensemble = Ensemble(
         terrain,
         rock if classes is None else [c.shape for c in classes],
@@ -425,6 +432,12 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     )
 
 
+def _rock_count(config: RockfallConfig) -> int:
+    if not isinstance(config.rocks, int):
+        raise ConfigError('rocks = "auto" is resolved by the run', "rocks")
+    return config.rocks
+
+
 def _path(name: str, base: Path) -> Path:
     path = Path(name)
     return path if path.is_absolute() else base / path
@@ -462,14 +475,14 @@ def _release_areas(config: RockfallConfig, terrain: Terrain, base: Path) -> Rele
             return ReleaseAreas.from_file(
                 _path(r.areas, base),
                 terrain,
-                config.rocks,
+                _rock_count(config),
                 layer=r.layer,
                 name_field=r.name_field,
                 frequency_field=r.frequency_field,
                 weight_field=r.weight_field,
             )
         if r.raster is not None:
-            return ReleaseAreas.from_raster(_path(r.raster, base), terrain, config.rocks)
+            return ReleaseAreas.from_raster(_path(r.raster, base), terrain, _rock_count(config))
     except (ValueError, OSError) as err:
         key = "release.areas" if r.areas is not None else "release.raster"
         raise ConfigError(str(err), key) from err

@@ -1,0 +1,109 @@
+"""Runs of ``rocks = "auto"``: the rock counts of the rounds, the chunks a round takes over from
+the round before, and the energy-line record of the summary.
+
+A round of ``n`` rocks is the fixed run of ``n`` rocks: its rocks are those a run of ``n`` rocks
+simulates (one random stream per rock; with release areas the split of the rocks depends on
+``n``), so the numbers of the last round are those of ``tumble rockfall run rocks=n``. A chunk
+of the round before is taken over only when all of its inputs are equal
+(:meth:`tumble.rockfall.ensemble.Ensemble.chunk_fingerprint`): with one release point every
+rock of the round before is reused; with release areas the rocks whose area changed are run
+again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tumble.io import run_folder as layout
+from tumble.io.config import RockfallConfig
+from tumble.io.results import write_json_atomic
+from tumble.rockfall.ensemble.chunks import chunk_path
+
+#: rocks of the first round of an auto run (doubled each round up to max_rocks)
+FIRST_ROUND = 200
+#: the travel angles of the geometric method (degrees) the report compares with, and its source
+GEOMETRIC_RANGE_DEG = (27.0, 35.0)
+GEOMETRIC_SOURCE = (
+    "Evans & Hungr 1993 (Can. Geotech. J. 30, 620-636): minimum shadow angle 27.5 degrees; "
+    "Jaboyedoff & Labiouse 2011 (NHESS 11, 819-828): energy-line angles of 28-35 degrees"
+)
+
+
+def auto_rounds(config: RockfallConfig) -> list[int]:
+    """Rocks of each round: :data:`FIRST_ROUND`, doubled each round, the last
+    ``convergence.max_rocks``."""
+    most = int(config.convergence.max_rocks)
+    counts = [min(FIRST_ROUND, most)]
+    while counts[-1] < most:
+        counts.append(min(2 * counts[-1], most))
+    return counts
+
+
+def carry_chunks(
+    ensemble: Any,
+    out: str | os.PathLike,
+    chunk_size: int,
+    inputs: dict[str, Any],
+    previous: Callable[[int], Any],
+) -> int:
+    """Make ``out/chunks`` a chunk folder of ``ensemble`` holding the chunks of the run found
+    there (of another number of rocks; ``previous(n)`` builds its ensemble) whose inputs are
+    equal to this one's; the others are left to compute. Nothing happens without a chunk folder
+    or when it already belongs to ``ensemble``. Returns the chunks taken over."""
+    out = Path(out)
+    folder = out / layout.CHUNKS
+    manifest_path = folder / layout.MANIFEST
+    if not manifest_path.exists():
+        return 0
+    manifest = json.loads(manifest_path.read_text())
+    fingerprint = ensemble.fingerprint()
+    if manifest.get("fingerprint") == fingerprint and manifest.get("n_rocks") == ensemble.n_rocks:
+        return 0
+    old = previous(int(manifest["n_rocks"]))
+    old_size = int(manifest["chunk_size"])
+    known = {old.chunk_fingerprint(a, b): i for i, (a, b) in enumerate(old.chunks(old_size))}
+    staging = out / f".{layout.CHUNKS}.previous"
+    shutil.rmtree(staging, ignore_errors=True)
+    os.replace(folder, staging)
+    folder.mkdir()
+    taken = 0
+    for i, (a, b) in enumerate(ensemble.chunks(chunk_size)):
+        source = known.get(ensemble.chunk_fingerprint(a, b))
+        if source is not None and (staging / chunk_path(out, source).name).exists():
+            os.replace(staging / chunk_path(out, source).name, chunk_path(out, i))
+            taken += 1
+    write_json_atomic(
+        manifest_path,
+        {
+            "fingerprint": fingerprint,
+            "n_rocks": ensemble.n_rocks,
+            "chunk_size": int(chunk_size),
+            "inputs": inputs,
+            "sessions": list(manifest.get("sessions", [])),
+        },
+    )
+    shutil.rmtree(staging, ignore_errors=True)
+    return taken
+
+
+def energy_line_record(result: Any) -> dict[str, Any]:
+    """``summary.json["energy_line"]``: the smallest energy-line angle of the map (degrees, over
+    every cell a rock reached) and of the rocks' final points (release to stop, over the rocks
+    at rest), beside the geometric method's usual range and its source."""
+    grid = np.asarray(result.rasters["energy_line_angle"], dtype=np.float64)
+    angles = np.asarray(result.rocks["energy_line_angle_deg"], dtype=np.float64)
+    stopped = np.asarray(result.rocks["status"]) == "stopped"
+    at_rest = angles[stopped & np.isfinite(angles)]
+    return {
+        "min_angle_deg": float(np.nanmin(grid)) if np.isfinite(grid).any() else None,
+        "min_deposit_angle_deg": float(at_rest.min()) if at_rest.size else None,
+        "geometric_range_deg": list(GEOMETRIC_RANGE_DEG),
+        "geometric_source": GEOMETRIC_SOURCE,
+    }

@@ -1,0 +1,95 @@
+"""Which release areas endanger a place: per cell the number of release areas whose rocks
+reached it (``source_count.tif``), and per release area the outline of the cells its rocks
+reached (``reach_outlines.gpkg``), from the per-source reach counts of the ensemble
+(:attr:`tumble.rockfall.ensemble.reduce.EnsembleResult.reach`: rocks of each source whose centre
+passed each cell).
+
+An outline is the union of the DEM cells (each the pixel of its sample, ``dx`` by ``dy``) that
+at least one rock of the area passed: a polygon or several, with the area's ``name``, its
+``frequency`` (onset events per year, or none), ``rocks`` (released) and ``area_m2`` (of the
+cells reached, in plan).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: the raster of this module
+SOURCE_COUNT = "source_count"
+
+
+def source_reach(
+    reach: Mapping[str, np.ndarray], n_sources: int, shape: tuple[int, int]
+) -> np.ndarray:
+    """Boolean (n_sources, ny, nx): whether a rock of each source reached each cell."""
+    size = shape[0] * shape[1]
+    key = np.asarray(reach["reach_key"], dtype=np.int64)
+    count = np.asarray(reach["reach_count"], dtype=np.int64)
+    group, cell = np.divmod(key[count > 0], size)
+    out = np.zeros((n_sources, size), dtype=bool)
+    out[group, cell] = True
+    return out.reshape(n_sources, *shape)
+
+
+def source_count(reached: np.ndarray) -> np.ndarray:
+    """Per cell, the number of sources that reached it."""
+    return reached.sum(axis=0).astype(np.float64)
+
+
+def write_source_count(terrain: Any, count: np.ndarray, directory: str | os.PathLike) -> Path:
+    """``source_count.tif``: uint8, the release areas whose rocks reached the cell (0 where
+    none did; 254 stands for 254 or more), nodata 255 in the DEM's holes."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    holes = ~np.isfinite(np.asarray(terrain.heights))
+    return terrain.write_raster(
+        directory / f"{SOURCE_COUNT}.tif",
+        np.where(holes, np.nan, np.minimum(count, 254)),
+        nodata=255,
+        dtype="uint8",
+        description="number of release areas whose rocks' centres passed the cell",
+        unit="release areas",
+        cog=True,
+    )
+
+
+def outlines(terrain: Any, reached: np.ndarray) -> list[Any]:
+    """Per source, the union of the pixels its rocks reached (a shapely geometry, empty when
+    none)."""
+    import shapely
+
+    from tumble.rockfall.polygons import cell_boxes
+
+    x0 = terrain.x0 - 0.5 * terrain.dx
+    y0 = terrain.y0 - 0.5 * terrain.dy
+    return [shapely.union_all(cell_boxes(mask, x0, y0, terrain.dx, terrain.dy)) for mask in reached]
+
+
+def write_outlines(
+    path: str | os.PathLike,
+    geometries: Sequence[Any],
+    names: Sequence[str],
+    frequencies: Sequence[float | None],
+    rocks: Sequence[int],
+    crs: Any,
+) -> Path:
+    """``reach_outlines.gpkg``: one MultiPolygon per release area (module docstring)."""
+    from tumble.io.vectors import write_multipolygons
+
+    areas = [float(g.area) for g in geometries]
+    return write_multipolygons(
+        path,
+        geometries,
+        {
+            "name": np.array(list(names), dtype=object),
+            "frequency": np.array([np.nan if f is None else f for f in frequencies]),
+            "rocks": np.asarray(rocks, dtype=np.int64),
+            "area_m2": np.asarray(areas, dtype=np.float64),
+        },
+        crs,
+    )

@@ -1,0 +1,123 @@
+"""Per-cell intervals against exact binomial and order-statistic values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binom, binomtest
+
+from tumble.rockfall.ensemble.cells import N_BINS, bin_index, chunk_cells
+from tumble.rockfall.ensemble.intervals import (
+    bin_edges,
+    bin_quantile_interval,
+    clopper_pearson,
+    order_statistic_ranks,
+    relative_half_width,
+)
+from tumble.rockfall.ensemble.kernels import N_QUANTITIES
+from tumble.rockfall.ensemble.rasters import rasters_from_cells, rasters_from_visits
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (7, 40), (40, 40), (13, 1000), (500, 1000)])
+def test_clopper_pearson_equals_the_exact_binomial_test_interval(k, n):
+    """Against scipy's exact (Clopper-Pearson) interval of the binomial test, to 1e-12."""
+    low, high = clopper_pearson(np.array([k]), n)
+    exact = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    assert low[0] == pytest.approx(exact.low, abs=1e-12)
+    assert high[0] == pytest.approx(exact.high, abs=1e-12)
+
+
+def test_clopper_pearson_at_the_ends_has_the_closed_form():
+    """k = 0: high = 1 - (alpha/2)^(1/n); k = n: low = (alpha/2)^(1/n) (solving the binomial tail
+    by hand)."""
+    n = np.array([1, 5, 59, 1000])
+    low0, high0 = clopper_pearson(np.zeros(4), n)
+    lown, highn = clopper_pearson(n, n)
+    np.testing.assert_allclose(high0, 1.0 - 0.025 ** (1.0 / n), rtol=1e-12)
+    np.testing.assert_allclose(lown, 0.025 ** (1.0 / n), rtol=1e-12)
+    assert np.all(low0 == 0.0) and np.all(highn == 1.0)
+
+
+@pytest.mark.parametrize("m", [72, 73, 100, 500, 2000])
+def test_order_statistic_ranks_cover_and_are_the_narrowest_equal_tailed(m):
+    """The number N of values below the true 95th percentile is binomial(m, 0.95): the interval
+    [x_(l), x_(u)] covers it with P(l <= N < u) >= 0.95, each tail <= 2.5 %, and moving either
+    rank inwards breaks that tail bound."""
+    l, u = (int(v[0]) for v in order_statistic_ranks(np.array([m]), 0.95))
+    assert 1 <= l < u <= m
+    below = binom.cdf(l - 1, m, 0.95)  # P(N < l)
+    above = binom.sf(u - 1, m, 0.95)  # P(N >= u)
+    assert below <= 0.025 + 1e-12 and above <= 0.025 + 1e-12
+    assert 1.0 - below - above >= 0.95
+    assert binom.cdf(l, m, 0.95) > 0.025  # l + 1 would leave more than 2.5 % below
+    assert binom.sf(u - 2, m, 0.95) > 0.025  # u - 1 would leave more than 2.5 % above
+
+
+def test_too_few_values_give_no_interval():
+    """Below 72 values the 95 % upper rank of the 95th percentile exceeds the count: the upper
+    tail P(N >= m) = 0.95^m is <= 2.5 % from m = 72 on (0.95^71 = 0.0262, 0.95^72 = 0.0249)."""
+    _, u = order_statistic_ranks(np.array([71, 72]), 0.95)
+    assert u[0] > 71 and u[1] == 72
+
+
+def test_histogram_interval_holds_the_exact_order_statistics_within_a_bin():
+    """A cell with the 100 values 1..100 J (ranks known by hand: x_(r) = r): the streamed
+    interval is [lower edge of the bin of x_(l), upper edge of the bin of x_(u)], contains
+    [x_(l), x_(u)] and is at most 1/64 wider on each side."""
+    values = np.arange(1.0, 101.0)
+    cell = np.full(values.size, 7, dtype=np.int64)
+    visit_max = np.zeros((values.size, N_QUANTITIES))
+    visit_max[:, 0] = values
+    merged = chunk_cells(cell, visit_max)
+    low, high = bin_quantile_interval(
+        merged["cell_index"], merged["energy_bin_key"], merged["energy_bin_count"], 0.95
+    )
+    l, u = (int(v[0]) for v in order_statistic_ranks(np.array([100]), 0.95))
+    exact_low, exact_high = float(l), float(u)  # x_(r) = r
+    assert bin_edges(bin_index(np.array([exact_low])))[0][0] == low[0]
+    assert bin_edges(bin_index(np.array([exact_high])))[1][0] == high[0]
+    assert low[0] <= exact_low < low[0] * (1 + 1 / 64)
+    assert high[0] / (1 + 1 / 64) < exact_high <= high[0]
+
+
+def test_bin_edges_bracket_every_value():
+    """Every value lies in [low, high) of its bin; bin 0 is [0, 2^-10)."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.exponential(50.0, 2000), [0.0, 2.0**-11, 1.0, 2.0**39]])
+    low, high = bin_edges(bin_index(x))
+    assert np.all((low <= x) & (x < high))
+    assert bin_edges(np.array([0]))[1][0] == 2.0**-10
+    assert np.isinf(bin_edges(np.array([N_BINS - 1]))[1][0])
+
+
+def test_interval_rasters_streamed_equal_the_visit_reference():
+    """The interval rasters of the merged cells equal those of all visits at once."""
+    rng = np.random.default_rng(5)
+    rock = np.repeat(np.arange(300), 2)
+    cell = rng.integers(0, 6, rock.size)
+    keep = np.unique(rock * 10 + cell, return_index=True)[1]
+    rock, cell = rock[keep], cell[keep]
+    value = np.column_stack([rng.lognormal(8.0, 1.0, rock.size), *rng.random((3, rock.size))])
+    deposits = np.array([-1])
+    exact = rasters_from_visits((2, 3), 300, rock, cell, value, deposits)
+    streamed = rasters_from_cells((2, 3), 300, chunk_cells(cell, value), deposits)
+    for name in (
+        "reach_probability_low",
+        "reach_probability_high",
+        "kinetic_energy_p95_low",
+        "kinetic_energy_p95_high",
+    ):
+        np.testing.assert_array_equal(exact[name], streamed[name], err_msg=name)
+    assert np.isfinite(streamed["kinetic_energy_p95_low"]).any()
+    ok = np.isfinite(streamed["kinetic_energy_p95_low"])
+    p95 = streamed["kinetic_energy_p95"][ok]
+    assert np.all(streamed["kinetic_energy_p95_low"][ok] <= p95 * (1 + 1 / 64))
+    assert np.all(streamed["kinetic_energy_p95_high"][ok] >= p95 / (1 + 1 / 64))
+
+
+def test_relative_half_width():
+    """max(p - low, high - p) / p; inf without a value or an interval."""
+    out = relative_half_width(
+        np.array([0.5, 0.0, 2.0]), np.array([0.4, 0.0, np.nan]), np.array([0.55, 0.1, 3.0])
+    )
+    assert out[0] == pytest.approx(0.2) and np.isinf(out[1]) and np.isinf(out[2])
