@@ -167,6 +167,9 @@ class RockfallRun:
         result.summary["release"] = setup.release_report
         result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
         zoning = setup.site.apply(result)
+        # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
+        result.rocks.update(setup.soil_draws.columns())
+        result.summary["soil"] = {"uncertainty": setup.soil_draws.described}
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)

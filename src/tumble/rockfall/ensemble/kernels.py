@@ -279,6 +279,7 @@ def run_rocks(
     soil_values: np.ndarray,
     soil_index: np.ndarray,
     soil_rasters: np.ndarray,
+    soil_row: np.ndarray,
     shape_vertices: np.ndarray,
     shape_counts: np.ndarray,
     options: np.ndarray,
@@ -300,7 +301,10 @@ def run_rocks(
 ) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
     STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
-    N_XCOLS) the barrier crossings of each rock."""
+    N_XCOLS) the barrier crossings of each rock. The soil is a table of packed soils
+    (:func:`tumble.rockfall.soil.pack_table`: ``soil_values``, ``soil_index`` (r, n_fields),
+    ``soil_rasters`` shared); rock k runs with row ``soil_row[k]`` (its drawn parameters,
+    :mod:`tumble.rockfall.soil_uncertainty`; one row for all rocks without uncertainty)."""
     for k in prange(states.shape[0]):
         s = shape_id[k]
         m = shape_counts[s]
@@ -313,7 +317,17 @@ def run_rocks(
         prev = np.empty(STATE_SIZE)
         bounds = np.empty(N_BOUNDS)
         rest_energy = 0.5 * bodies[k, 0] * rest_speed * rest_speed
-        model = (heights, grid, soil_values, soil_index, soil_rasters, vertices, bodies[k], options)
+        row = soil_row[k]
+        model = (
+            heights,
+            grid,
+            soil_values[row],
+            soil_index[row],
+            soil_rasters,
+            vertices,
+            bodies[k],
+            options,
+        )
         run_one(
             model,
             states[k],
