@@ -398,8 +398,11 @@ class Ensemble:
             digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
         if self.barriers:  # runs without barriers keep their fingerprints
             arrays += list(p["nets"])
-        if self.soils is not None:  # so do runs without a soil table
-            arrays += [*p["soil_table"], self.soil_row]
+        if self.soils is not None:  # runs without a soil table keep their fingerprints
+            for array in (*p["soil_table"], self.soil_row):
+                a = np.ascontiguousarray(array)
+                digest.update(str((a.dtype.str, a.shape)).encode())
+                digest.update(a.data.cast("B") if a.size else b"")
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
         digest.update(repr(scalars).encode())
         return digest.hexdigest()[:32]
