@@ -203,9 +203,10 @@ CATALOGUE = {
 #: published categories left out of :data:`CATALOGUE`, and why
 UNSOURCED = {
     "the RAMMS::ROCKFALL terrain categories (extra soft to extra hard, snow)": "their values "
-    "are published in the RAMMS::ROCKFALL user manual (v1.5 2013, v1.6 2015), whose table could "
-    "not be read and checked; the open papers (Lu et al. 2019; Caviezel et al. 2021; Noel et al. "
-    "2022, 2023) give the one medium set or site calibrations without a per-category table",
+    "are published in the RAMMS::ROCKFALL user manual (v1.5 2013, v1.6 2015), whose table has "
+    "not been read and checked; no per-category table of the open papers searched (Caviezel et "
+    "al. 2021; Noel et al. 2022, Earth Surf. Dynam. 10:1141; Noel et al. 2023, Landslides; the "
+    "Mel de la Niva benchmark, Geosciences 13:200, 2023) could be checked either",
     "a spread of the medium set": "Lu et al. 2019 give one value per parameter, no range or "
     "standard deviation; medium is drawn from nothing (uncertainty needs a category with a "
     "spread)",
