@@ -261,14 +261,15 @@ def pooled_metrics(
     if len(runs) == 1 and runs[0].soil_set is not None:
         # one run whose rocks drew their sets (soil.uncertainty = "sets"): per set, its rocks
         run = runs[0]
+        drawn = np.asarray(run.soil_set)
         parameters = [p.as_dict() for p in run.sets]
         per_set = [
-            kolmogorov_smirnov(observed, run.coordinates[run.regular & (run.soil_set == i), 0])[1]
-            if np.any(run.regular & (run.soil_set == i))
+            kolmogorov_smirnov(observed, run.coordinates[run.regular & (drawn == i), 0])[1]
+            if np.any(run.regular & (drawn == i))
             else float("nan")
             for i in range(len(run.sets))
         ]
-        rocks_per_set = np.bincount(run.soil_set, minlength=len(run.sets)).tolist()
+        rocks_per_set = np.bincount(drawn, minlength=len(run.sets)).tolist()
     else:
         parameters = [run.parameters.as_dict() for run in runs]
         per_set = [kolmogorov_smirnov(observed, run.coordinates[run.regular, 0])[1] for run in runs]

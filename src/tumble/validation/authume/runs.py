@@ -218,11 +218,9 @@ def _repeated(releases: AuthumeReleases, repeat: int) -> AuthumeReleases:
     """The releases one after another ``repeat`` times (rock ``k`` is release ``k mod n``)."""
     if repeat == 1:
         return releases
-    arrays = {
-        f.name: np.tile(
-            getattr(releases, f.name), (repeat,) + (1,) * (getattr(releases, f.name).ndim - 1)
-        )
-        for f in dataclasses.fields(releases)
-        if isinstance(getattr(releases, f.name), np.ndarray)
-    }
+    arrays: dict[str, Any] = {}
+    for f in dataclasses.fields(releases):
+        value = getattr(releases, f.name)
+        if isinstance(value, np.ndarray):
+            arrays[f.name] = np.tile(value, (repeat,) + (1,) * (value.ndim - 1))
     return dataclasses.replace(releases, **arrays)
