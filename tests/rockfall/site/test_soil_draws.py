@@ -106,3 +106,19 @@ def test_bad_uncertainty_is_a_config_error_naming_the_key(site, soil, key, messa
     with pytest.raises(ConfigError, match=message) as err:
         build_run(config(dem, soil=soil))
     assert err.value.key == key
+
+
+def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
+    dem, path = site
+    soil = {
+        "map": str(path),
+        "classes": {"1": "medium", "2": {"preset": "authume_hard", "uncertainty": "sets"}},
+    }
+    setup = build_run(config(dem, soil=soil))
+    which = set_index(soil_uniforms(9, N)[:, 0], 4)
+    for k in range(N):
+        s = setup.ensemble.soil_of(k)
+        assert s.mu_min[12, 5] == CATALOGUE["medium"].values["mu_min"]
+        expected = CATALOGUE["authume_hard"].sets[which[k]]["rolling_resistance"]
+        assert s.rolling_resistance[12, 30] == expected
+    assert list(setup.soil_draws.described["categories"]) == ["class 2"]

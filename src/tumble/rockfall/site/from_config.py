@@ -222,6 +222,7 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
                 classes[code] = Soil.preset(entry)
             else:
                 fields = entry.model_dump(exclude_none=True)
+                fields.pop("uncertainty", None)  # drawn by _soil_uncertainty
                 classes[code] = Soil.preset(fields.pop("preset"), **fields)
         except ValueError as err:
             raise ConfigError(str(err), f"soil.classes.{code}") from None
