@@ -18,3 +18,18 @@ def test_soils_lists_every_preset_with_its_source(capsys):
     for r in rows:
         for field, value in PRESETS[r["name"]].items():
             assert r[field] == value
+
+
+def test_soils_lists_each_spread_with_its_source(capsys):
+    assert main(["rockfall", "soils", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["soils"]}
+    assert rows["medium"]["uncertainty"] == [] and rows["medium"]["spread"] == {}
+    hard = rows["authume_hard"]
+    assert hard["uncertainty"] == ["category", "sets"]
+    assert hard["spread"] == {"rolling_resistance": [0.1, 0.2]}
+    assert [s["rolling_resistance"] for s in hard["sets"]] == [0.15, 0.1, 0.2, 0.05]
+    assert hard["spread_source"] == CATALOGUE["authume_hard"].spread_source
+    assert main(["rockfall", "soils"]) == 0
+    out = capsys.readouterr().out
+    assert "uncertainty = 'category': rolling_resistance uniform in [0.1, 0.2]" in out
+    assert "one of 4 equivalent sets" in out

@@ -12,6 +12,7 @@ from scipy.stats import ks_2samp, wasserstein_distance
 from tumble.cli.main import main
 from tumble.rockfall.simulate import PGS_TOL, simulate
 from tumble.rockfall.soil import FIELDS
+from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation import authume as A
 from tumble.validation.authume import data as field_data
@@ -491,11 +492,17 @@ def test_cli_equivalent_pools_the_stored_sets_on_the_same_releases(tmp_path, cap
         pooled = metrics[profile]["equivalent"]["implicit"]
         assert pooled["n_simulated"] == 4 * len(sets)
         rows = _rows(out / f"stops_{profile}_implicit_equivalent.csv")
-        assert [int(r["set"]) for r in rows] == [i for i in range(len(sets)) for _ in range(4)]
-        # set 0 is the calibrated set: the rows of the plain run
+        # the releases run once per set, rock k with the set drawn from its soil stream
+        drawn = set_index(soil_uniforms(0, 4 * len(sets))[:, 0], len(sets))
+        assert [int(r["set"]) for r in rows] == drawn.tolist()
+        # set 0 is the calibrated set: a rock that drew it stops as its release in the plain run
         plain = _rows(out / f"stops_{profile}_implicit.csv")
-        assert [{k: r[k] for k in plain[0]} for r in rows[:4]] == plain
-        # every set ran the same releases
+        for k, r in enumerate(rows):
+            if drawn[k] == 0:
+                assert {c: r[c] for c in plain[0] if c != "rock"} == {
+                    c: v for c, v in plain[k % 4].items() if c != "rock"
+                }
+        # every repetition ran the same releases
         for rock in range(4):
             same = {(r["drop"], r["orientation"], r["mass_kg"]) for r in rows[rock::4]}
             assert len(same) == 1

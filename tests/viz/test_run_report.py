@@ -451,3 +451,17 @@ def test_exits_are_tabled_and_drawn_on_the_reach_and_deposit_maps(tmp_path):
     labels = figure.ax.get_legend_handles_labels()[1]
     assert "left across the downslope edge (6)" in labels
     assert "left across a side edge (3)" in labels and "fell into a nodata hole (1)" in labels
+
+
+def test_the_report_says_the_maps_include_the_soil_uncertainty(tmp_path):
+    from tumble.rockfall.soil_uncertainty import describe
+
+    terrain = swiss_slope()
+    _, _, summary = fake_run(terrain)
+    _, plain, _ = report(tmp_path / "plain", summary)
+    assert "Soil parameter uncertainty" not in plain
+    drawn = {**summary, "soil": {"uncertainty": describe({"soil": ("authume_hard", "category")})}}
+    _, text, page = report(tmp_path / "drawn", drawn)
+    assert page.errors == []
+    assert "include model uncertainty" in text
+    assert "rolling_resistance uniform in [0.1, 0.2]" in text

@@ -1,8 +1,11 @@
-"""``tumble rockfall soils``: the soil catalogue (name, parameters, source) and the forest model.
+"""``tumble rockfall soils``: the soil catalogue (name, parameters, source, spread) and the forest
+model.
 
 Every soil preset usable as ``--soil NAME``, ``[soil] preset = NAME`` or a class of a soil map
-(``[soil.classes] 1 = NAME``) is listed with its published source; the categories left out for
-want of a checked source are named below the table.
+(``[soil.classes] 1 = NAME``) is listed with its source and, where the source supports one, its
+spread (``soil.uncertainty = "category"``: a uniform range per field; ``"sets"``: parameter sets
+a calibration cannot tell apart); the categories left out for want of a checked source are named
+below the table.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ COLUMNS = (
     ("drag", "kg/s"),
     ("drag_torque", "kg m2/s"),
     ("drag_height", "m"),
+    ("rolling_resistance", ""),
 )
 
 
@@ -51,9 +55,34 @@ def catalogue() -> list[dict]:
                 **{field: float(getattr(soil, field)) for field in FIELDS},
                 "source": preset.source,
                 "use": preset.use,
+                "spread": {k: [float(a), float(b)] for k, (a, b) in preset.spread.items()},
+                "sets": [dict(v) for v in preset.sets],
+                "spread_source": preset.spread_source,
+                "uncertainty": [
+                    mode for mode, ok in (("category", preset.spread), ("sets", preset.sets)) if ok
+                ],
             }
         )
     return rows
+
+
+def _spread_lines(row: dict) -> list[str]:
+    """How a category's parameters may be drawn (soil.uncertainty), or that they are fixed."""
+    if not row["uncertainty"]:
+        return ["  spread: none published (soil.uncertainty must stay 'none')"]
+    lines = []
+    for name, (low, high) in row["spread"].items():
+        lines.append(f"  uncertainty = 'category': {name} uniform in [{low:g}, {high:g}]")
+    if row["sets"]:
+        varying = [f for f in FIELDS if len({s.get(f, 0.0) for s in row["sets"]}) > 1]
+        lines.append(
+            f"  uncertainty = 'sets': one of {len(row['sets'])} equivalent sets, equally likely; "
+            + "; ".join(
+                f"{f} " + ", ".join(f"{s.get(f, 0.0):g}" for s in row["sets"]) for f in varying
+            )
+        )
+    lines.append(f"  spread source: {row['spread_source']}")
+    return lines
 
 
 def soils_command(args: argparse.Namespace) -> int:
@@ -72,6 +101,8 @@ def soils_command(args: argparse.Namespace) -> int:
     print()
     for r in rows:
         print(f"{r['name']}: {r['use']}. Source: {r['source']}")
+        for line in _spread_lines(r):
+            print(line)
     print()
     for what, why in UNSOURCED.items():
         print(f"left out: {what}: {why}")

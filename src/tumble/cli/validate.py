@@ -118,7 +118,11 @@ def _stop_table(runs: ProfileRun | list[ProfileRun], path: Path) -> None:
     from tumble.io import write_csv
 
     if isinstance(runs, list):
-        tables = [_stop_columns(run) | {"set": np.full(len(run), i)} for i, run in enumerate(runs)]
+        tables = [
+            _stop_columns(run)
+            | {"set": run.soil_set if run.soil_set is not None else np.full(len(run), i)}
+            for i, run in enumerate(runs)
+        ]
         write_csv(path, {k: np.concatenate([t[k] for t in tables]) for k in tables[0]})
     else:
         write_csv(path, _stop_columns(runs))
@@ -285,10 +289,23 @@ def run(args) -> int:
             pooled_entry: dict[str, Any] = {}
             metrics[profile]["equivalent"] = pooled_entry
             for scheme in schemes:
-                bar = _progress(n * (len(sets) - 1), f"{profile.upper()} {scheme}, other sets")
+                # each rock draws one of the sets from its own soil stream (soil.uncertainty =
+                # "sets"); the releases run once per set, so as many rocks as before
+                bar = _progress(n * len(sets), f"{profile.upper()} {scheme}, equivalent sets")
                 pooled[profile][scheme] = [
-                    runs[profile][scheme] if p == parameters else simulate(profile, p, scheme, bar)
-                    for p in sets
+                    authume.run_profile(
+                        profile,
+                        parameters,
+                        scheme,
+                        n=n,
+                        seed=args.seed,
+                        t_max=args.t_max,
+                        workers=workers,
+                        data_dir=args.data_dir,
+                        progress=_advance(bar),
+                        sets=sets,
+                        repeat=len(sets),
+                    )
                 ]
                 bar.close()
                 pooled_entry[scheme] = authume.pooled_metrics(

@@ -24,6 +24,8 @@ A run is described by one TOML document (every key optional; defaults below)::
     preset = "medium"           # Lu et al. 2019 mu_min 0.55, mu_max 2, kappa 3, beta 185; mu_r 0.15
     # mu_min = 0.4              # a number, or a raster file on the DEM grid
     # restitution = 0.0
+    # uncertainty = "none"      # or "category" / "sets": each rock draws its parameters from
+                                # the category's spread (tumble rockfall soils)
 
     # [soil]                    # or a soil class map on any grid, resampled to the DEM:
     # map = "soil.tif"          # integer classes; [soil.classes] 1 = "medium", or
@@ -159,6 +161,8 @@ class RockConfig(_Section, RockClassesKey):
 
 #: a soil field: a number or the path of a raster on the DEM grid
 SoilValue = NonNegativeFloat | str
+#: the modes of ``soil.uncertainty`` (tumble.rockfall.soil_uncertainty.UNCERTAINTY_MODES)
+SoilUncertainty = Literal["none", "category", "sets"]
 
 
 class SoilClassConfig(_Section):
@@ -166,6 +170,8 @@ class SoilClassConfig(_Section):
     overridden by numbers."""
 
     preset: str = "medium"
+    #: this class's parameter uncertainty (default: that of ``[soil] uncertainty``)
+    uncertainty: SoilUncertainty | None = None
     mu_min: NonNegativeFloat | None = None
     mu_max: NonNegativeFloat | None = None
     kappa: NonNegativeFloat | None = None
@@ -179,6 +185,9 @@ class SoilClassConfig(_Section):
 
 class SoilConfig(_Section):
     preset: str | None = "medium"
+    #: draw each rock's parameters from the category's spread or its equivalent sets
+    #: (tumble.rockfall.soil_uncertainty); per class of a soil map too
+    uncertainty: SoilUncertainty = "none"
     mu_min: SoilValue | None = None
     mu_max: SoilValue | None = None
     kappa: SoilValue | None = None
@@ -490,7 +499,11 @@ def validate(data: dict) -> RockfallConfig:
 PATH_KEYS = (
     ("dem",),
     ("rock", "file"),
-    *(("soil", name) for name in SoilConfig.model_fields if name not in ("preset", "classes")),
+    *(
+        ("soil", name)
+        for name in SoilConfig.model_fields
+        if name not in ("preset", "classes", "uncertainty")
+    ),
     ("barrier", "*", "file"),
     ("forest", "map"),
     ("forest", "stems_per_ha"),

@@ -265,6 +265,9 @@ class RockfallRun:
             )
             extra["source_count"] = source_count(reached)
             result.summary["energy_line"] = energy_line_record(result)
+        # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
+        result.rocks.update(setup.soil_draws.columns())
+        result.summary["soil"] = {"uncertainty": setup.soil_draws.described}
         with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)

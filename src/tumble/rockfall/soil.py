@@ -38,7 +38,7 @@ Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in k
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -74,17 +74,81 @@ MEDIUM_ROLLING_RESISTANCE = 0.15
 @dataclass(frozen=True)
 class SoilPreset:
     """A published soil parameter set: the values (fields of :class:`Soil`; the others keep
-    their defaults), where they are published, and what they were used for."""
+    their defaults), where they are published, and what they were used for.
+
+    Its spread, where a source supports one (:mod:`tumble.rockfall.soil_uncertainty` draws
+    from it): ``spread`` maps a field to the range ``(low, high)`` of a uniform distribution
+    (``uncertainty = "category"``); ``sets`` holds parameter sets that a calibration cannot
+    tell apart, each complete like ``values``, drawn with equal weight (``uncertainty =
+    "sets"``); ``spread_source`` says where either comes from. A preset without a spread is a
+    single value: its source gives none.
+    """
 
     values: dict[str, float]
     source: str
     use: str
+    spread: dict[str, tuple[float, float]] = field(default_factory=dict)
+    sets: tuple[dict[str, float], ...] = ()
+    spread_source: str = ""
+
+    def __post_init__(self) -> None:
+        for name, bounds in self.spread.items():
+            if name not in FIELDS:
+                raise ValueError(f"spread of unknown soil field {name!r}")
+            low, high = (float(b) for b in bounds)
+            if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low <= high):
+                raise ValueError(f"spread of {name} must be 0 <= low <= high, got {bounds!r}")
+        for values in self.sets:
+            if set(values) != set(self.values):
+                raise ValueError("every equivalent set must give the same fields as the values")
+        if (self.spread or self.sets) and not self.spread_source:
+            raise ValueError("a spread needs its source (spread_source)")
 
 
-#: The soil catalogue: every parameter set with a published source. The RAMMS::ROCKFALL terrain
-#: categories are not listed: their values are published in the
-#: RAMMS::ROCKFALL user manual, not in the papers, and no value is entered here before it has
-#: been checked against its source (:data:`UNSOURCED`).
+#: Source of the Authume categories: the calibration on profile P1 of the Authume quarry tests
+#: (Garcia et al. 2022, Eng. Geol. 310:106855; Bourrier et al. 2021, Landslides 18:639-654) in
+#: :mod:`tumble.validation.authume.soils` (``CALIBRATED``, ``CALIBRATION_EQUIVALENT``;
+#: ``docs/validation_authume.md``). Their drag is that of a block of 1 m^3 (the validation
+#: scales it with the block's projected area).
+AUTHUME_SOURCE = (
+    "calibration in tumble on the Authume quarry tests, profile P1 (Garcia et al. 2022, "
+    "Eng. Geol. 310:106855; Bourrier et al. 2021, Landslides 18:639-654): "
+    "tumble.validation.authume.soils.CALIBRATED, after Lu et al. 2019 (medium)"
+)
+#: Source of their spreads: the grid points P1 cannot tell apart, and the band of ``mu_r``
+AUTHUME_SPREAD_SOURCE = (
+    "the 4 grid points of the Authume calibration whose objective on P1 lies within one "
+    "standard error of the best (CALIBRATION_EQUIVALENT); P1 leaves mu_r between 0.1 and 0.2 "
+    "(docs/validation_authume.md)"
+)
+#: The friction law the Authume categories start from (Lu et al. 2019 after Bartelt 2016)
+_LU = {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
+
+
+def _authume(
+    friction: float, drag: float = 0.0, rolling_resistance: float = 0.0
+) -> dict[str, float]:
+    """One Authume zone row: the base friction law with ``mu_min`` and ``mu_max`` scaled by
+    ``friction``, the vegetation drag of a 1 m^3 block (drag height 2 m when present), and
+    ``mu_r``; the formulas of :meth:`tumble.validation.authume.soils.SoilParameters.table`."""
+    return {
+        "mu_min": _LU["mu_min"] * friction,
+        "mu_max": _LU["mu_max"] * friction,
+        "kappa": _LU["kappa"],
+        "beta": _LU["beta"],
+        "restitution": 0.0,
+        "drag": drag,
+        "drag_torque": 0.0,
+        "drag_height": 2.0 if drag > 0.0 else 0.0,
+        "rolling_resistance": rolling_resistance,
+    }
+
+
+#: The soil catalogue: every parameter set with a source, published or calibrated on field data
+#: inside the project, and its spread where the source supports one. The RAMMS::ROCKFALL terrain
+#: categories are not listed: their values are published in the RAMMS::ROCKFALL user manual, not
+#: in the papers, and no value is entered here before it has been checked against its source
+#: (:data:`UNSOURCED`).
 CATALOGUE = {
     "medium": SoilPreset(
         {
@@ -115,12 +179,62 @@ CATALOGUE = {
         "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.2 (mu = 10)",
         "wheel demonstration: no slip (box rolling down a 27 degree slope)",
     ),
+    # the Authume zones: calibrated sets 1-4 are (vegetation drag kg/s, vegetated friction
+    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.15), (700, 1.5, 0.3, 0.1),
+    # (700, 1.5, 0.3, 0.2), (900, 1.25, 0.3, 0.05); the rocky zone keeps the base friction
+    "authume_vegetated": SoilPreset(
+        _authume(1.5, drag=700.0),
+        AUTHUME_SOURCE,
+        "vegetated talus slope with bushes and young trees (Authume zone Blue); drag of a 1 m^3 "
+        "block",
+        sets=(
+            _authume(1.5, drag=700.0),
+            _authume(1.5, drag=700.0),
+            _authume(1.5, drag=700.0),
+            _authume(1.25, drag=900.0),
+        ),
+        spread_source=AUTHUME_SPREAD_SOURCE,
+    ),
+    "authume_hard": SoilPreset(
+        _authume(0.3, rolling_resistance=0.15),
+        AUTHUME_SOURCE,
+        "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
+        spread={"rolling_resistance": (0.1, 0.2)},
+        sets=(
+            _authume(0.3, rolling_resistance=0.15),
+            _authume(0.3, rolling_resistance=0.1),
+            _authume(0.3, rolling_resistance=0.2),
+            _authume(0.3, rolling_resistance=0.05),
+        ),
+        spread_source=AUTHUME_SPREAD_SOURCE,
+    ),
+    "authume_rocky": SoilPreset(
+        _authume(1.0, rolling_resistance=0.15),
+        AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it)",
+        "rocky slope below the quarry (Authume zone Red)",
+        spread={"rolling_resistance": (0.1, 0.2)},
+        sets=(
+            _authume(1.0, rolling_resistance=0.15),
+            _authume(1.0, rolling_resistance=0.1),
+            _authume(1.0, rolling_resistance=0.2),
+            _authume(1.0, rolling_resistance=0.05),
+        ),
+        spread_source=AUTHUME_SPREAD_SOURCE,
+    ),
 }
 
 #: published categories left out of :data:`CATALOGUE`, and why
 UNSOURCED = {
-    "the RAMMS::ROCKFALL terrain categories": "their values are published in the "
-    "RAMMS::ROCKFALL user manual only; they are left out until they have been checked against it",
+    "the RAMMS::ROCKFALL terrain categories (extra soft to extra hard, snow)": "their values "
+    "are published in the RAMMS::ROCKFALL user manual (v1.5 2013, v1.6 2015), whose table has "
+    "not been read and checked; no per-category table of the open papers searched (Caviezel et "
+    "al. 2021; Noel et al. 2022, Earth Surf. Dynam. 10:1141; Noel et al. 2023, Landslides; the "
+    "Mel de la Niva benchmark, Geosciences 13:200, 2023) could be checked either",
+    "a spread of the medium set": "Lu et al. 2019 give one value per parameter, no range or "
+    "standard deviation; medium is drawn from nothing (uncertainty needs a category with a "
+    "spread)",
+    "Rockyfor3D soil types 0-7 and roughness": "another contact model (restitution "
+    "coefficients and roughness, Dorren 2016), not parameters of the slippage friction law",
 }
 
 #: the soil of a built-in terrain (:mod:`tumble.rockfall.scenarios`) whose configuration names no
@@ -250,3 +364,29 @@ class Soil:
         else:
             rasters = np.zeros((0, 2, 2))
         return values, index, rasters
+
+
+def pack_table(
+    soils: tuple[Soil, ...] | list[Soil], grid_shape: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kernel arrays of a table of soils, one row per soil: ``(values (r, n), index (r, n)
+    int64, rasters (k, ny, nx))``, row ``i`` as :meth:`Soil.pack` of ``soils[i]`` with its
+    raster indices into the shared ``rasters`` (equal rasters stored once)."""
+    if not soils:
+        raise ValueError("a soil table needs at least one soil")
+    values = np.zeros((len(soils), len(FIELDS)))
+    index = np.full((len(soils), len(FIELDS)), -1, dtype=np.int64)
+    layers: list[np.ndarray] = []
+    for i, soil in enumerate(soils):
+        row_values, row_index, row_rasters = soil.pack(grid_shape)
+        values[i] = row_values
+        for j in np.flatnonzero(row_index >= 0):
+            layer = row_rasters[row_index[j]]
+            same = [m for m, kept in enumerate(layers) if np.array_equal(kept, layer)]
+            if same:
+                index[i, j] = same[0]
+            else:
+                index[i, j] = len(layers)
+                layers.append(layer)
+    rasters = np.ascontiguousarray(np.stack(layers)) if layers else np.zeros((0, 2, 2))
+    return values, index, rasters

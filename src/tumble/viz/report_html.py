@@ -311,6 +311,47 @@ def _exit_tables(summary: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _soil_uncertainty(summary: Mapping[str, Any]) -> str:
+    """The soil parameters each rock drew (``summary["soil"]["uncertainty"]``), and that the
+    maps, barrier values and zones include this model uncertainty; nothing when none was
+    drawn."""
+    soil = summary.get("soil")
+    drawn = soil.get("uncertainty") if isinstance(soil, Mapping) else None
+    if not isinstance(drawn, Mapping) or drawn.get("mode", "none") == "none":
+        return ""
+    rows = []
+    for where, entry in (drawn.get("categories") or {}).items():
+        if not isinstance(entry, Mapping):
+            continue
+        if entry.get("mode") == "sets":
+            spread = f"one of {entry.get('sets')} equivalent parameter sets, equally likely"
+        else:
+            spread = ", ".join(
+                f"{name} uniform in [{lo:g}, {hi:g}]"
+                for name, (lo, hi) in (entry.get("uniform") or {}).items()
+            )
+        rows.append(
+            [
+                _cell(where, text=True),
+                _cell(str(entry.get("category")), text=True),
+                _cell(spread, text=True),
+                _cell(str(entry.get("source")), text=True),
+            ]
+        )
+    note = (
+        "<p class='note'><b>The maps, the barrier design values and the zones include model "
+        "uncertainty:</b> every rock ran with soil parameters drawn for it alone from its "
+        "category's spread (soil.uncertainty), so the results pool the predictions over the "
+        "parameter values the sources cannot tell apart. Each rock's draw is in deposits.csv "
+        "(soil_draw and the drawn fields).</p>"
+    )
+    return (
+        "<h3>Soil parameter uncertainty</h3>"
+        + note
+        + _table(["soil", "category", "each rock draws", "source of the spread"], rows)
+    )
+
+
 def _release(summary: Mapping[str, Any]) -> str:
     """What the release did to fit the rocks on the terrain (``summary["release"]``): the
     height, the rocks lifted (how many, median and largest lift), the rocks placed again and

@@ -85,6 +85,7 @@ from tumble.viz.report_html import (
     _relative,
     _release,
     _run_table,
+    _soil_uncertainty,
     _statistics,
     _warnings,
     barrier_records,
@@ -296,6 +297,7 @@ def write_run_report(
         _exit_tables(summary),
         _release(summary),
         _forest(summary),
+        _soil_uncertainty(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "

@@ -29,6 +29,7 @@ benchmark ``benchmarks/rockfall_ensemble.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import time
@@ -63,7 +64,7 @@ from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
-from tumble.rockfall.soil import Soil
+from tumble.rockfall.soil import FIELDS, Soil, pack_table
 from tumble.rockfall.step.model import (
     STATE_SIZE,
     Options,
@@ -158,6 +159,36 @@ def forest_chunk(fstate: np.ndarray, impact_cell: np.ndarray) -> dict[str, np.nd
     }
 
 
+def _soil_table(
+    terrain: Any,
+    model: Any,
+    soils: Sequence[Soil] | None,
+    soil_row: Any,
+    n: int,
+) -> tuple[tuple[Soil, ...] | None, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``(soils, soil_row, (values, index, rasters))``: the soil table of the kernel, one row per
+    soil of ``soils`` with rock k on row ``soil_row[k]``; without ``soils`` the one row of the
+    ensemble's soil (``model``) for every rock."""
+    if soils is None:
+        if soil_row is not None:
+            raise ValueError("soil_row needs soils (the table it indexes)")
+        table = (model.soil_values[None, :], model.soil_index[None, :], model.soil_rasters)
+        return None, np.zeros(n, dtype=np.int64), table
+    soils = tuple(soils)
+    if not soils or not all(isinstance(s, Soil) for s in soils):
+        raise ValueError("soils must be a non-empty sequence of Soil")
+    row = np.asarray(soil_row)
+    if row.shape != (n,) or not np.issubdtype(row.dtype, np.integer):
+        raise ValueError(f"soil_row must be one integer row of soils per rock ({n})")
+    if n and (row.min() < 0 or row.max() >= len(soils)):
+        raise ValueError(f"soil_row must index the {len(soils)} soils")
+    # soil rasters of the terrain replace the fields of every soil, as in pack_model
+    rasters = {k: v for k, v in dict(getattr(terrain, "soil", None) or {}).items() if k in FIELDS}
+    replaced = tuple(dataclasses.replace(s, **rasters) if rasters else s for s in soils)
+    table = pack_table(replaced, model.heights.shape)
+    return soils, np.ascontiguousarray(row, dtype=np.int64), table
+
+
 class Ensemble:
     """Rocks released on one terrain (module docstring); validated on construction.
 
@@ -191,6 +222,8 @@ class Ensemble:
         count_levels_kJ: Sequence[float | None] = (),
         forest: Forest | None = None,
         reach_groups: Any = None,
+        soils: Sequence[Soil] | None = None,
+        soil_row: Any = None,
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -268,6 +301,7 @@ class Ensemble:
         # a barrier without an uphill side: the side the rocks start on
         self.barriers = with_uphill(self.barriers, states.position)
         model = pack_model(terrain, self.shapes[0], soil, self.options)
+        self.soils, self.soil_row, soil_table = _soil_table(terrain, model, soils, soil_row, n)
         counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
         table = np.zeros((len(self.shapes), int(counts.max()), 3))
         for i, s in enumerate(self.shapes):
@@ -308,6 +342,7 @@ class Ensemble:
         volume = np.array([s.volume for s in self.shapes])[self.shape_id] * self.scale**3
         self._packed: dict[str, Any] = {
             "model": model,
+            "soil_table": soil_table,
             "shape_vertices": table,
             "shape_counts": counts,
             "bodies": bodies,
@@ -384,7 +419,7 @@ class Ensemble:
         return simulate(
             self.terrain,
             self.rock(k),
-            self.soil,
+            self.soil_of(k),
             self.states.position[k],
             self.states.orientation[k],
             self.states.velocity[k],
@@ -395,6 +430,12 @@ class Ensemble:
             forest=self.forest,
             forest_key=int(self._packed["keys"][k]),
         )
+
+    def soil_of(self, k: int) -> Soil:
+        """The soil rock ``k`` runs with: its row of the soil table, or the ensemble's soil."""
+        if self.soils is None:
+            return self.soil
+        return self.soils[int(self.soil_row[k])]
 
     def fingerprint(self) -> str:
         """Hash of every kernel input: equal fingerprints give equal results."""
@@ -410,6 +451,11 @@ class Ensemble:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
             digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
+        if self.soils is not None:  # runs without a soil table keep their fingerprints
+            for array in (*p["soil_table"], self.soil_row):
+                a = np.ascontiguousarray(array)
+                digest.update(str((a.dtype.str, a.shape)).encode())
+                digest.update(a.data.cast("B") if a.size else b"")
         scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
         digest.update(repr(scalars).encode())
         return digest.hexdigest()[:32]
@@ -431,6 +477,8 @@ class Ensemble:
             arrays += list(p["nets"])
         if self.forest is not None:
             arrays += [*p["forest"], p["diameter"][rows], p["keys"][rows]]
+        if self.soils is not None:
+            arrays += [*p["soil_table"], self.soil_row[rows]]
         for array in arrays:
             a = np.ascontiguousarray(array)
             digest.update(str((a.dtype.str, a.shape)).encode())
@@ -486,13 +534,15 @@ class Ensemble:
         crossings = np.zeros((m, cross_capacity if self.barriers else 0, N_XCOLS))
         fstate = np.zeros((m, N_FOREST))
         impact_cell = np.full((m, IMPACT_CAPACITY if self.forest else 0), -1, dtype=np.int64)
+        soil_values, soil_index, soil_rasters = p["soil_table"]
         with one_at_a_time():
             run_rocks(
                 model.heights,
                 model.grid,
-                model.soil_values,
-                model.soil_index,
-                model.soil_rasters,
+                soil_values,
+                soil_index,
+                soil_rasters,
+                np.ascontiguousarray(self.soil_row[rocks]),
                 p["shape_vertices"],
                 p["shape_counts"],
                 model.options,

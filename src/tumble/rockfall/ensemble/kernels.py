@@ -309,6 +309,7 @@ def run_rocks(
     soil_values: np.ndarray,
     soil_index: np.ndarray,
     soil_rasters: np.ndarray,
+    soil_row: np.ndarray,
     shape_vertices: np.ndarray,
     shape_counts: np.ndarray,
     options: np.ndarray,
@@ -337,7 +338,11 @@ def run_rocks(
     STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
     N_XCOLS) the barrier crossings of each rock; ``forest`` the stems, ``diameter`` and
     ``keys`` (n,) each rock's size against them and random stream, ``fstate`` (n, N_FOREST)
-    and ``impact_cell`` (n, cap) its forest results (:mod:`tumble.rockfall.step.trees`)."""
+    and ``impact_cell`` (n, cap) its forest results (:mod:`tumble.rockfall.step.trees`). The
+    soil is a table of packed soils (:func:`tumble.rockfall.soil.pack_table`: ``soil_values``,
+    ``soil_index`` (r, n_fields), ``soil_rasters`` shared); rock k runs with row
+    ``soil_row[k]`` (its drawn parameters, :mod:`tumble.rockfall.soil_uncertainty`; one row
+    for all rocks without uncertainty)."""
     n_trees = forest[5].shape[0]
     for k in prange(states.shape[0]):
         s = shape_id[k]
@@ -352,7 +357,17 @@ def run_rocks(
         bounds = np.empty(N_BOUNDS)
         broken = np.zeros(n_trees, dtype=np.bool_)
         rest_energy = 0.5 * bodies[k, 0] * rest_speed * rest_speed
-        model = (heights, grid, soil_values, soil_index, soil_rasters, vertices, bodies[k], options)
+        row = soil_row[k]
+        model = (
+            heights,
+            grid,
+            soil_values[row],
+            soil_index[row],
+            soil_rasters,
+            vertices,
+            bodies[k],
+            options,
+        )
         run_one(
             model,
             states[k],

@@ -41,8 +41,10 @@ from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
+from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
 from tumble.rockfall.site.stems import stems_from_config
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil
+from tumble.rockfall.soil_uncertainty import describe
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
 
@@ -225,6 +227,7 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
                 classes[code] = Soil.preset(entry)
             else:
                 fields = entry.model_dump(exclude_none=True)
+                fields.pop("uncertainty", None)  # drawn by _soil_uncertainty
                 classes[code] = Soil.preset(fields.pop("preset"), **fields)
         except ValueError as err:
             raise ConfigError(str(err), f"soil.classes.{code}") from None
@@ -233,6 +236,71 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
         return soil_from_class_map(values, classes, terrain)
     except (ValueError, OSError) as err:
         raise ConfigError(str(err), "soil.map") from err
+
+
+def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> SoilDraws:
+    """The soil table and each rock's row of ``soil.uncertainty`` (:mod:`.soil_draws`)."""
+    c = config.soil
+    if not isinstance(config.rocks, int):  # build_run resolved "auto" before
+        raise ConfigError('rocks = "auto" is resolved by the run', "rocks")
+    n, seed = config.rocks, config.seed
+    if c.map is None:
+        if c.uncertainty == "none":
+            return SoilDraws()
+        given = [f"soil.{f}" for f in FIELDS if getattr(c, f) is not None]
+        if c.preset is None or given:
+            raise ConfigError(
+                "soil.uncertainty draws from a category of the catalogue: give soil.preset and "
+                f"no field of its own{' (' + ', '.join(given) + ')' if given else ''}",
+                "soil.uncertainty",
+            )
+        if c.uncertainty == "category" and config.forest.map is not None:
+            raise ConfigError(
+                "soil.uncertainty = 'category' with a forest map is not supported (one forest "
+                "raster per rock); use 'sets'",
+                "soil.uncertainty",
+            )
+        try:
+            soils, row, values = uniform_soil_table(
+                c.preset, c.uncertainty, seed, n, lambda s: _forest(config, s, terrain, base)
+            )
+        except ValueError as err:
+            raise ConfigError(str(err), "soil.uncertainty") from None
+        return SoilDraws(
+            soils, row, {"soil": values}, describe({"soil": (c.preset, c.uncertainty)})
+        )
+    draws: dict[int, tuple[str, str]] = {}
+    for code, entry in (c.classes or {}).items():
+        preset = entry if isinstance(entry, str) else entry.preset
+        mode = c.uncertainty
+        if not isinstance(entry, str) and entry.uncertainty is not None:
+            mode = entry.uncertainty
+        if mode != "none" and not isinstance(entry, str):
+            given = [f for f in FIELDS if getattr(entry, f) is not None]
+            if given:
+                raise ConfigError(
+                    f"soil class {code} draws its parameters (uncertainty = {mode!r}): give no "
+                    f"field of its own ({', '.join(given)})",
+                    f"soil.classes.{code}.uncertainty",
+                )
+        draws[code] = (preset, mode)
+    if all(mode == "none" for _, mode in draws.values()):
+        return SoilDraws()
+    key = "soil.uncertainty"
+    try:
+        values = _class_map(c.map, terrain, base, "soil.map")
+        soils, row, per_class = map_soil_table(
+            draws,
+            lambda soil_of: _forest(
+                config, soil_from_class_map(values, soil_of, terrain), terrain, base
+            ),
+            seed,
+            n,
+        )
+    except ValueError as err:
+        raise ConfigError(str(err), key) from None
+    described = describe({f"class {code}": d for code, d in draws.items()})
+    return SoilDraws(soils, row, {f"class {code}": v for code, v in per_class.items()}, described)
 
 
 def _forest(config: RockfallConfig, soil: Soil, terrain: Terrain, base: Path) -> Soil:
@@ -294,6 +362,8 @@ class RunSetup:
     #: (``summary.json["release"]``), and the warnings about it
     release_report: dict[str, Any] = dataclasses.field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: each rock's soil parameters when they are drawn (``soil.uncertainty``)
+    soil_draws: SoilDraws = dataclasses.field(default_factory=lambda: SoilDraws())
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -320,6 +390,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     soil, terrain = _soil(config, terrain, base)
     soil = _forest(config, soil, terrain, base)
     stems = stems_from_config(config.forest, terrain, base)
+    drawn_soils = _soil_uncertainty(config, terrain, base)
     r = config.release
     areas = _release_areas(config, terrain, base)
     fields = {
@@ -402,6 +473,8 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         sample_every=config.output.sample_every or SAMPLE_EVERY,
         barriers=site_barriers.barriers,
         forest=stems,
+        soils=drawn_soils.soils,
+        soil_row=drawn_soils.row,
         **counting,
     )
     inputs = {}
@@ -429,6 +502,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         site_barriers.warnings,
         release_report,
         tuple(warnings),
+        drawn_soils,
     )
 
 

@@ -47,6 +47,8 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     data["soil"] = {"preset": data["soil"].get("preset"), **soil}
     if data["soil"]["preset"] is None:
         del data["soil"]["preset"]
+    if config.soil.uncertainty != "none":
+        data["soil"]["uncertainty"] = config.soil.uncertainty
     _resolved_landcover(data, config)
     data["output"]["sample_every"] = ensemble.sample_every
     data["barrier"] = [
@@ -78,8 +80,11 @@ def _resolved_landcover(data: dict[str, Any], config: RockfallConfig) -> None:
                 {"preset": entry} if isinstance(entry, str) else entry.model_dump(exclude_none=True)
             )
             preset = fields.pop("preset")
+            mode = fields.pop("uncertainty", config.soil.uncertainty)
             soil = Soil.preset(preset, **fields)
             classes[str(code)] = {"preset": preset, **{n: float(getattr(soil, n)) for n in FIELDS}}
+            if mode != "none":
+                classes[str(code)]["uncertainty"] = mode
         data["soil"] = {"map": config.soil.map, "classes": classes}
     if config.forest.map is not None:
         data["forest"] = {

@@ -258,12 +258,27 @@ def pooled_metrics(
     stops = np.concatenate([run.stop[run.regular] for run in runs])
     metrics = sample_metrics(runs[0].profile, stops, measured, data_dir, content, bandwidth)
     observed = data.profile_coordinates(runs[0].profile, measured.position, data_dir)[:, 0]
+    if len(runs) == 1 and runs[0].soil_set is not None:
+        # one run whose rocks drew their sets (soil.uncertainty = "sets"): per set, its rocks
+        run = runs[0]
+        drawn = np.asarray(run.soil_set)
+        parameters = [p.as_dict() for p in run.sets]
+        per_set = [
+            kolmogorov_smirnov(observed, run.coordinates[run.regular & (drawn == i), 0])[1]
+            if np.any(run.regular & (drawn == i))
+            else float("nan")
+            for i in range(len(run.sets))
+        ]
+        rocks_per_set = np.bincount(drawn, minlength=len(run.sets)).tolist()
+    else:
+        parameters = [run.parameters.as_dict() for run in runs]
+        per_set = [kolmogorov_smirnov(observed, run.coordinates[run.regular, 0])[1] for run in runs]
+        rocks_per_set = [len(run) for run in runs]
     return {
         **metrics,
-        "soil_parameters": [run.parameters.as_dict() for run in runs],
-        "ks_pvalue_per_set": [
-            kolmogorov_smirnov(observed, run.coordinates[run.regular, 0])[1] for run in runs
-        ],
+        "soil_parameters": parameters,
+        "ks_pvalue_per_set": per_set,
+        "rocks_per_set": rocks_per_set,
         "n_simulated": sum(len(run) for run in runs),
         "n_used": int(stops.shape[0]),
         "seconds": sum(run.seconds for run in runs),

@@ -25,12 +25,14 @@ and counted.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +40,7 @@ from tumble import _check
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.simulate import DT, PGS_TOL
+from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation.authume import data
 from tumble.validation.authume.releases import N_CYCLE, AuthumeReleases, authume_releases
@@ -78,6 +81,10 @@ class ProfileRun:
     seconds: float
     t_max: float
     spacing: float
+    #: the equivalent parameter sets each rock drew from (empty: every rock ran with
+    #: ``parameters``), and each rock's set (n,)
+    sets: tuple[SoilParameters, ...] = ()
+    soil_set: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.status)
@@ -103,6 +110,8 @@ def run_profile(
     spacing: float = 0.5,
     data_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    sets: Sequence[SoilParameters] = (),
+    repeat: int = 1,
 ) -> ProfileRun:
     """Simulate ``n`` releases on a profile with the per-zone soil of ``parameters``.
 
@@ -112,6 +121,13 @@ def run_profile(
     (``"implicit"`` or ``"explicit"``). The ensemble driver runs the rocks on ``workers``
     threads; the result is the same for any number. ``progress(k)`` is called once per finished
     rock ``k`` as each chunk of rocks finishes.
+
+    ``sets``: parameter sets a calibration cannot tell apart (all with the drop offset of
+    ``parameters``); each rock then runs with one of them, drawn from its own soil stream as in
+    every run with ``soil.uncertainty = "sets"``
+    (:func:`tumble.rockfall.soil_uncertainty.soil_uniforms`, set ``floor(u_0 n_sets)``). With
+    ``repeat`` the ``n`` releases run ``repeat`` times (rock ``k`` is release ``k mod n``), each
+    repetition with its own draws: ``n repeat`` rocks.
     """
     if not isinstance(parameters, SoilParameters):
         raise ValueError(f"parameters must be SoilParameters, got {type(parameters).__name__}")
@@ -122,9 +138,21 @@ def run_profile(
     t_max = float(t_max)
     if not (math.isfinite(t_max) and t_max > 0.0):
         raise ValueError(f"t_max must be positive, got {t_max!r}")
+    repeat = _check.positive_int(repeat, "repeat")
+    sets = tuple(sets)
+    if not all(isinstance(p, SoilParameters) for p in sets):
+        raise ValueError("sets must be SoilParameters")
+    if any(p.drop_offset != parameters.drop_offset for p in sets):
+        raise ValueError("every equivalent set must have the drop offset of parameters")
+    if repeat > 1 and not sets:
+        raise ValueError("repeat is for runs that draw their parameters from sets")
     start = time.perf_counter()
     terrain = authume_terrain(data_dir, spacing)
-    releases = authume_releases(profile, n, seed, data_dir, drop_offset=parameters.drop_offset)
+    releases = _repeated(
+        authume_releases(profile, n, seed, data_dir, drop_offset=parameters.drop_offset), repeat
+    )
+    n = n * repeat
+    soil_set = set_index(soil_uniforms(seed, n)[:, 0], len(sets)) if sets else None
     at_rest = np.zeros((n, 3))
     codes = np.empty(n, dtype=np.int64)
     steps = np.empty(n, dtype=np.int64)
@@ -135,6 +163,11 @@ def run_profile(
         rocks = np.flatnonzero(group == g)
         volume = float(mass) / releases.blocks[releases.shape_names[0]].density
         soil = zone_soil(terrain.soil["zone"], parameters.table(volume))
+        table: dict[str, Any] = {}
+        if soil_set is not None:
+            # the general path of soil.uncertainty: a table of soils, one row per rock
+            soils = [zone_soil(terrain.soil["zone"], p.table(volume)) for p in sets]
+            table = {"soils": soils, "soil_row": soil_set[rocks]}
         states = ReleaseStates(
             releases.position[rocks], releases.quaternion[rocks], at_rest[rocks], at_rest[rocks]
         )
@@ -150,6 +183,7 @@ def run_profile(
             scheme=scheme,
             t_max=t_max,
             pgs_tol=PGS_TOL,
+            **table,
         )
         for lo in range(0, rocks.size, CHUNK_ROCKS):
             hi = min(lo + CHUNK_ROCKS, rocks.size)
@@ -175,4 +209,18 @@ def run_profile(
         seconds=time.perf_counter() - start,
         t_max=t_max,
         spacing=float(spacing),
+        sets=sets,
+        soil_set=soil_set,
     )
+
+
+def _repeated(releases: AuthumeReleases, repeat: int) -> AuthumeReleases:
+    """The releases one after another ``repeat`` times (rock ``k`` is release ``k mod n``)."""
+    if repeat == 1:
+        return releases
+    arrays: dict[str, Any] = {}
+    for f in dataclasses.fields(releases):
+        value = getattr(releases, f.name)
+        if isinstance(value, np.ndarray):
+            arrays[f.name] = np.tile(value, (repeat,) + (1,) * (value.ndim - 1))
+    return dataclasses.replace(releases, **arrays)

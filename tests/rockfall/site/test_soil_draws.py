@@ -1,0 +1,124 @@
+"""``soil.uncertainty`` through a run configuration: each rock's soil drawn from its category
+(one soil, or per class of a soil map), the releases unchanged, and clear errors naming the key."""
+
+import numpy as np
+import pytest
+
+from tumble.errors import ConfigError
+from tumble.io.config import validate
+from tumble.io.dem import write_raster
+from tumble.rockfall import Terrain
+from tumble.rockfall.site.from_config import build_run
+from tumble.rockfall.soil import CATALOGUE, FIELDS
+from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
+
+CRS = "EPSG:2056"
+X0, Y0 = 2600000.0, 1200000.0
+N = 40
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A 40 x 24 m slope on a 1 m grid and a class map on the DEM grid: class 1 on the upper
+    half of x, class 2 below."""
+    x = np.arange(41.0)
+    heights = np.broadcast_to((40.0 - x) * 0.5, (25, 41))
+    terrain = Terrain.from_array(heights, x0=X0, y0=Y0, dx=1.0, crs=CRS)
+    dem = terrain.write(tmp_path / "dem.tif")
+    classes = np.broadcast_to(np.where(x < 20, 1.0, 2.0), (25, 41)).copy()
+    path = write_raster(tmp_path / "soil.tif", classes, X0, Y0, 1.0, 1.0, crs=CRS)
+    return dem, path
+
+
+def config(dem, **sections):
+    data = {"dem": str(dem), "rocks": N, "seed": 9, "release": {"point": [X0 + 5.0, Y0 + 12.0]}}
+    data.update(sections)
+    return validate(data)
+
+
+def test_one_soil_with_category_draws_gives_each_rock_its_own_mu_r(site):
+    dem, _ = site
+    setup = build_run(config(dem, soil={"preset": "authume_hard", "uncertainty": "category"}))
+    ens = setup.ensemble
+    low, high = CATALOGUE["authume_hard"].spread["rolling_resistance"]
+    expected = low + (high - low) * soil_uniforms(9, N)[:, 1 + FIELDS.index("rolling_resistance")]
+    drawn = np.array([ens.soil_of(k).rolling_resistance for k in range(N)])
+    np.testing.assert_array_equal(drawn, expected)
+    np.testing.assert_array_equal(setup.soil_draws.columns()["soil_rolling_resistance"], expected)
+    assert setup.soil_draws.described["mode"] == "category"
+    # the releases are those of the run without uncertainty
+    plain = build_run(config(dem, soil={"preset": "authume_hard"}))
+    np.testing.assert_array_equal(ens.states.position, plain.ensemble.states.position)
+    np.testing.assert_array_equal(ens.states.orientation, plain.ensemble.states.orientation)
+    assert plain.ensemble.soils is None and plain.soil_draws.columns() == {}
+
+
+def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
+    dem, path = site
+    soil = {
+        "map": str(path),
+        "uncertainty": "sets",
+        "classes": {"1": "authume_vegetated", "2": "authume_hard"},
+    }
+    setup = build_run(config(dem, soil=soil))
+    ens = setup.ensemble
+    which = set_index(soil_uniforms(9, N)[:, 0], 4)
+    for k in range(N):
+        s = ens.soil_of(k)
+        veg = CATALOGUE["authume_vegetated"].sets[which[k]]
+        hard = CATALOGUE["authume_hard"].sets[which[k]]
+        # class 1 on x < 20, class 2 beyond: the same set index in both classes
+        assert s.mu_min[12, 5] == veg["mu_min"] and s.drag[12, 5] == veg["drag"]
+        assert s.rolling_resistance[12, 30] == hard["rolling_resistance"]
+    assert len(ens.soils) == len(set(which.tolist()))
+
+
+@pytest.mark.parametrize(
+    ("soil", "key", "message"),
+    [
+        ({"uncertainty": "wide"}, "soil.uncertainty", "soil.uncertainty"),
+        ({"preset": "medium", "uncertainty": "category"}, "soil.uncertainty", "no published"),
+        (
+            {"preset": "authume_hard", "uncertainty": "sets", "mu_min": 0.3},
+            "soil.uncertainty",
+            "no field of its own",
+        ),
+        (
+            {"map": "MAP", "classes": {"1": {"preset": "medium", "uncertainty": "often"}}},
+            # the key of the class (a string or a table); the message names the field
+            "soil.classes.1",
+            "soil.classes.1.uncertainty",
+        ),
+        (
+            {
+                "map": "MAP",
+                "uncertainty": "category",
+                "classes": {"1": "authume_hard", "2": "authume_rocky"},
+            },
+            "soil.uncertainty",
+            "one map per rock",
+        ),
+    ],
+)
+def test_bad_uncertainty_is_a_config_error_naming_the_key(site, soil, key, message):
+    dem, path = site
+    soil = {k: (str(path) if v == "MAP" else v) for k, v in soil.items()}
+    with pytest.raises(ConfigError, match=message) as err:
+        build_run(config(dem, soil=soil))
+    assert err.value.key == key
+
+
+def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
+    dem, path = site
+    soil = {
+        "map": str(path),
+        "classes": {"1": "medium", "2": {"preset": "authume_hard", "uncertainty": "sets"}},
+    }
+    setup = build_run(config(dem, soil=soil))
+    which = set_index(soil_uniforms(9, N)[:, 0], 4)
+    for k in range(N):
+        s = setup.ensemble.soil_of(k)
+        assert s.mu_min[12, 5] == CATALOGUE["medium"].values["mu_min"]
+        expected = CATALOGUE["authume_hard"].sets[which[k]]["rolling_resistance"]
+        assert s.rolling_resistance[12, 30] == expected
+    assert list(setup.soil_draws.described["categories"]) == ["class 2"]

@@ -1,0 +1,103 @@
+"""Per-rock soil parameters drawn from a category's spread: the draws follow the stated
+distribution, do not depend on which rocks are drawn together, leave the release streams alone,
+and every catalogue entry says where its values and its spread come from."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tumble.rockfall.release import rock_rng
+from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, SoilPreset
+from tumble.rockfall.soil_uncertainty import (
+    N_UNIFORMS,
+    check_mode,
+    describe,
+    draw_values,
+    set_index,
+    soil_uniforms,
+)
+
+N = 4000
+
+
+def test_category_draws_are_uniform_on_the_stated_range():
+    preset = CATALOGUE["authume_hard"]
+    low, high = preset.spread["rolling_resistance"]
+    drawn = draw_values(preset, "category", soil_uniforms(11, N))
+    mu_r = drawn[:, FIELDS.index("rolling_resistance")]
+    assert low <= mu_r.min() and mu_r.max() <= high
+    # mean within 4 standard errors of (low + high) / 2, sd within 5 % of (high - low) / sqrt 12
+    sd = (high - low) / math.sqrt(12.0)
+    assert abs(mu_r.mean() - 0.5 * (low + high)) < 4.0 * sd / math.sqrt(N)
+    assert mu_r.std() == pytest.approx(sd, rel=0.05)
+    # KS against U(low, high): a right distribution fails at 1e-3 once in a thousand
+    assert stats.kstest(mu_r, stats.uniform(loc=low, scale=high - low).cdf).pvalue > 1e-3
+    # the fields without a spread keep the category's values exactly
+    for j, name in enumerate(FIELDS):
+        if name != "rolling_resistance":
+            assert np.all(drawn[:, j] == preset.values[name]), name
+
+
+def test_set_draws_pick_each_equivalent_set_with_equal_probability():
+    preset = CATALOGUE["authume_hard"]
+    n_sets = len(preset.sets)
+    drawn = draw_values(preset, "sets", soil_uniforms(5, N))
+    rows = np.array([[s[f] for f in FIELDS] for s in preset.sets])
+    # every rock's parameters are exactly one of the sets
+    which = [np.flatnonzero(np.all(rows == d, axis=1)) for d in drawn]
+    assert all(w.size >= 1 for w in which)
+    counts = np.bincount(set_index(soil_uniforms(5, N)[:, 0], n_sets), minlength=n_sets)
+    assert stats.chisquare(counts).pvalue > 1e-3
+    assert counts.sum() == N
+
+
+def test_set_index_is_floor_of_u_times_n():
+    assert set_index(np.array([0.0, 0.2499, 0.25, 0.99999, 1.0]), 4).tolist() == [0, 0, 1, 3, 3]
+
+
+def test_draws_do_not_depend_on_which_rocks_are_drawn_together():
+    whole = soil_uniforms(3, 50)
+    assert whole.shape == (50, N_UNIFORMS)
+    assert np.array_equal(soil_uniforms(3, np.array([7, 8, 9])), whole[7:10])
+    assert np.array_equal(soil_uniforms(3, np.array([42])), whole[42:43])
+    assert not np.array_equal(soil_uniforms(4, 50), whole)
+
+
+def test_the_soil_stream_is_not_the_release_stream():
+    # the release stream of rock k starts as before; the soil stream is another child
+    assert rock_rng(3, 7).random() != soil_uniforms(3, np.array([7]))[0, 0]
+
+
+def test_modes_a_category_cannot_draw_are_refused():
+    with pytest.raises(ValueError, match="no published spread"):
+        check_mode(CATALOGUE["medium"], "medium", "category")
+    with pytest.raises(ValueError, match="no equivalent parameter sets"):
+        check_mode(CATALOGUE["medium"], "medium", "sets")
+    with pytest.raises(ValueError, match="unknown soil uncertainty 'wide'"):
+        check_mode(CATALOGUE["authume_hard"], "authume_hard", "wide")
+    check_mode(CATALOGUE["authume_vegetated"], "authume_vegetated", "sets")
+
+
+def test_every_catalogue_entry_has_a_source_and_every_spread_its_own():
+    for name, preset in CATALOGUE.items():
+        assert preset.source.strip(), name
+        assert preset.use.strip(), name
+        if preset.spread or preset.sets:
+            assert preset.spread_source.strip(), name
+        for low, high in preset.spread.values():
+            assert 0.0 <= low <= high
+    assert any("RAMMS" in what for what in UNSOURCED)
+    with pytest.raises(ValueError, match="needs its source"):
+        SoilPreset({"mu_min": 0.5}, "a paper", "a use", spread={"mu_min": (0.4, 0.6)})
+
+
+def test_the_summary_names_mode_category_and_spread():
+    out = describe({"soil": ("authume_hard", "category")})
+    assert out["mode"] == "category"
+    assert out["categories"]["soil"]["uniform"] == {"rolling_resistance": [0.1, 0.2]}
+    mixed = describe({"class 1": ("authume_hard", "sets"), "class 2": ("medium", "none")})
+    assert mixed["mode"] == "sets" and list(mixed["categories"]) == ["class 1"]
+    assert mixed["categories"]["class 1"]["sets"] == 4
+    assert describe({"soil": ("medium", "none")}) == {"mode": "none", "categories": {}}
