@@ -529,6 +529,13 @@ def test_table_headers_are_words_with_units():
         "velocity (largest per rock), maximum (m/s)",
     ]
     assert all("_" not in h and "." not in h for h in heads)
+    # two records of nine columns (more than 8): turned to fit a page, one column per record
+    source["rocks"] = 50
+    turned = records_table([source, {**source, "name": "south face", "frequency": 0.2}])
+    assert re.findall(r"<th>(.*?)</th>", turned) == ["name", "north face", "south face"]
+    assert '<td class="text">run-out, 95th percentile (m)</td><td>259.1</td><td>259.1</td>' in (
+        turned
+    )
     assert column_label("area_m2") == "area (m\N{SUPERSCRIPT TWO})"
 
 

@@ -84,6 +84,10 @@ def write_compare_report(
     figure_dir = directory / layout.FIGURES
     figure_dir.mkdir(parents=True, exist_ok=True)
     labels = summary["labels"]
+    run_a, run_b = (
+        which if labels[key] == which else f"{which} ({labels[key]})"
+        for which, key in (("A", "a"), ("B", "b"))
+    )
     either = (reached[0] | reached[1]).astype(np.float64)
     window = map_window(terrain, {"passing_count": either, "deposit_count": 0 * either}, {})
     shaded = relief(terrain, window)
@@ -94,12 +98,12 @@ def write_compare_report(
         path = figure_dir / f"compare_{name}.png"
         drawn.figure.savefig(path, dpi=120)
         caption = (
-            f"{DELTA_MAPS[name][0]}: B ({labels['b']}) minus A ({labels['a']}); red where B "
+            f"{DELTA_MAPS[name][0]}: {run_b} minus {run_a}; red where B "
             "is higher, blue where it is lower. A cell only one run reached counts 0 for the "
             "other; cells neither run reached are not coloured."
         )
         maps.append(_figure(path, f"{layout.FIGURES}/{path.name}", caption))
-    title = f"Comparison of two rockfall runs: B ({labels['b']}) minus A ({labels['a']})"
+    title = f"Comparison of two rockfall runs: {run_b} minus {run_a}"
     runs = summary["runs"]
     n_rocks = summary.get("n_rocks") or {}
     run_rows = [
@@ -160,7 +164,7 @@ def write_compare_report(
         "barrier).</p>",
         diff_table,
         "<h2>Where the rocks came</h2>",
-        _table(["cells", "cells", "area (m\N{SUPERSCRIPT TWO})"], reach_rows),
+        _table(["where", "cells", "area (m\N{SUPERSCRIPT TWO})"], reach_rows),
         "<h2>Difference maps</h2>",
         *maps,
         "<h3>Changes in numbers</h3>",

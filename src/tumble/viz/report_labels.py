@@ -47,6 +47,14 @@ KEY_WORDS = {
     "n_released": "rocks released",
     "released": "rocks released",
     "kept": "rocks kept",
+    "pgs_tol": "tolerance of the contact solver",
+    "pgs_cap_hits": "steps at the contact solver's iteration cap",
+    "ci_level": "confidence level of the intervals",
+    "rock_steps": "rock-steps",
+    "rock_steps_per_s": "rock-steps per second",
+    "contact_step_fraction": "share of the steps in contact",
+    "wall_time": "wall time",
+    "sessions": "sessions that made the result",
 }
 #: the first part of a key that says what the columns under it count
 KEY_GROUPS = {"fractions": "share", "counts": "rocks"}
@@ -56,12 +64,17 @@ def column_label(key: str) -> str:
     """Words with a unit for a (dotted) key of the summary: ``runout_m.p95`` -> ``run-out,
     95th percentile (m)``, ``fractions.stopped`` -> ``stopped (share)``; a key it does not
     know gets its underscores as spaces."""
+    if " " in key:  # already words
+        return key
     parts = key.split(".")
     unit = None
     if parts[0] in KEY_GROUPS and len(parts) > 1:
         unit, parts = KEY_GROUPS[parts[0]], parts[1:]
     words = []
     for part in parts:
+        if part in KEY_WORDS:
+            words.append(KEY_WORDS[part])
+            continue
         for suffix, name in UNIT_SUFFIXES:
             if part.endswith(suffix) and len(part) > len(suffix) and unit is None:
                 part, unit = part[: -len(suffix)], name
