@@ -121,7 +121,7 @@ def test_plain_geotiff_and_ascii_round_trips_are_unchanged(tmp_path):
 def test_bad_options_are_refused(tmp_path):
     values = np.array([[1.0, 2.0], [3.0, np.nan]])
     with pytest.raises(ValueError, match="dtype must be one of"):
-        write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="int8")
+        write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="int16")
     with pytest.raises(ValueError, match="uint32 raster needs a nodata value"):
         write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="uint32")
     with pytest.raises(ValueError, match="whole numbers"):
@@ -130,6 +130,21 @@ def test_bad_options_are_refused(tmp_path):
         write_raster(tmp_path / "a.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="uint32", nodata=3)
     with pytest.raises(ValueError, match="float32 range"):
         write_raster(tmp_path / "a.tif", values * 1e300, 0.0, 0.0, 1.0, 1.0, dtype="float32")
+    with pytest.raises(ValueError, match=r"whole numbers in \[-128, 127\]"):
+        write_raster(
+            tmp_path / "a.tif", values - 200, 0.0, 0.0, 1.0, 1.0, dtype="int8", nodata=-128
+        )
+
+
+def test_int8_keeps_negative_classes(tmp_path):
+    """A change of class (-3 ... +3) as int8 with nodata -128 reads back exactly."""
+    values = np.array([[-3.0, 0.0, 3.0], [1.0, np.nan, -1.0]])
+    path = write_raster(
+        tmp_path / "change.tif", values, 0.0, 0.0, 1.0, 1.0, dtype="int8", nodata=-128, cog=True
+    )
+    np.testing.assert_array_equal(read_raster(path).values, values)
+    with rasterio.open(path) as src:
+        assert src.dtypes == ("int8",) and src.nodata == -128
 
 
 @pytest.mark.parametrize(

@@ -197,7 +197,8 @@ def test_report_page_offline_with_warnings_first(tmp_path):
     assert page.tags.index("warnings") < page.tags.index("h1")  # the box comes first
     for name in MAPS:
         assert (tmp_path / "figures" / f"report_{name}.png").is_file()
-    assert len(page.images) == len(MAPS) + 1  # the maps and the other figure
+    assert (tmp_path / "figures" / "report_overview.png").is_file()
+    assert len(page.images) == len(MAPS) + 2  # the overview, the maps and the other figure
     assert "figures/energy_map.png" in text
     # outcomes in percent, the interval beside the p95, the records as tables
     assert "87.5 %" in text and "12.5 %" in text
@@ -386,7 +387,7 @@ def test_report_of_a_real_ensemble(tmp_path):
     warnings = result.summary.get("warnings", [])
     assert page.boxes == (1 if warnings else 0)
     assert all(w in page.warning_text for w in warnings)
-    assert len(page.images) == len(MAPS)
+    assert len(page.images) == len(MAPS) + 1  # and the overview of the whole DEM
     for key in ("stopped", "left_domain", "timed_out"):
         assert percent(result.summary["fractions"][key]) in text
 
@@ -465,3 +466,95 @@ def test_the_report_says_the_maps_include_the_soil_uncertainty(tmp_path):
     assert page.errors == []
     assert "include model uncertainty" in text
     assert "rolling_resistance uniform in [0.1, 0.2]" in text
+
+
+def test_map_window_is_the_reached_cells_plus_the_margin_whatever_the_zoning_rasters():
+    """The fake run reaches rows 10..29 and columns 3..44 (2 m cells); with the zoning
+    rasters of a run beside (frequencies 0 where no rock came, so defined everywhere) the
+    window is still that box plus the margin: sides 82 m and 38 m, margin 0.08 x 82 = 6.56 m,
+    the shorter side widened by (41 - 38) / 2 = 1.5 m each way, in whole cells: 4 columns
+    and ceil(8.06 / 2) = 5 rows beyond the box, within the DEM."""
+    terrain = swiss_slope()
+    rasters, _, _ = fake_run(terrain)
+    zoning = {
+        "hazard_zone": np.zeros(terrain.shape),
+        "reach_frequency": np.zeros(terrain.shape),
+        "frequency_exceeding_30kJ": np.zeros(terrain.shape),
+    }
+    window = map_window(terrain, {**rasters, **zoning}, {})
+    assert window == (10 - 5, 29 + 5 + 1, max(0, 3 - 4), 44 + 4 + 1)
+
+
+def test_maps_draw_barrier_lines_with_names_and_release_areas_as_outlines():
+    """With the run's geometry: each barrier's line through its points and its name, each
+    release area's ring with its name, and no release point markers."""
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    net = [[X0 + 60.0, Y0 + 18.0], [X0 + 60.0, Y0 + 62.0]]
+    ring = [[X0 + 4.0, Y0 + 20.0], [X0 + 12.0, Y0 + 20.0], [X0 + 12.0, Y0 + 60.0]]
+    geometry = {
+        "barriers": [{"name": "fence A", "kind": "net", "line": net}],
+        "release": {"kind": "areas", "areas": [{"name": "east cliff", "rings": [ring]}]},
+    }
+    window = map_window(terrain, rasters, rocks)
+    name = "reach_probability"
+    drawn = map_figure(terrain, name, rasters[name], window, rocks=rocks, geometry=geometry)
+    lines = drawn.ax.get_lines()
+    xy = [np.column_stack([line.get_xdata(), line.get_ydata()]) for line in lines]
+    assert any(p.shape == (2, 2) and np.array_equal(p, net) for p in xy)
+    closed = np.vstack([ring, ring[:1]])
+    assert any(p.shape == closed.shape and np.array_equal(p, closed) for p in xy)
+    texts = [t.get_text() for t in drawn.ax.texts]
+    assert "fence A" in texts and "east cliff" in texts
+    assert not [line for line in lines if line.get_marker() == "^"]  # no point clutter
+    labels = [t.get_text() for t in drawn.figure.legends[0].get_texts()]
+    assert labels == ["barrier (net)", "release area"]
+
+
+def test_overview_frames_the_detailed_maps_on_the_whole_dem(tmp_path):
+    terrain = swiss_slope()
+    _, _, summary = fake_run(terrain)
+    report(tmp_path, summary)
+    from matplotlib.image import imread
+
+    assert imread(tmp_path / "figures" / "report_overview.png").shape[0] > 300
+
+
+def test_table_headers_are_words_with_units():
+    from tumble.viz.report_html import column_label, records_table
+
+    source = {
+        "name": "north face",
+        "frequency": 0.5,
+        "fractions": {"stopped": 0.94, "left_domain": 0.06},
+        "runout_m": {"p50": 217.6, "p95": 259.1},
+        "kinetic_energy_max_kJ": {"p95": 838.2},
+        "velocity_max_ms": {"max": 37.9},
+    }
+    heads = re.findall(r"<th>(.*?)</th>", records_table([source]))
+    assert heads == [
+        "name",
+        "frequency (1/year)",
+        "stopped (share)",
+        "left the DEM (share)",
+        "run-out, median (m)",
+        "run-out, 95th percentile (m)",
+        "kinetic energy (largest per rock), 95th percentile (kJ)",
+        "velocity (largest per rock), maximum (m/s)",
+    ]
+    assert all("_" not in h and "." not in h for h in heads)
+    # two records of nine columns (more than 8): turned to fit a page, one column per record
+    source["rocks"] = 50
+    turned = records_table([source, {**source, "name": "south face", "frequency": 0.2}])
+    assert re.findall(r"<th>(.*?)</th>", turned) == ["name", "north face", "south face"]
+    assert '<td class="text">run-out, 95th percentile (m)</td><td>259.1</td><td>259.1</td>' in (
+        turned
+    )
+    assert column_label("area_m2") == "area (m\N{SUPERSCRIPT TWO})"
+
+
+def test_stylesheet_prints_on_a4():
+    from tumble.viz.report_html import STYLE
+
+    assert re.search(r"@page\s*{\s*size:\s*A4", STYLE)
+    assert "@media print" in STYLE

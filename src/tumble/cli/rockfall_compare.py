@@ -1,8 +1,11 @@
-"""``tumble rockfall compare DIR_A DIR_B --out DIR``: two finished runs side by side.
+"""``tumble rockfall compare DIR_A DIR_B --out DIR``: what changed from run A to run B of one site.
 
-Writes ``compare.csv``, ``compare.json``, ``compare.md`` (the table of Leine et al. 2021, Table 2,
-with the published values beside when the runs are slope40's explicit and implicit ensembles) and
-``envelopes.png`` (the two spread envelopes over the hillshade).
+Writes the difference rasters (``rasters/delta_reach_probability.tif``,
+``rasters/delta_kinetic_energy_p95.tif`` and, when both runs have zones,
+``rasters/delta_hazard_zone.tif``; B minus A), ``summary.json`` with the configuration keys that
+differ, ``report.html``, and the table of Leine et al. 2021, Table 2 (``compare.csv``,
+``compare.json``, ``compare.md``) with ``envelopes.png`` (:mod:`tumble.pipeline.compare`). Runs
+on different grids are refused (exit status 2, nothing written).
 """
 
 from __future__ import annotations
@@ -12,15 +15,17 @@ def add_compare_parser(actions) -> None:
     """Register ``compare`` among the actions of ``tumble rockfall``."""
     compare = actions.add_parser(
         "compare",
-        help="side-by-side table and envelopes of two runs",
+        help="difference rasters, changed settings and tables of two runs",
         description=(
-            "Compare two finished runs (e.g. explicit and implicit): the table of Leine et al. "
-            "2021, Table 2, with the published values beside, as CSV, JSON and Markdown, and "
-            "an overlay map of the two spread envelopes."
+            "Compare two finished runs on the same DEM grid (a site with and without a net or "
+            "forest; the explicit and implicit schemes): difference rasters B minus A of the "
+            "reach probability, the 95th percentile kinetic energy and the hazard zone, every "
+            "configuration key that differs with both values, a report, and the table of "
+            "Leine et al. 2021, Table 2, with an overlay map of the two spread envelopes."
         ),
     )
-    compare.add_argument("run_a", metavar="DIR_A", help="folder of a finished run")
-    compare.add_argument("run_b", metavar="DIR_B", help="folder of another finished run")
+    compare.add_argument("run_a", metavar="DIR_A", help="folder of a finished run (A)")
+    compare.add_argument("run_b", metavar="DIR_B", help="folder of another finished run (B)")
     compare.add_argument("--out", default="out/rockfall-compare", help="output directory")
     compare.set_defaults(run=compare_command)
 
@@ -28,8 +33,27 @@ def add_compare_parser(actions) -> None:
 def compare_command(args) -> int:
     from tumble.pipeline.compare import compare_runs
     from tumble.validation.slope40 import markdown
+    from tumble.viz.report_html import number
 
-    rows = compare_runs(args.run_a, args.run_b, args.out)
-    print(markdown(rows), end="")
+    result = compare_runs(args.run_a, args.run_b, args.out)
+    print(markdown(result["table"]), end="")
+    differences = result["differences"]
+    if differences:
+        print(f"\nConfiguration keys that differ ({len(differences)}), A -> B:")
+        for entry in differences:
+            print(f"  {entry['key']}: {_value(entry['a'], number)} -> {_value(entry['b'], number)}")
+    else:
+        print("\nThe two runs have the same configuration.")
+    for name, stats in result["rasters"].items():
+        print(
+            f"{name}: {stats['cells_increased']} cells up, {stats['cells_decreased']} down, "
+            f"change from {number(stats['min'])} to {number(stats['max'])}"
+        )
+    for warning in result["warnings"]:
+        print(f"warning: {warning}")
     print(f"wrote {args.out}/")
     return 0
+
+
+def _value(value, number) -> str:
+    return "(not set)" if value is None else number(value)

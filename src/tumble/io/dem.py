@@ -86,9 +86,10 @@ RASTER_SUFFIXES = {".tif": "GTiff", ".tiff": "GTiff", ".asc": "AAIGrid"}
 ASCII_NODATA = -9999.0
 
 #: Data types of the GeoTIFFs :func:`write_raster` writes.
-RASTER_DTYPES = ("float64", "float32", "uint32", "uint8")
-#: the integer types of :data:`RASTER_DTYPES` (counts; uint8 for class maps such as hazard zones)
-INTEGER_DTYPES = ("uint32", "uint8")
+RASTER_DTYPES = ("float64", "float32", "uint32", "uint8", "int8")
+#: the integer types of :data:`RASTER_DTYPES` (counts; uint8 for class maps such as hazard zones;
+#: int8 for changes of class, such as a change of hazard zone)
+INTEGER_DTYPES = ("uint32", "uint8", "int8")
 
 
 # A rotation or shear term is ignored when it moves no sample by more than this fraction of a cell.
@@ -336,17 +337,20 @@ def write_raster(
         nodata = float("nan")
     integer = dtype in INTEGER_DTYPES
     top = float(np.iinfo(dtype).max) if integer else math.inf
+    bottom = float(np.iinfo(dtype).min) if integer else -math.inf
     valid = grid[~holes]
     if integer:
-        if np.any(valid != np.round(valid)) or np.any(valid < 0) or np.any(valid > top):
-            raise ValueError(f"a {dtype} raster holds whole numbers in [0, {top:.0f}]: {path}")
+        if np.any(valid != np.round(valid)) or np.any(valid < bottom) or np.any(valid > top):
+            raise ValueError(
+                f"a {dtype} raster holds whole numbers in [{bottom:.0f}, {top:.0f}]: {path}"
+            )
     elif dtype == "float32" and np.any(np.abs(valid) > np.finfo(np.float32).max):
         raise ValueError(f"some values of {path} are out of the float32 range")
     if nodata is not None:
         nodata = float(nodata)
         if (driver == "AAIGrid" or integer) and not np.isfinite(nodata):
             raise ValueError(f"{path} needs a finite nodata value; got {nodata}")
-        if integer and not (nodata == round(nodata) and 0 <= nodata <= top):
+        if integer and not (nodata == round(nodata) and bottom <= nodata <= top):
             raise ValueError(
                 f"the nodata value of a {dtype} raster must be a {dtype}; got {nodata}"
             )

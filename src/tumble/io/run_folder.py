@@ -23,6 +23,12 @@ every reader opens (the command line, the report, the 3D view, the barrier repla
     figures/NAME.png          figures
     chunks/                   chunk files while the run is unfinished (--resume)
 
+A comparison of two runs (``tumble rockfall compare A B --out C``, :mod:`tumble.pipeline.compare`)
+writes the same names where they mean the same: ``summary.json`` (with ``differences``),
+``report.html``, ``figures/``, and ``rasters/delta_NAME.tif`` (B minus A of ``rasters/NAME.tif``,
+:data:`DELTA_PREFIX`), beside ``compare.csv``, ``compare.json``, ``compare.md`` and
+``envelopes.png``.
+
 :class:`RunPaths` names the paths of one folder; the constants are the names themselves.
 """
 
@@ -59,6 +65,8 @@ MANIFEST = "manifest.json"
 GEOMETRY_VERSION = 1
 #: what a finished barrier replay writes into its own folder
 BARRIERS_JSON = "barriers.json"
+#: the prefix of a comparison's difference rasters: ``rasters/delta_NAME.tif``
+DELTA_PREFIX = "delta_"
 
 
 @dataclass(frozen=True)

@@ -352,6 +352,7 @@ class RockfallRun:
                 provenance=record,
                 figures=sorted(staged.figures.glob("*.png")),
                 draw_maps=config.output.figures,
+                geometry=geometry,
             )
             result.write_summary(staged.summary)
         if not keep_chunks:

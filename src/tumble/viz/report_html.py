@@ -17,6 +17,7 @@ import numpy as np
 
 from tumble.io.overrides import flatten_keys
 from tumble.rockfall.ensemble.censoring import format_percent
+from tumble.viz.report_labels import column_label
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -68,9 +69,22 @@ figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
 .warnings { border: 2px solid #b34700; background: #fff3e6; padding: 0.6em 1.2em;
   margin: 1em 0; border-radius: 4px; }
 .warnings h2 { margin-top: 0.2em; border: none; color: #b34700; font-size: 1.2em; }
-pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.8em; overflow-x: auto;
-  font-size: 0.88em; }
-@media print { figure, table, .warnings { page-break-inside: avoid; } }
+pre { background: #f7f7f7; border: 1px solid #ddd; padding: 0.8em; white-space: pre-wrap;
+  overflow-wrap: anywhere; font-size: 0.88em; }
+.wide { max-width: 100%; overflow-x: auto; }
+th { font-weight: 600; vertical-align: bottom; }
+@page { size: A4; margin: 14mm 12mm 16mm 12mm; }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 9.5pt; line-height: 1.3; }
+  h1 { font-size: 15pt; } h2 { font-size: 12.5pt; margin-top: 1.2em; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  figure, .warnings, tr, img { break-inside: avoid; page-break-inside: avoid; }
+  figure { margin: 0.8em 0; } img { max-height: 235mm; width: auto; border: none; }
+  table { font-size: 7.5pt; width: 100%; } th, td { padding: 2px 4px; }
+  .wide { overflow: visible; } .ci { white-space: normal; }
+  pre { font-size: 7.5pt; }
+  thead { display: table-header-group; }
+}
 """
 
 
@@ -148,10 +162,14 @@ def _cell(value: Any, interval: Any = None, text: bool = False) -> str:
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A table from escaped header texts and rows of ready ``<td>`` cells."""
+    """A table from escaped header texts and rows of ready ``<td>`` cells, in a box that
+    scrolls on a narrow screen rather than clipping it."""
     header = "".join(f"<th>{h}</th>" for h in head)
     body = "".join("<tr>" + "".join(row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+    return (
+        f"<div class='wide'><table><thead><tr>{header}</tr></thead><tbody>{body}</tbody>"
+        "</table></div>"
+    )
 
 
 def _value_cell(key: str, value: Any, interval: Any = None) -> str:
@@ -165,23 +183,40 @@ def _value_cell(key: str, value: Any, interval: Any = None) -> str:
     return _cell(value, interval, text=isinstance(value, str))
 
 
+#: a table of records with more columns than this is printed turned: one column per record
+MAX_COLUMNS = 8
+
+
 def records_table(records: Sequence[Mapping[str, Any]]) -> str:
-    """Any list of records (dicts, nested dicts flattened to dotted column names) as a table;
-    a column ``<key>_ci`` ([low, high]) is shown beside ``<key>``, not as a column of its own."""
+    """Any list of records (dicts, nested dicts flattened to dotted column names) as a table
+    whose headers are words with units (:func:`column_label`); a column ``<key>_ci``
+    ([low, high]) is shown beside ``<key>``, not as a column of its own. More than
+    :data:`MAX_COLUMNS` columns for a few records (a release area's or a barrier's statistics)
+    are turned, one row per quantity and one column per record, so that the table fits a
+    page."""
     flat = [flatten_keys(r) for r in records]
     columns: list[str] = []
     for row in flat:
         columns += [k for k in row if k not in columns]
     shown = [c for c in columns if not (c.endswith("_ci") and c[:-3] in columns)]
+    if len(shown) > MAX_COLUMNS and len(flat) <= MAX_COLUMNS - 2:
+        key = shown[0]
+        head = [html.escape(column_label(key))] + [html.escape(number(r.get(key))) for r in flat]
+        body = [
+            [_cell(column_label(c), text=True)]
+            + [_value_cell(c, row.get(c), row.get(f"{c}_ci")) for row in flat]
+            for c in shown[1:]
+        ]
+        return _table(head, body)
     rows = [[_value_cell(c, row.get(c), row.get(f"{c}_ci")) for c in shown] for row in flat]
-    return _table([html.escape(c) for c in shown], rows)
+    return _table([html.escape(column_label(c)) for c in shown], rows)
 
 
 def values_table(values: Mapping[str, Any]) -> str:
     """Scalars and nested dicts (dotted names) as a two-column table; intervals beside values."""
     flat = flatten_keys(values)
     rows = [
-        [_cell(key, text=True), _value_cell(key, value, flat.get(f"{key}_ci"))]
+        [_cell(column_label(key), text=True), _value_cell(key, value, flat.get(f"{key}_ci"))]
         for key, value in flat.items()
         if not (key.endswith("_ci") and key[:-3] in flat)
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from matplotlib import colors
@@ -17,6 +17,7 @@ from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ig
 
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, Rasters
 from tumble.viz.grids import block_max, decimation
+from tumble.viz.map_overlays import draw_barriers, draw_frame, draw_release_areas
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -48,6 +49,15 @@ OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
 }
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
+
+#: maps of a comparison of two runs (B minus A): raster name -> (title, unit of the colour bar)
+DELTA_MAPS: dict[str, tuple[str, str]] = {
+    "delta_reach_probability": ("Change of reach probability, B - A", "fraction of the rocks, 1"),
+    "delta_kinetic_energy_p95": ("Change of kinetic energy, 95th percentile, B - A", "kJ"),
+    "delta_hazard_zone": ("Change of hazard zone, B - A", "zone steps"),
+}
+#: colours of the zone changes -3 (red to none) ... +3 (none to red): less hazard blue, more red
+ZONE_CHANGE_COLOURS = ("#08519c", "#4292c6", "#c6dbef", "#f0f0f0", "#fcbba1", "#ef3b2c", "#99000d")
 
 #: rasters whose zero means that no rock was there (drawn transparent, like NaN)
 ZERO_IS_EMPTY = frozenset(
@@ -126,7 +136,9 @@ def map_window(
 ) -> Window:
     """The DEM part the rocks reached (cells with a value in any raster, release and final
     points) plus ``margin`` times its larger side (at least 3 cells), its shorter side widened
-    to at least half the longer, within the DEM; the whole DEM if nothing was reached."""
+    to at least half the longer, within the DEM; the whole DEM if nothing was reached. With
+    ``passing_count`` and ``deposit_count`` among the rasters, the reached cells are those
+    where either is positive, whatever the other rasters hold."""
     ny, nx = terrain.heights.shape
     if isinstance(rasters, Rasters):  # only its window holds values
         w = rasters.window
@@ -137,6 +149,10 @@ def map_window(
         j0 = i0 = 0
         items = list(rasters.items())
         reached = np.zeros((ny, nx), dtype=bool)
+    if {"passing_count", "deposit_count"} <= {name for name, _ in items}:
+        # the reached cells exactly (outputs.reached_cells): other rasters may hold values
+        # where no rock came (the zoning frequencies are 0 there)
+        items = [(n, v) for n, v in items if n in ("passing_count", "deposit_count")]
     for name, values in items:
         grid = np.asarray(values, dtype=np.float64)
         if grid.shape != reached.shape:
@@ -239,6 +255,11 @@ def _norm(name: str, values: np.ndarray) -> colors.Normalize:
     low, high = float(defined.min()), float(defined.max())
     if name == "hazard_zone":
         return colors.BoundaryNorm([0.5, 1.5, 2.5, 3.5], len(ZONE_COLOURS))
+    if name == "delta_hazard_zone":
+        return colors.BoundaryNorm(np.arange(-3.5, 4.0), len(ZONE_CHANGE_COLOURS))
+    if name in DELTA_MAPS:  # a change: symmetric about 0, so that white is "unchanged"
+        largest = max(abs(low), abs(high)) or 1.0
+        return colors.Normalize(-largest, largest)
     if name == "reach_probability" and low > 0 and high >= 10 * low:
         return colors.LogNorm(low, high)
     if name in RASTER_INFO and RASTER_INFO[name].count:  # integers: one colour per count
@@ -253,12 +274,18 @@ def _colormap(name: str) -> colors.Colormap:
 
     if name == "hazard_zone":
         return colors.ListedColormap(list(ZONE_COLOURS), name="hazard_zones")
+    if name == "delta_hazard_zone":
+        return colors.ListedColormap(list(ZONE_CHANGE_COLOURS), name="zone_change")
+    if name in DELTA_MAPS:
+        return matplotlib.colormaps["RdBu_r"]
     _, cmap, start = MAPS.get(name, ("", "viridis", 0.0))
     full = matplotlib.colormaps[cmap]
     return colors.ListedColormap(full(np.linspace(start, 1.0, 256)), name=f"{cmap}_from_{start}")
 
 
 def _title(name: str) -> str:
+    if name in DELTA_MAPS:
+        return DELTA_MAPS[name][0]
     known = {**MAPS, **OPTIONAL_MAPS}
     return known[name][0] if name in known else name.replace("_", " ")
 
@@ -268,6 +295,8 @@ def _colorbar_label(name: str) -> str:
     title = _title(name)
     if name == "hazard_zone":
         return f"{title} (Swiss intensity x probability matrix)"
+    if name in DELTA_MAPS:
+        return f"{title} ({DELTA_MAPS[name][1]})"
     if info is None:
         return title
     unit = "fraction of the rocks, 1" if info.unit == "1" else info.unit
@@ -319,7 +348,7 @@ def relief(terrain: Terrain, window: Window) -> Relief:
 
 
 #: release cells up to which each is marked; above, the outline of the release area is drawn
-MAX_RELEASE_MARKERS = 300
+MAX_RELEASE_MARKERS = 30
 
 
 def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.ndarray]) -> None:
@@ -411,22 +440,33 @@ def map_figure(
     n_rocks: int | None = None,
     shaded: Relief | None = None,
     exits: Mapping[str, np.ndarray] | None = None,
+    geometry: Mapping[str, Any] | None = None,
+    frame: Window | None = None,
 ) -> MapFigure:
     """A map of raster ``name`` (values (ny, nx) on the DEM grid, or over ``window`` only) over the
     multidirectional hillshade of ``window`` (``shaded``, from :func:`relief` if not given), with
     colour bar, scale bar, north arrow, the release points of ``rocks`` (``release_x``,
     ``release_y``) and, given ``exits`` (the exit table: ``x``, ``y``, ``kind``), the points where
-    rocks left the DEM, as the module docstring describes. A window larger than
+    rocks left the DEM, as the module docstring describes; given the run's ``geometry``
+    (``geometry.json``) its barrier lines with their names and its release areas as outlines
+    (the release points only where it has none); given a ``frame`` (an overview), the frame
+    of that window, dashed. A window larger than
     :data:`tumble.viz.grids.MAX_MAP_CELLS` a side is drawn from block maxima."""
     unit = crs_unit(terrain.crs)
     shaded = relief(terrain, window) if shaded is None else shaded
     grid = np.asarray(values, dtype=np.float64)
     if grid.shape != (window.j1 - window.j0, window.i1 - window.i0):
         grid = grid[window.j0 : window.j1, window.i0 : window.i1]
-    grid = block_max(grid, _step(window))
+    if name in DELTA_MAPS:  # a block shows its largest change, up or down
+        up, down = block_max(grid, _step(window)), -block_max(-grid, _step(window))
+        grid = np.where(np.abs(down) > np.abs(up), down, up)
+    else:
+        grid = block_max(grid, _step(window))
     empty = ~np.isfinite(grid)
     if name in ZERO_IS_EMPTY:
         empty |= grid <= 0
+    if name in DELTA_MAPS:  # no change: the relief shows through
+        empty |= grid == 0
     shown = np.ma.masked_array(grid, mask=empty)
     extent = _window_extent(terrain, window)
     width, height = extent[1] - extent[0], extent[3] - extent[2]
@@ -469,16 +509,22 @@ def map_figure(
         colorbar.update_ticks()
     elif name == "hazard_zone":
         colorbar.set_ticks([1, 2, 3], labels=["yellow", "blue", "red"])
+    elif name == "delta_hazard_zone":
+        colorbar.set_ticks(range(-3, 4), labels=["-3", "-2", "-1", "0", "+1", "+2", "+3"])
     if empty.all():
         ax.text(
             0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center", fontsize=14
         )
-    if rocks is not None:
+    draw_barriers(ax, geometry)
+    if not draw_release_areas(ax, geometry) and rocks is not None:
         _release(ax, terrain, window, rocks)
+    if frame is not None:
+        draw_frame(ax, _window_extent(terrain, frame))
     if exits is not None:
         _exits(ax, exits)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:  # above the map: never over the data
+        fig.legend(handles, labels, loc="outside upper center", ncol=3, fontsize=8)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.set_aspect("equal")

@@ -41,14 +41,17 @@ whatever the site, only the steepest 5 % of the cells saturate. A gentle site (a
 gets a larger factor so that its undulations read; the clip keeps near-flat grids from
 amplifying noise and cliffs from being flattened to nothing. The factor is printed under the map.
 
-Extent and furniture: the map is cropped to the cells the rocks reached and the release and
+Extent and furniture: an overview map shows the reach probability over the whole DEM with the
+frame of the detailed maps; these are cropped to the cells the rocks reached and the release and
 final points, plus a margin of 8 % of the larger side (at least 3 cells), the shorter side
 widened to at least half the longer, within the DEM. A scale bar of a round length (1, 2 or 5
 times a power of ten, about a fifth of the map width); a north arrow to true north (meridian
 convergence from the CRS; grid north, and said so, without a CRS); axes Easting and Northing in
-the CRS's linear unit, with full coordinates (no offset, no scientific notation); release points
-as triangles (over 300 release cells: the outline of the release area); on the reach and deposit
-maps the points where rocks left the DEM, one marker per kind of exit.
+the CRS's linear unit, with full coordinates (no offset, no scientific notation); the barrier
+lines with their names and the release areas as outlines with their names, from the run's
+``geometry.json`` (a run without release areas: release points as triangles, over 30 release
+cells the outline of the cells); on the overview, reach and deposit maps the points where rocks
+left the DEM, one marker per kind of exit.
 """
 
 from __future__ import annotations
@@ -229,6 +232,7 @@ def write_run_report(
     provenance: Mapping[str, Any],
     figures: Sequence[str | os.PathLike] = (),
     draw_maps: bool = True,
+    geometry: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``directory / "report.html"`` and its maps ``directory / "figures" /
     "report_<raster>.png"`` (module docstring) and return the page's path.
@@ -240,7 +244,8 @@ def write_run_report(
     :func:`tumble.io.provenance.provenance`; ``figures``: other images of the run inside
     ``directory`` (paths relative to it, or absolute), shown at the end. ValueError for a figure
     outside ``directory`` or missing. ``draw_maps=False`` leaves the maps out (a run without
-    figures); the page says so.
+    figures); the page says so. ``geometry``: the run's ``geometry.json`` record, whose barrier
+    lines (with names) and release areas (outlines) the maps draw.
     """
     directory = Path(directory)
     others = [_relative(directory, f) for f in figures]
@@ -251,6 +256,27 @@ def write_run_report(
     names = [name for name in (*MAPS, *OPTIONAL_MAPS) if name in rasters] if draw_maps else []
     window = map_window(terrain, rasters, rocks)
     shaded = relief(terrain, window) if names else None
+    whole = Window(0, terrain.shape[0], 0, terrain.shape[1])
+    if names and "reach_probability" in rasters and window != whole:
+        drawn = map_figure(
+            terrain,
+            "reach_probability",
+            window_values(rasters, "reach_probability", *whole),
+            whole,
+            rocks=rocks,
+            n_rocks=n_rocks if isinstance(n_rocks, int) else None,
+            exits=exits,
+            geometry=geometry,
+            frame=window,
+        )
+        drawn.ax.set_title("Overview: the whole DEM, reach probability", fontsize=11)
+        path = figure_dir / "report_overview.png"
+        drawn.figure.savefig(path, dpi=120)
+        caption = (
+            "Overview of the whole DEM with the reach probability; the dashed frame is the "
+            "extent of the detailed maps below (the reached area with a margin)."
+        )
+        maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
     for name in names:
         if name not in rasters:
             continue
@@ -263,6 +289,7 @@ def write_run_report(
             n_rocks=n_rocks if isinstance(n_rocks, int) else None,
             shaded=shaded,
             exits=exits if name in EXIT_MAPS else None,
+            geometry=geometry,
         )
         path = figure_dir / f"report_{name}.png"
         drawn.figure.savefig(path, dpi=120)
@@ -301,10 +328,12 @@ def write_run_report(
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
         "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
-        "those rocks; elsewhere the map shows the shaded relief only. White triangles: release "
-        "points (a black outline: the release area); crosses and circles on the reach and "
-        "deposit maps: where rocks left the DEM (exits.gpkg). Coordinates in the DEM's "
-        "coordinate reference system.</p>",
+        "those rocks; elsewhere the map shows the shaded relief only. The maps show the reached "
+        "area with a margin; the overview shows the whole DEM. Black outlines: the release "
+        "areas (white triangles: release points of a run without areas); solid black lines: "
+        "nets, dashed: observation lines, each with its name; crosses and circles on the "
+        "overview, reach and deposit maps: where rocks left the DEM (exits.gpkg). Coordinates "
+        "in the DEM's coordinate reference system.</p>",
         *maps,
     ]
     if missing:

@@ -1,0 +1,182 @@
+"""What changed from run A to run B of the same site (``tumble rockfall compare``): difference
+rasters, the change of hazard zone, and the configuration keys that differ.
+
+**Difference rasters** ``delta_<name>`` (``name`` in :data:`DELTA_RASTERS`): ``B - A`` per cell of
+the common DEM grid, where a run's value in a cell none of its rocks reached is 0 (no rock came:
+probability 0, no energy), so a cell a net now protects shows the whole energy it takes away
+(negative) and a cell reached only with the change shows all it gains (positive). Cells neither
+run reached are nodata. A cell is reached by a run where its ``reach_probability`` raster has a
+value (the written rasters are nodata exactly where no rock came,
+:mod:`tumble.rockfall.ensemble.outputs`).
+
+**Zone change** ``delta_hazard_zone`` (both runs with release frequencies, hence hazard zones):
+``zone_B - zone_A`` in the zone codes of :mod:`tumble.rockfall.hazard.zoning` (0 none, 1 yellow,
+2 blue, 3 red), an integer from -3 (red to none) to +3 (none to red), 0 unchanged; nodata
+(:data:`ZONE_CHANGE_NODATA`) where neither run reached the cell and in the DEM's holes.
+
+**Configuration differences** (:func:`config_differences`): the resolved configurations of the
+two runs (``provenance.json`` ``config.resolved``, every default written as its value) flattened
+to dotted keys, tables of lists by their index (``barrier.0.height``; an empty list has no
+key), and every key whose values differ with both values; ``None`` where a run does not have
+the key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tumble.errors import DataError
+from tumble.io.run_folder import DELTA_PREFIX
+from tumble.rockfall.hazard.zoning import ZONE_NAMES
+
+#: the rasters of a run whose differences a comparison writes, with the unit of the difference
+DELTA_RASTERS = {
+    "reach_probability": "1",
+    "kinetic_energy_p95": "kJ",
+}
+#: descriptions of the difference rasters (GeoTIFF band descriptions)
+DELTA_DESCRIPTIONS = {
+    "reach_probability": "change of the reach probability, B minus A "
+    "(0 where a run did not reach the cell; nodata where neither did)",
+    "kinetic_energy_p95": "change of the 95th percentile kinetic energy, B minus A "
+    "(0 kJ where a run did not reach the cell; nodata where neither did)",
+}
+#: the zone change raster: its name, description and nodata value (int8)
+ZONE_CHANGE = f"{DELTA_PREFIX}hazard_zone"
+ZONE_CHANGE_DESCRIPTION = (
+    "hazard zone change, B minus A in zone codes (0 none, 1 yellow, 2 blue, 3 red): "
+    "-3 red to none ... +3 none to red, 0 unchanged; nodata where neither run reached"
+)
+ZONE_CHANGE_NODATA = -128
+
+
+def delta_name(name: str) -> str:
+    """The file stem of the difference raster of ``name``: ``delta_<name>``."""
+    return f"{DELTA_PREFIX}{name}"
+
+
+def grid_text(grid: Any) -> str:
+    """A grid in words: samples, spacing, south-west sample, CRS."""
+    ny, nx = grid.values.shape
+    crs = grid.crs.to_string() if grid.crs is not None else "no CRS"
+    return (
+        f"{nx} x {ny} samples of {grid.dx:g} x {grid.dy:g} from ({grid.x0:.3f}, {grid.y0:.3f}) "
+        f"in {crs}"
+    )
+
+
+def check_same_grid(a: Any, b: Any, labels: tuple[str, str]) -> None:
+    """DataError unless the rasters ``a`` and ``b`` (:class:`tumble.io.dem.RasterGrid`) lie on
+    one grid: the same samples, spacing, origin (to a thousandth of a cell) and CRS."""
+    same = (
+        a.values.shape == b.values.shape
+        and math.isclose(a.dx, b.dx, rel_tol=1e-9)
+        and math.isclose(a.dy, b.dy, rel_tol=1e-9)
+        and abs(a.x0 - b.x0) <= 1e-3 * a.dx
+        and abs(a.y0 - b.y0) <= 1e-3 * a.dy
+        and (a.crs == b.crs)
+    )
+    if not same:
+        raise DataError(
+            f"the two runs are on different grids: {labels[0]} has {grid_text(a)}, "
+            f"{labels[1]} has {grid_text(b)}; a comparison needs both runs on the same DEM "
+            "grid (run the scenario again on the other run's DEM)"
+        )
+
+
+def reached(reach_probability: np.ndarray) -> np.ndarray:
+    """Cells a run reached: where its written reach probability has a value."""
+    return np.isfinite(np.asarray(reach_probability, dtype=np.float64))
+
+
+def delta(
+    values_a: np.ndarray, values_b: np.ndarray, reached_a: np.ndarray, reached_b: np.ndarray
+) -> np.ndarray:
+    """``B - A`` (module docstring): a run's value 0 where it has none, NaN where neither run
+    reached the cell; float64."""
+    a = np.where(reached_a & np.isfinite(values_a), values_a, 0.0)
+    b = np.where(reached_b & np.isfinite(values_b), values_b, 0.0)
+    return np.where(reached_a | reached_b, b - a, np.nan)
+
+
+def zone_change(
+    zone_a: np.ndarray, zone_b: np.ndarray, reached_a: np.ndarray, reached_b: np.ndarray
+) -> np.ndarray:
+    """``zone_B - zone_A`` as float64 (module docstring), NaN where neither run reached the cell
+    or a zone is nodata (the DEM's holes)."""
+    a = np.asarray(zone_a, dtype=np.float64)
+    b = np.asarray(zone_b, dtype=np.float64)
+    defined = (reached_a | reached_b) & np.isfinite(a) & np.isfinite(b)
+    return np.where(defined, b - a, np.nan)
+
+
+def zone_transitions(
+    zone_a: np.ndarray, zone_b: np.ndarray, defined: np.ndarray, cell_area: float
+) -> list[dict[str, Any]]:
+    """The cells of each change of zone (A's zone to B's), over the ``defined`` cells, largest
+    zone first, unchanged cells included: zone in A and in B, cells, area (m^2)."""
+    a = np.asarray(zone_a)[defined].astype(np.int64)
+    b = np.asarray(zone_b)[defined].astype(np.int64)
+    rows = []
+    for za in sorted(ZONE_NAMES, reverse=True):
+        for zb in sorted(ZONE_NAMES, reverse=True):
+            n = int(np.count_nonzero((a == za) & (b == zb)))
+            if n:
+                rows.append(
+                    {
+                        "zone_a": ZONE_NAMES[za],
+                        "zone_b": ZONE_NAMES[zb],
+                        "cells": n,
+                        "area_m2": n * cell_area,
+                    }
+                )
+    return rows
+
+
+def delta_statistics(values: np.ndarray, cell_area: float) -> dict[str, Any]:
+    """What a difference raster holds: defined cells, the cells (and area, m^2) that rose and
+    fell, the smallest, largest and mean change."""
+    defined = values[np.isfinite(values)]
+    up, down = int(np.count_nonzero(defined > 0)), int(np.count_nonzero(defined < 0))
+    return {
+        "cells": int(defined.size),
+        "cells_increased": up,
+        "cells_decreased": down,
+        "area_increased_m2": up * cell_area,
+        "area_decreased_m2": down * cell_area,
+        "min": float(defined.min()) if defined.size else None,
+        "max": float(defined.max()) if defined.size else None,
+        "mean": float(defined.mean()) if defined.size else None,
+    }
+
+
+def flatten_config(data: Any, prefix: str = "") -> dict[str, Any]:
+    """A configuration as one level of dotted keys: tables by key, lists of tables by index
+    (``barrier.0.height``); other lists and scalars are values; an empty list has no key."""
+    flat: dict[str, Any] = {}
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            flat.update(flatten_config(value, f"{prefix}{key}."))
+    elif isinstance(data, list) and not data:
+        pass  # an empty list has no entries to differ: its key is absent ("not set")
+    elif isinstance(data, list) and any(isinstance(v, Mapping) for v in data):
+        for index, value in enumerate(data):
+            flat.update(flatten_config(value, f"{prefix}{index}."))
+    else:
+        flat[prefix.removesuffix(".")] = data
+    return flat
+
+
+def config_differences(config_a: Mapping[str, Any], config_b: Mapping[str, Any]) -> list[dict]:
+    """Every dotted key whose value differs between the two configurations, sorted by key:
+    ``{"key", "a", "b"}``, ``None`` where a configuration lacks the key."""
+    a, b = flatten_config(config_a), flatten_config(config_b)
+    return [
+        {"key": key, "a": a.get(key), "b": b.get(key)}
+        for key in sorted(set(a) | set(b))
+        if a.get(key) != b.get(key)
+    ]

@@ -1,0 +1,166 @@
+"""``tumble rockfall compare A B --out C``: the difference rasters recomputed from the two runs'
+own rasters, the zone change, every configuration key that differs with both values, and runs
+on different grids refused with nothing written."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import rasterio
+
+from tumble.cli.main import main
+from tumble.io.vectors import write_polygons
+from tumble.pipeline.differences import (
+    ZONE_CHANGE_NODATA,
+    config_differences,
+    flatten_config,
+)
+from tumble.rockfall import Terrain
+
+CRS = "EPSG:2056"
+X0, Y0 = 2_600_000.0, 1_200_000.0
+
+
+def slope(nx: int = 61, ny: int = 31) -> Terrain:
+    """A 35 degree slope over 35 m to a flat foot, 1 m grid, Swiss CRS."""
+    x = np.arange(float(nx))
+    z = np.maximum(35.0 - x, 0.0) * math.tan(math.radians(35.0))
+    return Terrain.from_array(np.broadcast_to(z, (ny, nx)), x0=X0, y0=Y0, dx=1.0, crs=CRS)
+
+
+def site(folder, nx: int = 61) -> str:
+    """A DEM and one release area with a frequency (so the runs have hazard zones); the
+    configuration's text without barrier."""
+    folder.mkdir(parents=True, exist_ok=True)
+    slope(nx).write(folder / "dem.tif")
+    ring = np.array([(X0 + 2, Y0 + 10), (X0 + 6, Y0 + 10), (X0 + 6, Y0 + 20), (X0 + 2, Y0 + 20)])
+    write_polygons(
+        folder / "release.gpkg", [[ring]], {"name": ["face"], "frequency": [0.1]}, crs=CRS
+    )
+    return (
+        'dem = "dem.tif"\nrocks = 16\nseed = 4\nt_max = 8.0\n'
+        '[release]\nareas = "release.gpkg"\nname_field = "name"\nfrequency_field = "frequency"\n'
+        "height = 1.0\n"
+        '[rock]\nshape = "eota111"\nmass = 400.0\n'
+        "[output]\ntrajectories = 0\nfigures = false\n"
+    )
+
+
+NET = (
+    '[[barrier]]\nname = "fence"\nline = [[2600030.0, 1200000.5], [2600030.0, 1200029.5]]\n'
+    "height = 6.0\ncapacity = 3000.0\n"
+)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Run A without and run B with a net across the slope at x = 30 m, on one site."""
+    root = tmp_path_factory.mktemp("compare")
+    text = site(root / "site")
+    (root / "site" / "a.toml").write_text(text)
+    (root / "site" / "b.toml").write_text(text + NET)
+    for name in ("a", "b"):
+        config = str(root / "site" / f"{name}.toml")
+        assert main(["rockfall", "run", "--config", config, "--out", str(root / name)]) == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def compared(runs):
+    out = runs / "c"
+    assert main(["rockfall", "compare", str(runs / "a"), str(runs / "b"), "--out", str(out)]) == 0
+    return out
+
+
+def band(path):
+    with rasterio.open(path) as f:
+        return f.read(1, masked=True), f.descriptions[0], f.nodata, f.dtypes[0]
+
+
+@pytest.mark.parametrize("name", ["reach_probability", "kinetic_energy_p95"])
+def test_deltas_are_b_minus_a_of_the_runs_rasters(runs, compared, name):
+    """Recomputed from A's and B's GeoTIFFs: B - A with a run's nodata as 0, nodata where both
+    are nodata; equal to the float32 of the written raster exactly."""
+    a, _, _, _ = band(runs / "a" / "rasters" / f"{name}.tif")
+    b, _, _, _ = band(runs / "b" / "rasters" / f"{name}.tif")
+    got, description, _, dtype = band(compared / "rasters" / f"delta_{name}.tif")
+    neither = a.mask & b.mask
+    expected = (b.filled(0.0).astype(np.float64) - a.filled(0.0).astype(np.float64)).astype(
+        np.float32
+    )
+    assert dtype == "float32" and "B minus A" in description
+    assert np.array_equal(got.mask, neither)
+    assert np.array_equal(got.filled(0)[~neither], expected[~neither])
+    assert got.min() < 0  # the net keeps rocks from cells A's rocks reached
+
+
+def test_zone_change_is_b_minus_a_in_zone_codes(runs, compared):
+    za, _, _, _ = band(runs / "a" / "rasters" / "hazard_zone.tif")
+    zb, _, _, _ = band(runs / "b" / "rasters" / "hazard_zone.tif")
+    ra, _, _, _ = band(runs / "a" / "rasters" / "reach_probability.tif")
+    rb, _, _, _ = band(runs / "b" / "rasters" / "reach_probability.tif")
+    got, description, nodata, dtype = band(compared / "rasters" / "delta_hazard_zone.tif")
+    assert dtype == "int8" and nodata == ZONE_CHANGE_NODATA and "3 red" in description
+    neither = ra.mask & rb.mask
+    assert np.array_equal(got.mask, neither)
+    expected = zb.filled(0).astype(np.int64) - za.filled(0).astype(np.int64)
+    assert np.array_equal(got.filled(0)[~neither], expected[~neither])
+    summary = json.loads((compared / "summary.json").read_text())
+    cells = sum(row["cells"] for row in summary["zone_transitions"])
+    assert cells == int((~neither).sum())
+
+
+def test_differences_name_every_changed_key_with_both_values(runs, compared, capsys):
+    summary = json.loads((compared / "summary.json").read_text())
+    differences = {d["key"]: (d["a"], d["b"]) for d in summary["differences"]}
+    assert differences["barrier.0.name"] == (None, "fence")
+    assert differences["barrier.0.height"] == (None, 6.0)
+    assert differences["barrier.0.capacity"] == (None, 3000.0)
+    assert differences["barrier.0.line"] == (None, [[2600030.0, 1200000.5], [2600030.0, 1200029.5]])
+    # nothing else differs: the same site, seed and rocks
+    assert set(differences) == {
+        f"barrier.0.{k}" for k in ("name", "line", "height", "capacity", "uphill")
+    }
+    report = (compared / "report.html").read_text()
+    assert "barrier.0.capacity" in report and "3000" in report
+    main(["rockfall", "compare", str(runs / "a"), str(runs / "b"), "--out", str(runs / "c2")])
+    printed = capsys.readouterr().out
+    assert "barrier.0.capacity: (not set) -> 3000" in printed
+
+
+def test_runs_on_different_grids_are_refused_and_nothing_is_written(runs, tmp_path, capsys):
+    text = site(tmp_path / "site", nx=51)
+    (tmp_path / "site" / "short.toml").write_text(text.replace("rocks = 16", "rocks = 2"))
+    config = str(tmp_path / "site" / "short.toml")
+    assert main(["rockfall", "run", "--config", config, "--out", str(tmp_path / "short")]) == 0
+    out = tmp_path / "c"
+    capsys.readouterr()
+    status = main(
+        ["rockfall", "compare", str(runs / "a"), str(tmp_path / "short"), "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "different grids" in err and "61 x 31" in err and "51 x 31" in err
+    assert not out.exists()
+    assert not list(tmp_path.glob(".c.partial*"))
+
+
+def test_flatten_config_lists_of_tables_by_index():
+    config = {
+        "seed": 1,
+        "release": {"height": 1.5, "point": [1.0, 2.0]},
+        "barrier": [{"name": "x"}],
+    }
+    assert flatten_config(config) == {
+        "seed": 1,
+        "release.height": 1.5,
+        "release.point": [1.0, 2.0],
+        "barrier.0.name": "x",
+    }
+    other = {"seed": 2, "release": {"height": 1.5, "point": [1.0, 3.0]}, "barrier": []}
+    assert config_differences(config, other) == [
+        {"key": "barrier.0.name", "a": "x", "b": None},
+        {"key": "release.point", "a": [1.0, 2.0], "b": [1.0, 3.0]},
+        {"key": "seed", "a": 1, "b": 2},
+    ]
