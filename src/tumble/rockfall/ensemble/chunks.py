@@ -23,6 +23,7 @@ import json
 import os
 import time
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -103,7 +104,7 @@ def check_chunk(path: Path, start: int, stop: int) -> tuple[dict | None, str]:
     is wrong with the file (truncated, corrupted, other rocks)."""
     try:
         chunk = read_chunk(path)
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
         return None, f"is truncated or corrupted ({type(err).__name__}: {err})"
     missing = [name for name in CHUNK_ROCK_ARRAYS if name not in chunk]
     if missing:
