@@ -185,3 +185,30 @@ def test_a_window_writes_the_grid_it_belongs_to(tmp_path, dtype, nodata, suffix)
             assert src.descriptions == ("counts",) and src.units == ("rocks",)
     with pytest.raises(ValueError, match="does not fit"):
         write_raster(tmp_path / "bad.tif", window, X0, Y0, DX, DY, shape=(100, 100), offset=(0, 0))
+
+
+@pytest.mark.parametrize("flip_rows", [False, True])
+def test_a_raster_read_a_few_rows_at_a_time_equals_one_read(tmp_path, monkeypatch, flip_rows):
+    """``read_raster`` by blocks of 7 rows (a file of 40 rows: the last block short) gives the
+    values of rasterio's one masked read, flipped to rows south to north, NaN in the holes;
+    with a south-up file (transform.e > 0) too."""
+    import tumble.io.dem as dem
+
+    values = np.random.default_rng(4).uniform(0.0, 900.0, (40, 30)).astype(np.float32)
+    values[17:25, 3:9] = -9999.0  # 48 holes across two blocks
+    transform = north_up_transform(X0, Y0, DX, DY, 40)
+    if flip_rows:
+        transform = rasterio.transform.Affine(DX, 0.0, X0 - 0.5 * DX, 0.0, DY, Y0 - 0.5 * DY)
+    path = tmp_path / "dem.tif"
+    profile = {"driver": "GTiff", "height": 40, "width": 30, "count": 1, "dtype": "float32"}
+    with rasterio.open(path, "w", **profile, transform=transform, nodata=-9999.0) as dst:
+        dst.write(values, 1)
+    with rasterio.open(path) as src:
+        masked = src.read(1, masked=True)
+    want = np.where(np.ma.getmaskarray(masked), np.nan, np.ma.getdata(masked).astype(np.float64))
+    if not flip_rows:
+        want = want[::-1]
+    monkeypatch.setattr(dem, "READ_ROWS", 7)
+    grid = read_raster(path)
+    np.testing.assert_array_equal(grid.values, want)
+    assert int(np.isnan(grid.values).sum()) == 48

@@ -69,3 +69,18 @@ def test_dem_nodata_from_the_configuration(tmp_path):
         build_run(load_config(None, settings))
     setup = build_run(load_config(None, {**settings, "dem_nodata": -9999}))
     assert setup.ensemble.terrain.holes == 30 * 8
+
+
+def test_the_fill_below_the_relief_is_found_scanning_a_few_rows_at_a_time(monkeypatch):
+    """The same verdict and message when the DEM is scanned 3 rows at a time (its 30 rows in
+    10 blocks) as in one block: the lowest height above the fill is the 2000 m of the plateau,
+    found in another block than the fill."""
+    import tumble.io.dem_checks as checks
+
+    heights = 2000.0 + 15.0 * np.arange(40.0)[None, :] + np.zeros((30, 1))
+    heights[20:24, 5:9] = 0.0
+    heights[:2] = np.nan
+    whole = fill_problem(heights, "dem.tif")
+    monkeypatch.setattr(checks, "SCAN_ROWS", 3)
+    assert checks._lowest_above(heights, 0.0) == 2000.0
+    assert fill_problem(heights, "dem.tif") == whole is not None

@@ -56,7 +56,7 @@ import dataclasses
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -178,6 +178,39 @@ def grid_from_transform(
     return x0, y0, dx, dy
 
 
+#: rows of a raster read at a time
+READ_ROWS = 512
+
+#: GDAL's block cache, MB, unless the environment sets ``GDAL_CACHEMAX``: GDAL's default (5 %
+#: of the machine's memory) keeps the decompressed blocks of a large DEM in memory beside the
+#: DEM's float64 grid, and the blocks of every raster written; reading and writing go through
+#: each block once, so a small cache costs no time. Read when GDAL first caches a block.
+GDAL_CACHE_MB = 64
+os.environ.setdefault("GDAL_CACHEMAX", str(GDAL_CACHE_MB))
+
+
+def _read_float64(dataset: Any, band: int, transform: Any) -> np.ndarray:
+    """Band ``band`` of an open dataset as one float64 array, rows south to north (flipped
+    as ``transform`` says), NaN where the file has nodata; read by :data:`READ_ROWS` rows, so
+    that a large DEM stored as float32 takes no full-size copy as stored besides the result."""
+    from rasterio.windows import Window
+
+    ny, nx = dataset.height, dataset.width
+    values = np.empty((ny, nx), dtype=np.float64)
+    for a in range(0, ny, READ_ROWS):
+        b = min(ny, a + READ_ROWS)
+        masked = dataset.read(band, masked=True, window=Window(0, a, nx, b - a))
+        block = np.ma.getdata(masked).astype(np.float64)
+        block[np.ma.getmaskarray(masked)] = np.nan
+        if transform.a < 0:
+            block = block[:, ::-1]
+        if transform.e < 0:  # file row a is the northernmost: row ny - 1 - a here
+            values[ny - b : ny - a] = block[::-1]
+        else:
+            values[a:b] = block
+    return values
+
+
 def read_raster(path: str | os.PathLike, band: int = 1, nodata: float | None = None) -> RasterGrid:
     """Read one band of a GeoTIFF (``.tif``, ``.tiff``) or ESRI ASCII grid (``.asc``).
 
@@ -218,21 +251,10 @@ def read_raster(path: str | os.PathLike, band: int = 1, nodata: float | None = N
                 nodata = dataset.nodatavals[band - 1]
                 description = dataset.descriptions[band - 1] or None
                 unit = dataset.units[band - 1] or None
-                masked = dataset.read(band, masked=True)
+                values = _read_float64(dataset, band, transform)
     except RasterioIOError as err:
         raise DataError(f"cannot read {path} as {driver}: {err}") from None
-    x0, y0, dx, dy = grid_from_transform(transform, masked.shape)
-    # one float64 copy of the band as stored (float32, say), flipped and with NaN holes, made
-    # once: a large DEM does not pass through several float64 temporaries
-    stored = np.ma.getdata(masked)
-    holes = np.ma.getmaskarray(masked)
-    if transform.e < 0:
-        stored, holes = stored[::-1], holes[::-1]
-    if transform.a < 0:
-        stored, holes = stored[:, ::-1], holes[:, ::-1]
-    values = np.array(stored, dtype=np.float64, order="C")
-    del stored, masked
-    values[holes] = np.nan
+    x0, y0, dx, dy = grid_from_transform(transform, values.shape)
     tag = None if nodata is None else float(nodata)
     if given is not None:
         values[values == float(given)] = np.nan
@@ -251,6 +273,16 @@ def read_raster(path: str | os.PathLike, band: int = 1, nodata: float | None = N
         description=description,
         unit=unit,
     )
+
+
+#: rows of a grid checked at a time by :func:`write_raster`
+CHECK_ROWS = 512
+
+
+def _row_blocks(grid: np.ndarray, holes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``(rows, their holes)`` of ``grid`` by :data:`CHECK_ROWS` rows."""
+    for a in range(0, grid.shape[0], CHECK_ROWS):
+        yield grid[a : a + CHECK_ROWS], holes[a : a + CHECK_ROWS]
 
 
 def write_raster(
@@ -321,7 +353,7 @@ def write_raster(
                 f"y0 = {y0}, dx = {dx}, dy = {dy}"
             )
     holes = ~np.isfinite(grid)
-    if np.isinf(grid).any():
+    if any(np.isinf(block).any() for block, _ in _row_blocks(grid, holes)):
         raise ValueError(f"cannot write infinite values to {path}")
     if driver == "AAIGrid":
         dtype = "float64"
@@ -338,13 +370,17 @@ def write_raster(
     integer = dtype in INTEGER_DTYPES
     top = float(np.iinfo(dtype).max) if integer else math.inf
     bottom = float(np.iinfo(dtype).min) if integer else -math.inf
-    valid = grid[~holes]
+
+    # the checks go by blocks of rows: no copy of a large grid's valid cells at once
+    def valids() -> Iterator[np.ndarray]:
+        return (block[~hole] for block, hole in _row_blocks(grid, holes))
+
     if integer:
-        if np.any(valid != np.round(valid)) or np.any(valid < bottom) or np.any(valid > top):
+        if any(np.any(v != np.round(v)) or np.any(v < bottom) or np.any(v > top) for v in valids()):
             raise ValueError(
                 f"a {dtype} raster holds whole numbers in [{bottom:.0f}, {top:.0f}]: {path}"
             )
-    elif dtype == "float32" and np.any(np.abs(valid) > np.finfo(np.float32).max):
+    elif dtype == "float32" and any(np.any(np.abs(v) > np.finfo(np.float32).max) for v in valids()):
         raise ValueError(f"some values of {path} are out of the float32 range")
     if nodata is not None:
         nodata = float(nodata)
@@ -354,7 +390,9 @@ def write_raster(
             raise ValueError(
                 f"the nodata value of a {dtype} raster must be a {dtype}; got {nodata}"
             )
-        if np.isfinite(nodata) and np.any(valid.astype(dtype) == np.asarray(nodata, dtype=dtype)):
+        if np.isfinite(nodata) and any(
+            np.any(v.astype(dtype) == np.asarray(nodata, dtype=dtype)) for v in valids()
+        ):
             raise ValueError(
                 f"some valid cells equal the nodata value {nodata} and would read back as holes"
             )

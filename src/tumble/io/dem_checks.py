@@ -5,6 +5,7 @@ degrees (:func:`degrees_problem`, :func:`crs_problem`), an untagged nodata fill 
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -98,6 +99,24 @@ HUGE_HEIGHT = 1e30
 FILL_GAP = 1000.0
 
 
+#: rows of a DEM scanned at a time for its second lowest height
+SCAN_ROWS = 512
+
+
+def _lowest_above(values: np.ndarray, lo: float) -> float:
+    """The lowest height above ``lo`` (NaN when there is none), by blocks of
+    :data:`SCAN_ROWS` rows: no full-size copy of a large DEM."""
+    flat = values.reshape(values.shape[0], -1) if values.ndim > 1 else values.reshape(1, -1)
+    lowest = math.inf
+    with np.errstate(invalid="ignore"):
+        for a in range(0, flat.shape[0], SCAN_ROWS):
+            block = flat[a : a + SCAN_ROWS]
+            above = block[block > lo]
+            if above.size:
+                lowest = min(lowest, float(above.min()))
+    return lowest if lowest < math.inf else math.nan
+
+
 def fill_problem(values: np.ndarray, path: str | os.PathLike) -> str | None:
     """Why the heights ``values`` (NaN: tagged nodata) hold a nodata fill value the file does
     not tag as nodata, and how to tag it; None when they do not. A fill is a height of
@@ -119,8 +138,7 @@ def fill_problem(values: np.ndarray, path: str | os.PathLike) -> str | None:
         if present:
             fill = present[0]
     if fill is None and hi - lo > FILL_GAP:
-        with np.errstate(invalid="ignore"):
-            above = float(np.nanmin(np.where(values > lo, values, np.nan)))
+        above = _lowest_above(values, lo)
         if above - lo > max(hi - above, FILL_GAP) and hi > above:
             fill = lo
     if fill is None:

@@ -55,6 +55,7 @@ Citation: K. Shoemake, Uniform random rotations, Graphics Gems III (1992) 124-13
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,7 @@ from tumble import _check
 from tumble.rockfall.clearance import Hulls, clearance, rock_clearances
 from tumble.rockfall.polygons import inside_rings, lattice_points, on_cells, region, ring_area
 from tumble.rockfall.step.model import START_GAP_TOLERANCE
+from tumble.rockfall.streams import first_uniforms
 from tumble.rotation.quaternion import quat_to_matrix
 
 if TYPE_CHECKING:
@@ -194,6 +196,23 @@ def uniform_quaternion(rng: np.random.Generator) -> np.ndarray:
         ]
     )
     return q if q[0] >= 0.0 else -q
+
+
+def quaternions(uniforms: np.ndarray) -> np.ndarray:
+    """:func:`uniform_quaternion` of each row ``(u1, u2, u3)`` of ``uniforms``, bit for bit
+    (the angles' sines and cosines from :mod:`math`, as there)."""
+    u1, u2, u3 = (np.ascontiguousarray(uniforms[:, c]) for c in range(3))
+    a, b = np.sqrt(1.0 - u1), np.sqrt(u1)
+    turn2, turn3 = (2.0 * math.pi * u2).tolist(), (2.0 * math.pi * u3).tolist()
+    q = np.column_stack(
+        [
+            b * np.array([math.cos(t) for t in turn3]),
+            a * np.array([math.sin(t) for t in turn2]),
+            a * np.array([math.cos(t) for t in turn2]),
+            b * np.array([math.sin(t) for t in turn3]),
+        ]
+    )
+    return np.where(q[:, :1] >= 0.0, q, -q)
 
 
 @dataclass(frozen=True)
@@ -396,7 +415,8 @@ class Release:
         orientation = np.empty((n, 4))
         lift = np.zeros(n)
         moves = np.zeros(n, dtype=np.int64)
-        for i in range(n):
+        slow = self._first_starts(terrain, n, seed, first, place, orientation)
+        for i in slow:
             place[i], orientation[i] = self._start(rock_rng(seed, first + i), first + i, terrain)
         if hulls is not None:
             # every rock's clearance at once; the few whose hull reaches off the DEM are drawn
@@ -420,6 +440,39 @@ class Release:
             velocity[:] = self.speed_downslope * downslope(terrain, x, y)
         omega = np.tile(np.asarray(self.omega, dtype=np.float64), (n, 1))
         return ReleaseStates(position, orientation, velocity, omega, lift, moves)
+
+    def _first_starts(
+        self,
+        terrain: Terrain,
+        n: int,
+        seed: int,
+        first: int,
+        place: np.ndarray,
+        orientation: np.ndarray,
+    ) -> Iterable[int]:
+        """Fill ``place`` and ``orientation`` of rocks ``first .. first + n - 1`` at once from
+        the first draws of their streams (:func:`tumble.rockfall.streams.first_uniforms`, the
+        same numbers as :meth:`_start`) where the release is a point or a line; returns the rocks
+        (indices into ``place``) left to :meth:`_start`: every rock for release polygons and
+        areas, and those of a line whose first place is off the DEM (drawn again)."""
+        if self.areas is not None or self.polygon is not None:
+            return range(n)
+        draws = 1 if self.line is not None else 0
+        random = self.orientation == "random"
+        uniforms = first_uniforms(seed, np.arange(first, first + n), draws + 3 * random)
+        if random:
+            orientation[:] = quaternions(uniforms[:, draws:])
+        else:
+            orientation[:] = np.asarray(self.orientation, dtype=np.float64)
+        if self.point is not None:
+            place[:] = self.point
+            return ()
+        assert self.line is not None
+        (x1, y1), (x2, y2) = self.line
+        s = uniforms[:, 0]
+        place[:, 0] = x1 + s * (x2 - x1)
+        place[:, 1] = y1 + s * (y2 - y1)
+        return np.flatnonzero(~np.asarray(terrain.contains(place[:, 0], place[:, 1]), dtype=bool))
 
     def _start(
         self, rng: np.random.Generator, k: int, terrain: Terrain

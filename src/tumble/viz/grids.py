@@ -34,10 +34,12 @@ def block_max(values: np.ndarray, step: int) -> np.ndarray:
         return grid
     ny, nx = grid.shape
     by, bx = -(-ny // step), -(-nx // step)
-    padded = np.full((by * step, bx * step), np.nan)
-    padded[:ny, :nx] = grid
-    blocks = padded.reshape(by, step, bx, step)
-    return np.fmax.reduce(np.fmax.reduce(blocks, axis=3), axis=1)
+    out = np.empty((by, bx))
+    row = np.full(bx * step, np.nan)
+    for b in range(by):  # one band of rows at a time: no padded copy of a large window
+        row[:nx] = np.fmax.reduce(grid[b * step : (b + 1) * step], axis=0)
+        out[b] = np.fmax.reduce(row.reshape(bx, step), axis=1)
+    return out
 
 
 def window_values(

@@ -151,3 +151,18 @@ def test_nearest_cells_at_pixel_edges(grid_2x3):
     y = np.array([200.0, 200.0, 197.5, 202.5, 200.0, 205.0, 200.0, 207.5, 197.499, 207.499])
     expected = [1, 0, 0, 3, -1, 5, -1, -1, -1, 3]
     np.testing.assert_array_equal(nearest_cells(grid_2x3, x, y), expected)
+
+
+def test_membership_of_windowed_rasters_builds_no_grid(monkeypatch):
+    """``name in rasters`` answers from the names: a large DEM's report asks it for every map,
+    and Mapping's own answer built the full-size grid each time."""
+    from tumble.rockfall.ensemble.rasters import Rasters, Window
+
+    rasters = Rasters((4000, 5000), Window(10, 12, 20, 23), {"passing_count": np.ones((2, 3))})
+
+    def refuse(self, name):
+        raise AssertionError("a full grid was built")
+
+    monkeypatch.setattr(Rasters, "__getitem__", refuse)
+    assert "passing_count" in rasters
+    assert "hazard_zone" not in rasters

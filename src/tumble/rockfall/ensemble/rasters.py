@@ -293,6 +293,10 @@ class Rasters(Mapping[str, np.ndarray]):
         grid[w.j0 : w.j1, w.i0 : w.i1] = inner
         return grid
 
+    def __contains__(self, name: object) -> bool:
+        # not Mapping's, which would build the full grid to answer
+        return name in self._values
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 
