@@ -22,6 +22,7 @@ from tumble.viz.report_html import crs_unit, percent, toml_text
 from tumble.viz.report_maps import (
     EXAGGERATION_RANGE,
     MAPS,
+    OPTIONAL_MAPS,
     map_figure,
     map_window,
     round_length,
@@ -198,7 +199,12 @@ def test_report_page_offline_with_warnings_first(tmp_path):
     for name in MAPS:
         assert (tmp_path / "figures" / f"report_{name}.png").is_file()
     assert (tmp_path / "figures" / "report_overview.png").is_file()
-    assert len(page.images) == len(MAPS) + 2  # the overview, the maps and the other figure
+    # the overview, the maps, the optional maps of the rasters it has, and the other figure
+    rasters = fake_run(terrain)[0]
+    optional = [name for name in OPTIONAL_MAPS if name in rasters]
+    for name in optional:
+        assert (tmp_path / "figures" / f"report_{name}.png").is_file()
+    assert len(page.images) == len(MAPS) + len(optional) + 2
     assert "figures/energy_map.png" in text
     # outcomes in percent, the interval beside the p95, the records as tables
     assert "87.5 %" in text and "12.5 %" in text
@@ -387,7 +393,10 @@ def test_report_of_a_real_ensemble(tmp_path):
     warnings = result.summary.get("warnings", [])
     assert page.boxes == (1 if warnings else 0)
     assert all(w in page.warning_text for w in warnings)
-    assert len(page.images) == len(MAPS) + 1  # and the overview of the whole DEM
+    # the maps, the optional maps of the run's rasters (the energy line's), the overview
+    optional = [name for name in OPTIONAL_MAPS if name in result.rasters]
+    assert "energy_line_angle" in optional
+    assert len(page.images) == len(MAPS) + len(optional) + 1
     for key in ("stopped", "left_domain", "timed_out"):
         assert percent(result.summary["fractions"][key]) in text
 

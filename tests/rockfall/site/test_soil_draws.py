@@ -30,6 +30,12 @@ def site(tmp_path):
     return dem, path
 
 
+def at(field, row: int, col: int) -> float:
+    """A soil field's value at a DEM sample: a raster's, or the constant a uniform field is
+    stored as."""
+    return float(field) if np.ndim(field) == 0 else float(field[row, col])
+
+
 def config(dem, **sections):
     data = {"dem": str(dem), "rocks": N, "seed": 9, "release": {"point": [X0 + 5.0, Y0 + 12.0]}}
     data.update(sections)
@@ -68,8 +74,8 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
         veg = CATALOGUE["authume_vegetated"].sets[which[k]]
         hard = CATALOGUE["authume_hard"].sets[which[k]]
         # class 1 on x < 20, class 2 beyond: the same set index in both classes
-        assert s.mu_min[12, 5] == veg["mu_min"] and s.drag[12, 5] == veg["drag"]
-        assert s.rolling_resistance[12, 30] == hard["rolling_resistance"]
+        assert at(s.mu_min, 12, 5) == veg["mu_min"] and at(s.drag, 12, 5) == veg["drag"]
+        assert at(s.rolling_resistance, 12, 30) == hard["rolling_resistance"]
     assert len(ens.soils) == len(set(which.tolist()))
 
 
@@ -118,7 +124,7 @@ def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
     which = set_index(soil_uniforms(9, N)[:, 0], 4)
     for k in range(N):
         s = setup.ensemble.soil_of(k)
-        assert s.mu_min[12, 5] == CATALOGUE["medium"].values["mu_min"]
+        assert at(s.mu_min, 12, 5) == CATALOGUE["medium"].values["mu_min"]
         expected = CATALOGUE["authume_hard"].sets[which[k]]["rolling_resistance"]
-        assert s.rolling_resistance[12, 30] == expected
+        assert at(s.rolling_resistance, 12, 30) == expected
     assert list(setup.soil_draws.described["categories"]) == ["class 2"]

@@ -44,7 +44,7 @@ def test_free_flight_across_a_line_is_interpolated_exactly():
     traj = simulate(
         terrain,
         rock,
-        Soil.preset("medium"),
+        Soil.preset("lu2019"),
         (x0, 0.0, 20.0),
         velocity=(10.0, 0.0, 0.0),
         t_max=1.5,
@@ -75,7 +75,7 @@ def test_the_energy_recorded_is_that_of_the_interpolated_state():
     traj = simulate(
         terrain,
         rock,
-        Soil.preset("medium"),
+        Soil.preset("lu2019"),
         (5.0, 0.0, 20.0),
         velocity=(10.0, 0.0, 0.0),
         t_max=1.5,
@@ -107,7 +107,7 @@ def _ensemble(slope, *barriers):
     return Ensemble(
         terrain,
         Rock.eota221(mass=300.0),
-        Soil.preset("medium"),
+        Soil.preset("lu2019"),
         states,
         seed=4,
         t_max=8.0,
@@ -177,7 +177,7 @@ def _valley_run(valley, barrier):
     ensemble = Ensemble(
         terrain,
         Rock.eota221(mass=300.0),
-        Soil.preset("medium"),
+        Soil.preset("lu2019"),
         states,
         seed=4,
         t_max=20.0,
@@ -277,7 +277,7 @@ def test_a_line_across_a_gully_counts_the_rocks_running_down_it():
     states = Release(point=(0.0, -80.0), height=1.0, speed_downslope=3.0).draw(terrain, 12, seed=4)
     line = Barrier("gully", np.array([[-10.0, 10.0], [30.0, -30.0]]))
     ensemble = Ensemble(
-        terrain, Rock.eota221(mass=300.0), Soil.preset("medium"), states, seed=4, t_max=20.0,
+        terrain, Rock.eota221(mass=300.0), Soil.preset("lu2019"), states, seed=4, t_max=20.0,
         barriers=(line,),
     )  # fmt: skip
     result = ensemble.run()

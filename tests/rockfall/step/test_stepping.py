@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tumble.rockfall import Options, Rock, Soil, Terrain
+from tumble.rockfall.forest import no_forest
 from tumble.rockfall.status import (
     LEFT_DOMAIN,
     OK,
@@ -33,6 +34,7 @@ from tumble.rockfall.step.moreau import (
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets
 from tumble.rockfall.step.stepping import kinetic_energy, run_rock, stopping_rules
+from tumble.rockfall.step.trees import N_FOREST
 
 G = 9.81
 BOX = (1.0, 0.8, 0.6)
@@ -61,6 +63,8 @@ def run(model, state, options: Options, save_every: int = 1):
         out_diag,
         no_nets(),
         np.zeros((0, N_XCOLS)),
+        no_forest(),
+        (1.0, np.uint64(0), np.zeros(N_FOREST), np.zeros(0, np.bool_), np.zeros(0, np.int64)),
     )
     assert crossings == 0
     return status, steps, out_step[:saved], out_state[:saved], out_diag[:saved]
