@@ -85,7 +85,7 @@ def outlines(terrain: Any, reached: np.ndarray) -> list[Any]:
             terrain.dy,
             terrain.y0 + (j0 - 0.5) * terrain.dy,
         )
-        parts = [
+        parts: list[Any] = [
             shapely.geometry.shape(g)
             for g, _ in shapes(
                 window.astype(np.uint8), mask=window, transform=transform, connectivity=4
