@@ -567,3 +567,64 @@ def test_stylesheet_prints_on_a4():
 
     assert re.search(r"@page\s*{\s*size:\s*A4", STYLE)
     assert "@media print" in STYLE
+
+
+def test_how_sure_the_maps_are_shows_the_convergence_record(tmp_path):
+    """The section 'How sure the maps are' gives the record's rocks, cells, converged cells,
+    target and min_probability, says whether the maps converged, and tables the rounds of an
+    auto run with their numbers; without a record there is no section."""
+    terrain = swiss_slope()
+    _, _, summary = fake_run(terrain)
+    record = {
+        "rocks": 800,
+        "converged": False,
+        "target": 0.15,
+        "min_probability": 0.02,
+        "cells": 4321,
+        "cells_converged": 3987,
+        "max_rocks": 800,
+        "rounds": [
+            {"rocks": 200, "cells": 4100, "cells_converged": 1234, "runout_p95_m": 301.7},
+            {"rocks": 400, "cells": 4250, "cells_converged": 2876, "runout_p95_m": 305.2},
+            {"rocks": 800, "cells": 4321, "cells_converged": 3987, "runout_p95_m": 306.9},
+        ],
+    }
+    _, text, page = report(tmp_path / "auto", {**summary, "convergence": record})
+    assert page.errors == []
+    section = text[text.index("<h2>How sure the maps are</h2>") :]
+    section = section[: section.index("<h2>", 5)]
+    assert "With 800 rocks 3987 of 4321 such cells have not all converged." in section
+    assert "at least 0.02" in section and "within 0.15 of the value" in section
+    assert "convergence.max_rocks = 800" in section
+    for r in record["rounds"]:
+        for value in (r["rocks"], r["cells"], r["cells_converged"], r["runout_p95_m"]):
+            assert f">{value}<" in section.replace(" ", ""), value
+    fixed = {k: v for k, v in record.items() if k not in ("max_rocks", "rounds")}
+    fixed.update(converged=True, cells_converged=4321)
+    _, text, _ = report(tmp_path / "fixed", {**summary, "convergence": fixed})
+    assert "With 800 rocks 4321 of 4321 such cells have converged." in text
+    assert "rocks = &quot;auto&quot;" not in text and 'rocks = "auto"' not in text
+    plain = {k: v for k, v in summary.items() if k != "convergence"}
+    _, text, _ = report(tmp_path / "none", plain)
+    assert "How sure the maps are" not in text
+
+
+def test_energy_line_section_shows_the_smallest_angles(tmp_path):
+    """The section 'Energy line' gives the smallest angle of the map and of the rocks at rest
+    (4 significant digits) and the geometric method's range with its source; without a record
+    there is no section."""
+    _, _, summary = fake_run(swiss_slope())
+    record = {
+        "min_angle_deg": 28.123456,
+        "min_deposit_angle_deg": 31.98765,
+        "geometric_range_deg": [27.0, 35.0],
+        "geometric_source": "Evans & Hungr 1993",
+    }
+    _, text, page = report(tmp_path / "line", {**summary, "energy_line": record})
+    assert page.errors == []
+    section = text[text.index("<h2>Energy line</h2>") :]
+    assert "<b>28.12 degrees</b>" in section
+    assert "(over the rocks at rest: 31.99 degrees)" in section
+    assert "takes 27-35 degrees (Evans &amp; Hungr 1993)" in section
+    _, text, _ = report(tmp_path / "none", {k: v for k, v in summary.items() if k != "energy_line"})
+    assert "<h2>Energy line</h2>" not in text

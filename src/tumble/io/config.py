@@ -258,6 +258,8 @@ class OutputConfig(_Section):
     trajectory_every: PositiveInt = 25
     ascii: bool = False
     figures: bool = True
+    #: write ``visits.parquet``: one row per rock and DEM cell its centre passed
+    visits: bool = False
 
 
 class ConvergenceConfig(_Section):

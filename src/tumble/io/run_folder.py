@@ -14,6 +14,8 @@ every reader opens (the command line, the report, the 3D view, the barrier repla
     trajectories.gpkg         the same as lines
     trajectory.csv, .parquet  a one-rock run: its whole trajectory, every step
     crossings.parquet         one row per barrier crossing (runs with barriers)
+    visits.parquet            with output.visits: one row per rock and DEM cell its centre
+                              passed, with its energy there (tumble.pipeline.visits)
     geometry.json             what readers draw or replay without the configuration: the rock
                               hulls per class, the kept rocks' bodies, barrier lines, release areas
     reach_outlines.gpkg       one polygon per release area around the cells its rocks reached
@@ -53,6 +55,7 @@ TRAJECTORIES_GPKG = "trajectories.gpkg"
 TRAJECTORY_CSV = "trajectory.csv"
 TRAJECTORY_PARQUET = "trajectory.parquet"
 CROSSINGS_PARQUET = "crossings.parquet"
+VISITS_PARQUET = "visits.parquet"
 GEOMETRY = "geometry.json"
 REACH_OUTLINES_GPKG = "reach_outlines.gpkg"
 RASTERS = "rasters"
@@ -101,6 +104,10 @@ class RunPaths:
     @property
     def crossings(self) -> Path:
         return self.path / CROSSINGS_PARQUET
+
+    @property
+    def visits(self) -> Path:
+        return self.path / VISITS_PARQUET
 
     @property
     def geometry(self) -> Path:

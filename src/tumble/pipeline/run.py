@@ -45,6 +45,7 @@ from tumble.pipeline.trajectories import (
     trajectory_sample,
     write_parquet,
 )
+from tumble.pipeline.visits import write_visits
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE
@@ -289,6 +290,14 @@ class RockfallRun:
                 )
             ensemble.terrain.write(staged.dem)
             result.write_deposits(staged.deposits)
+            if config.output.visits:
+                result.summary["visits"] = write_visits(
+                    staged.visits,
+                    chunk_run.chunks,
+                    ensemble,
+                    setup.site.source_of,
+                    setup.site.source_names,
+                )
             crs = ensemble.terrain.crs
             write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
             if result.exits is not None:

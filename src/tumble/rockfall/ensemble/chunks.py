@@ -10,7 +10,8 @@ are refused. With a Dask address the chunks run on a cluster
 (:mod:`tumble.rockfall.ensemble.cluster`); the files are written here as results arrive.
 
 A chunk file holds its rocks' results and the chunk's cell reduction
-(:mod:`tumble.rockfall.ensemble.cells`), not the rocks' path samples or cell visits. Each chunk
+(:mod:`tumble.rockfall.ensemble.cells`), not the rocks' path samples, nor their cell visits
+unless the ensemble keeps them (``keep_visits``, for ``visits.parquet``). Each chunk
 is merged into the run's :class:`~tumble.rockfall.ensemble.reduce.RunReduction` as it finishes
 (chunks already on disk when a run resumes are read once, one at a time), and
 :attr:`ChunkRun.chunks` reads the files only when asked: the memory of a run does not grow with

@@ -93,6 +93,13 @@ CROSSING_CAPACITY = 16
 #: tree impacts of a rock whose cells are mapped (``tree_impacts.tif``); more are counted
 IMPACT_CAPACITY = 256
 
+#: the cell visits a chunk holds when the ensemble keeps them (``keep_visits``), one row per
+#: rock and DEM cell its centre passed, sorted by rock and cell: the rock, the cell ``j nx + i``,
+#: the rock's maxima in the cell (n, 4: kinetic energy J, speed m/s, rotation rot/s, jump
+#: height m or NaN without flight; :meth:`Ensemble.visits`) and its energy-line angle there
+#: (degrees, :meth:`Ensemble.visit_angles`)
+VISIT_ARRAYS = ("visit_rock", "visit_cell", "visit_max", "visit_angle")
+
 #: the largest ensemble and the longest rock a run accepts (:func:`check_size`)
 MAX_ROCKS = 10_000_000
 #: the most memory the kernel buffers of one chunk may take, bytes
@@ -196,8 +203,10 @@ class Ensemble:
     rocks; ``shape_id`` (n,) index into ``shapes`` (default 0); ``scale`` (n,) isotropic scale
     of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``).
     ``seed`` is recorded with the results; ``sample_every``: steps between path samples.
-    ``forest``: stems the rocks may hit (:mod:`tumble.rockfall.forest`; each rock draws from
-    its own stream, keyed by ``seed`` and its index). ``options``: the solver
+    ``keep_visits``: every chunk also holds its rocks' cell visits (:data:`VISIT_ARRAYS`, for
+    the run's ``visits.parquet``). ``forest``: stems the rocks may hit
+    (:mod:`tumble.rockfall.forest`; each rock draws from its own stream, keyed by ``seed`` and
+    its index). ``options``: the solver
     :class:`~tumble.rockfall.step.model.Options` (default :data:`ENSEMBLE_OPTIONS`); keyword
     ``settings`` with the names of its fields
     (``scheme="explicit"``, ``t_max=30.0``, ...) change single ones.
@@ -224,6 +233,7 @@ class Ensemble:
         reach_groups: Any = None,
         soils: Sequence[Soil] | None = None,
         soil_row: Any = None,
+        keep_visits: bool = False,
         **settings: Any,
     ) -> None:
         self.options = resolve_options(options, settings, ENSEMBLE_OPTIONS)
@@ -292,6 +302,11 @@ class Ensemble:
                 )
         self.mass = np.ascontiguousarray(mass)
         self.sample_every = _check.positive_int(sample_every, "sample_every")
+        if not isinstance(keep_visits, bool | np.bool_):
+            raise ValueError(f"keep_visits must be true or false, got {keep_visits!r}")
+        #: whether every chunk also holds its rocks' cell visits (:data:`VISIT_ARRAYS`); an
+        #: output, not an input of the numbers: the fingerprints do not hash it
+        self.keep_visits = bool(keep_visits)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.seed = seed
@@ -665,7 +680,10 @@ class Ensemble:
     def _run_chunk(self, start: int, stop: int) -> dict:
         chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
         out = {**chunk, **reduced}
-        out.update(cell_minima(visit_cell, self.visit_angles(visit_rock, visit_cell)))
+        angle = self.visit_angles(visit_rock, visit_cell)
+        out.update(cell_minima(visit_cell, angle))
+        if self.keep_visits:
+            out.update(zip(VISIT_ARRAYS, (visit_rock, visit_cell, visit_max, angle), strict=True))
         if self.reach_groups is not None:
             reach = exceedance_counts(
                 visit_rock,

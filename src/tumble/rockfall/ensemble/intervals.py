@@ -50,6 +50,18 @@ from tumble.rockfall.ensemble.cells import (
 LEVEL = 0.95
 
 
+def _distinct(*arrays: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct tuples of the equal-shape ``arrays`` (each flattened) and the index of each
+    element's tuple: a function of them is then evaluated once per distinct tuple (a run of n
+    rocks has at most n + 1 distinct counts over its thousands of cells)."""
+    flat = np.stack([np.asarray(a, dtype=np.float64).ravel() for a in arrays], axis=1)
+    if flat.shape[1] == 1:
+        values, inverse = np.unique(flat[:, 0], return_inverse=True)
+        return (values,), inverse.reshape(-1)
+    rows, inverse = np.unique(flat, axis=0, return_inverse=True)
+    return tuple(rows.T), inverse.reshape(-1)
+
+
 def clopper_pearson(
     k: np.ndarray, n: np.ndarray | int, level: float = LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -60,10 +72,15 @@ def clopper_pearson(
     k = np.asarray(k, dtype=np.float64)
     n = np.broadcast_to(np.asarray(n, dtype=np.float64), k.shape)
     alpha = 1.0 - level
+    scalar_n = n.size > 0 and bool(np.all(n == n.flat[0]))
+    (kd, *rest), inverse = _distinct(k) if scalar_n else _distinct(k, n)
+    nd = np.full(kd.shape, n.flat[0]) if scalar_n else rest[0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, beta.ppf(alpha / 2.0, k, n - k + 1.0), 0.0)
-        high = np.where(k < n, beta.ppf(1.0 - alpha / 2.0, k + 1.0, n - k), 1.0)
-    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        low = np.where(kd > 0, beta.ppf(alpha / 2.0, kd, nd - kd + 1.0), 0.0)
+        high = np.where(kd < nd, beta.ppf(1.0 - alpha / 2.0, kd + 1.0, nd - kd), 1.0)
+    low = np.asarray(low, dtype=np.float64)[inverse].reshape(k.shape)
+    high = np.asarray(high, dtype=np.float64)[inverse].reshape(k.shape)
+    return low, high
 
 
 def order_statistic_ranks(
@@ -75,8 +92,10 @@ def order_statistic_ranks(
 
     m = np.asarray(m, dtype=np.int64)
     alpha = 1.0 - level
-    low = binom.ppf(alpha / 2.0, m, q).astype(np.int64)
-    high = binom.ppf(1.0 - alpha / 2.0, m, q).astype(np.int64) + 1
+    (md,), inverse = _distinct(m)
+    md = md.astype(np.int64)
+    low = binom.ppf(alpha / 2.0, md, q).astype(np.int64)[inverse].reshape(m.shape)
+    high = (binom.ppf(1.0 - alpha / 2.0, md, q).astype(np.int64) + 1)[inverse].reshape(m.shape)
     return low, high
 
 

@@ -60,14 +60,39 @@ def write_source_count(terrain: Any, count: np.ndarray, directory: str | os.Path
 
 def outlines(terrain: Any, reached: np.ndarray) -> list[Any]:
     """Per source, the union of the pixels its rocks reached (a shapely geometry, empty when
-    none)."""
+    none): the pixels' edge-connected regions traced by GDAL's polygonize over the window of the
+    reached cells (their holes included; regions that touch at a corner stay apart, as in a union
+    of the pixels' squares), a Polygon or a MultiPolygon of them."""
     import shapely
+    from rasterio.features import shapes
+    from rasterio.transform import Affine
 
-    from tumble.rockfall.polygons import cell_boxes
-
-    x0 = terrain.x0 - 0.5 * terrain.dx
-    y0 = terrain.y0 - 0.5 * terrain.dy
-    return [shapely.union_all(cell_boxes(mask, x0, y0, terrain.dx, terrain.dy)) for mask in reached]
+    out = []
+    for mask in np.asarray(reached, dtype=bool):
+        rows = np.flatnonzero(mask.any(axis=1))
+        if rows.size == 0:
+            out.append(shapely.union_all(np.empty(0, dtype=object)))
+            continue
+        cols = np.flatnonzero(mask.any(axis=0))
+        j0, j1, i0, i1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+        window = np.ascontiguousarray(mask[j0:j1, i0:i1])
+        # row j of the window is the pixel y0 + (j0 + j - 1/2) dy .. y0 + (j0 + j + 1/2) dy
+        transform = Affine(
+            terrain.dx,
+            0.0,
+            terrain.x0 + (i0 - 0.5) * terrain.dx,
+            0.0,
+            terrain.dy,
+            terrain.y0 + (j0 - 0.5) * terrain.dy,
+        )
+        parts: list[Any] = [
+            shapely.geometry.shape(g)
+            for g, _ in shapes(
+                window.astype(np.uint8), mask=window, transform=transform, connectivity=4
+            )
+        ]
+        out.append(parts[0] if len(parts) == 1 else shapely.MultiPolygon(parts))
+    return out
 
 
 def write_outlines(

@@ -475,6 +475,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         forest=stems,
         soils=drawn_soils.soils,
         soil_row=drawn_soils.row,
+        keep_visits=config.output.visits,
         **counting,
     )
     inputs = {}
