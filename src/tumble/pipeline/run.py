@@ -258,7 +258,7 @@ class RockfallRun:
                     f"{check.min_probability:g} have both 95 % intervals within "
                     f"{check.target:g} of their value (converged.tif)"
                 )
-        extra: dict[str, Any] = {"converged": converged.astype(float)}
+        extra: dict[str, Any] = {"converged": converged.astype(np.float32)}  # drawn only
         reached = None
         if result.reach is not None:
             reached = source_reach(

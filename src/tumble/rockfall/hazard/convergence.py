@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tumble.rockfall.ensemble.intervals import relative_half_width
+from tumble.rockfall.ensemble.rasters import Rasters
 
 #: the raster of this module
 CONVERGED = "converged"
@@ -55,16 +56,30 @@ class Convergence:
 
     def check(self, rasters: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """``(counted, converged)``: boolean grids of the cells that count and of those that
-        have converged."""
-        p = np.asarray(rasters["reach_probability"], dtype=np.float64)
+        have converged. For the windowed rasters of a run (:class:`~tumble.rockfall.ensemble.
+        rasters.Rasters`) the intervals are computed over the window the rocks reached only:
+        outside it the reach probability is 0, below any ``min_probability``, so no cell there
+        counts."""
+        if not isinstance(rasters, Rasters):
+            return self._check(rasters.__getitem__)
+        w = rasters.window
+        counted_w, converged_w = self._check(rasters.in_window)
+        counted = np.zeros(rasters.shape, dtype=bool)
+        converged = np.zeros(rasters.shape, dtype=bool)
+        counted[w.j0 : w.j1, w.i0 : w.i1] = counted_w
+        converged[w.j0 : w.j1, w.i0 : w.i1] = converged_w
+        return counted, converged
+
+    def _check(self, get: Any) -> tuple[np.ndarray, np.ndarray]:
+        p = np.asarray(get("reach_probability"), dtype=np.float64)
         counted = p >= self.min_probability
         reach = relative_half_width(
-            p, np.asarray(rasters["reach_probability_low"]), rasters["reach_probability_high"]
+            p, np.asarray(get("reach_probability_low")), np.asarray(get("reach_probability_high"))
         )
         energy = relative_half_width(
-            np.asarray(rasters["kinetic_energy_p95"]),
-            np.asarray(rasters["kinetic_energy_p95_low"]),
-            np.asarray(rasters["kinetic_energy_p95_high"]),
+            np.asarray(get("kinetic_energy_p95")),
+            np.asarray(get("kinetic_energy_p95_low")),
+            np.asarray(get("kinetic_energy_p95_high")),
         )
         return counted, counted & (reach <= self.target) & (energy <= self.target)
 
