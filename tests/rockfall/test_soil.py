@@ -20,6 +20,7 @@ from tumble.rockfall.soil import (
     RESTITUTION,
     ROLLING,
     Soil,
+    holding_angle,
     holding_slippage,
 )
 
@@ -329,3 +330,14 @@ def test_holding_slippage_needs_constant_friction():
     soil = Soil(mu_min=np.full((2, 2), 0.5), mu_max=2.0, kappa=3.0, beta=185.0)
     with pytest.raises(ValueError, match="constant mu_min"):
         soil.holding_slippage(40.0)
+
+
+def test_holding_angle_is_the_slope_whose_tangent_the_friction_reaches():
+    """atan(mu_max) with scarring: Lu et al. 2019 atan 2 = 63.4349 deg, L14 section 5.1 atan 1.3
+    = 52.4314 deg, authume_hard atan 0.6 = 30.9638 deg (hand values to 1e-4 deg); without it
+    (kappa = 0) atan(mu_min): Coulomb 0.55 gives 28.8108 deg."""
+    assert Soil.preset("lu2019").holding_angle() == pytest.approx(63.4349, abs=1e-4)
+    assert Soil.preset("l14_scarring").holding_angle() == pytest.approx(52.4314, abs=1e-4)
+    assert Soil.preset("authume_hard").holding_angle() == pytest.approx(30.9638, abs=1e-4)
+    assert Soil.coulomb(0.55).holding_angle() == pytest.approx(28.8108, abs=1e-4)
+    assert holding_angle(0.55, 2.0, 0.0) == pytest.approx(28.8108, abs=1e-4)

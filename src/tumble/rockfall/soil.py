@@ -287,6 +287,13 @@ def holding_slippage(mu_min: float, mu_max: float, kappa: float, slope_deg: floa
     return math.tan(0.5 * math.pi * (tan_slope - mu_min) / (mu_max - mu_min)) / kappa
 
 
+def holding_angle(mu_min: float, mu_max: float, kappa: float) -> float:
+    """The slope (degrees) below which the friction law holds a sliding rock
+    (:func:`holding_slippage` finite): ``atan(mu_max)``, or ``atan(mu_min)`` without scarring
+    (``kappa = 0``: the friction stays ``mu_min``)."""
+    return math.degrees(math.atan(mu_max if kappa > 0.0 else mu_min))
+
+
 def _field(value: Any, name: str) -> float | np.ndarray:
     """A finite float, or a read-only float64 2-D raster."""
     arr = np.asarray(value, dtype=np.float64) if not isinstance(value, float | int) else None
@@ -390,6 +397,12 @@ class Soil:
         return holding_slippage(
             float(self.mu_min), float(self.mu_max), float(self.kappa), slope_deg
         )
+
+    def holding_angle(self) -> float:
+        """The slope (degrees) below which this soil holds a sliding rock
+        (:func:`holding_angle`); constant fields only."""
+        self.holding_slippage(0.0)  # refuses rasters
+        return holding_angle(float(self.mu_min), float(self.mu_max), float(self.kappa))
 
     def holds(self, slope_deg: float) -> bool:
         """Whether this soil's friction ever holds a rock sliding down a plane of ``slope_deg``
