@@ -22,6 +22,7 @@ from tumble.rockfall.soil import (
     Soil,
     holding_angle,
     holding_slippage,
+    tipping_angle,
 )
 
 
@@ -341,3 +342,26 @@ def test_holding_angle_is_the_slope_whose_tangent_the_friction_reaches():
     assert Soil.preset("authume_hard").holding_angle() == pytest.approx(30.9638, abs=1e-4)
     assert Soil.coulomb(0.55).holding_angle() == pytest.approx(28.8108, abs=1e-4)
     assert holding_angle(0.55, 2.0, 0.0) == pytest.approx(28.8108, abs=1e-4)
+
+
+def test_tipping_angle_of_the_rocks_of_the_start_of_motion_benchmark():
+    """atan((a + mu_r R) / h) by hand (to 0.01 deg): EOTA221 (L = 0.93 m) on a large face, a = h
+    = L/4: atan 1 = 45 deg; with mu_r = 0.15 and R = sqrt(3) L/4 (its vertices): atan(1 + 0.15
+    sqrt 3) = atan 1.2598 = 51.56 deg; EOTA111 on a square face a = L/4, h = L/2: atan 0.5 =
+    26.57 deg, with mu_r 0.15 and R = sqrt(6) L/4: atan(0.5 + 0.15 sqrt(6) / 2) = atan 0.6837 =
+    34.36 deg; the box 0.4 x 0.3 x 0.2 m on its largest face, long side down the slope: atan(0.2
+    / 0.1) = 63.43 deg."""
+    quarter = 0.93 / 4.0
+    assert tipping_angle(quarter, quarter) == pytest.approx(45.0, abs=1e-12)
+    assert tipping_angle(quarter, quarter, 0.15, math.sqrt(3.0) * quarter) == pytest.approx(
+        51.56, abs=0.01
+    )
+    assert tipping_angle(quarter, 2 * quarter) == pytest.approx(26.57, abs=0.01)
+    assert tipping_angle(quarter, 2 * quarter, 0.15, math.sqrt(6.0) * quarter) == pytest.approx(
+        34.36, abs=0.01
+    )
+    assert tipping_angle(0.2, 0.1) == pytest.approx(63.43, abs=0.01)
+    with pytest.raises(ValueError, match="centre_height"):
+        tipping_angle(0.2, 0.0)
+    with pytest.raises(ValueError, match="rolling_resistance"):
+        tipping_angle(0.2, 0.1, -0.1, 0.3)

@@ -294,6 +294,35 @@ def holding_angle(mu_min: float, mu_max: float, kappa: float) -> float:
     return math.degrees(math.atan(mu_max if kappa > 0.0 else mu_min))
 
 
+def tipping_angle(
+    half_length: float, centre_height: float, rolling_resistance: float = 0.0, radius: float = 0.0
+) -> float:
+    """The slope (degrees) from which a rock lying on a face, held by friction, tips over the
+    face's lower edge: ``atan((a + mu_r R) / h)``.
+
+    ``half_length`` ``a``: distance down the slope from the foot of the centre of mass to the
+    edge (m); ``centre_height`` ``h``: height of the centre of mass above the face (m). About that
+    edge gravity turns the rock down the slope with ``m g (h sin(theta) - a cos(theta))``; the
+    rolling resistance (module docstring) opposes a start of rotation with up to ``mu_r R m g
+    cos(theta)``, ``R`` the distance of the face's vertices from the centre of mass. Below this
+    slope a rock on that face stays on it, and if the friction holds it (:func:`holding_slippage`)
+    it stops. A block already sliding tips forward once ``mu > a / h`` (the normal force moves
+    ``mu h`` forward); a flat block whose ``a / h`` exceeds ``mu_max`` slides until it is held.
+    Examples: EOTA221 on a large face ``a = h = L/4``: 45 deg, with ``mu_r = 0.15`` and ``R =
+    sqrt(3) L/4``: 51.6 deg; EOTA111 on a square face ``a = L/4, h = L/2``: 26.6 deg.
+    """
+    for name, value in (
+        ("half_length", half_length),
+        ("rolling_resistance", rolling_resistance),
+        ("radius", radius),
+    ):
+        if not (math.isfinite(value) and value >= 0.0):
+            raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
+    if not (math.isfinite(centre_height) and centre_height > 0.0):
+        raise ValueError(f"centre_height must be finite and positive, got {centre_height!r}")
+    return math.degrees(math.atan((half_length + rolling_resistance * radius) / centre_height))
+
+
 def _field(value: Any, name: str) -> float | np.ndarray:
     """A finite float, or a read-only float64 2-D raster."""
     arr = np.asarray(value, dtype=np.float64) if not isinstance(value, float | int) else None
