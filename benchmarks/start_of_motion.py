@@ -3,54 +3,113 @@
 over ``--rocks`` random orientations (seed 1, one stream per rock). The rocks start with their
 lowest point ``--height`` (default 1 cm) above the plane (the release's clearance lift).
 
-    PYTHONPATH=src python benchmarks/start_of_motion.py [--rocks 100] [--soil medium]
-        [--height 0.01] [--threads 2]
+``--soil all`` runs every category of the soil catalogue (``tumble.rockfall.soil.CATALOGUE``)
+and prints one markdown table per category. Beside each share: ``held`` says whether the
+category's friction reaches ``tan(slope)`` at all and after which slippage ``s*``
+(:func:`tumble.rockfall.soil.holding_slippage`), and ``mu >= tan`` counts the early stops whose
+final friction ``mu(s)`` (their slippage at rest) reaches ``tan(slope)``: a rock at rest on a
+plane needs it, so an early stop below it is a stop the physics does not allow.
+
+    PYTHONPATH=src python benchmarks/start_of_motion.py [--rocks 100] [--soil medium|all]
+        [--height 0.01] [--threads 2] [--t-max 8]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 
 import numpy as np
 
-from tumble.rockfall import Rock, Soil, Terrain
+from tumble.rockfall import Rock, RockStatus, Soil, Terrain
 from tumble.rockfall.clearance import Hulls
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
+from tumble.rockfall.soil import CATALOGUE
+from tumble.rockfall.step.model import S_R, S_SLIP
 
 SHAPES = {
-    "box 0.4x0.3x0.2": lambda: Rock.box(0.4, 0.3, 0.2, density=2700.0),
-    "EOTA111 270 kg": lambda: Rock.eota111(mass=270.0),
-    "EOTA221 780 kg": lambda: Rock.eota221(mass=780.0),
+    "box": lambda: Rock.box(0.4, 0.3, 0.2, density=2700.0),
+    "EOTA111": lambda: Rock.eota111(mass=270.0),
+    "EOTA221": lambda: Rock.eota221(mass=780.0),
 }
+SLOPES = (35.0, 40.0, 45.0)
+SPEEDS = (0.0, 1.0, 2.0)
+#: a rock that stops closer than this to its release stopped "at once"
+EARLY_M = 2.0
+
+
+def early_stops(
+    soil: Soil,
+    rock: Rock,
+    slope: float,
+    speed: float,
+    rocks: int,
+    height: float = 0.01,
+    t_max: float = 8.0,
+    threads: int | None = None,
+    seed: int = 1,
+) -> dict[str, np.ndarray]:
+    """Release ``rocks`` random orientations of ``rock`` at rest (``speed`` 0) or with ``speed``
+    m/s down a plane of ``slope`` degrees, the lowest point ``height`` above it; per rock:
+    ``early`` (stopped within :data:`EARLY_M` of the release), ``stopped``, ``runout`` (m,
+    horizontal) and ``slippage`` (m, at the end)."""
+    terrain = Terrain.plane(slope, size=(200.0, 40.0), spacing=1.0)
+    release = Release(point=(40.0, 0.0), height=height, speed_downslope=speed or None)
+    states = release.draw(terrain, rocks, seed, hulls=Hulls.of(rock))
+    ensemble = Ensemble(terrain, rock, soil, states, seed=seed, t_max=t_max)
+    chunk = ensemble.run_chunk(0, rocks, threads)
+    final = chunk["final_state"]
+    runout = np.hypot(*(final[:, S_R : S_R + 2] - states.position[:, :2]).T)
+    stopped = chunk["status"] == int(RockStatus.STOPPED)
+    return {
+        "early": stopped & (runout < EARLY_M),
+        "stopped": stopped,
+        "runout": runout,
+        "slippage": final[:, S_SLIP],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rocks", type=int, default=100)
-    parser.add_argument("--soil", default="medium")
+    parser.add_argument("--soil", default="medium", help="a catalogue name, or all")
     parser.add_argument("--height", type=float, default=0.01)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--t-max", type=float, default=8.0)
     args = parser.parse_args()
-    soil = Soil.preset(args.soil)
-    print(f"{args.rocks} orientations, soil {args.soil}, clearance {args.height} m")
-    for slope in (35.0, 40.0, 45.0):
-        terrain = Terrain.plane(slope, size=(200.0, 40.0), spacing=1.0)
-        for speed in (0.0, 1.0, 2.0):
-            for name, make in SHAPES.items():
-                rock = make()
-                release = Release(
-                    point=(40.0, 0.0), height=args.height, speed_downslope=speed or None
-                )
-                states = release.draw(terrain, args.rocks, 1, hulls=Hulls.of(rock))
-                result = Ensemble(terrain, rock, soil, states, seed=1, t_max=8.0).run(
-                    threads=args.threads
-                )
-                runout = result.rocks["runout_m"]
-                early = (runout < 2.0) & (result.rocks["status"] == "stopped")
+    names = list(CATALOGUE) if args.soil == "all" else [args.soil]
+    print(f"{args.rocks} orientations (seed 1), clearance {args.height} m, t_max {args.t_max} s")
+    for name in names:
+        soil = Soil.preset(name)
+        print(f"\n### {name}\n")
+        print("| slope | held (s*) | start | " + " | ".join(SHAPES) + " | mu >= tan |")
+        print("|---" * (len(SHAPES) + 4) + "|")
+        for slope in SLOPES:
+            s_star = soil.holding_slippage(slope)
+            held = f"yes ({s_star:.2f} m)" if math.isfinite(s_star) else "no"
+            for speed in SPEEDS:
+                cells, n_early, n_held = [], 0, 0
+                for make in SHAPES.values():
+                    out = early_stops(
+                        soil,
+                        make(),
+                        slope,
+                        speed,
+                        args.rocks,
+                        args.height,
+                        args.t_max,
+                        args.threads,
+                    )
+                    early = out["early"]
+                    cells.append(f"{early.mean():.0%}")
+                    mu_end = np.asarray(soil.mu(out["slippage"][early]))
+                    n_early += int(early.sum())
+                    n_held += int(np.count_nonzero(mu_end >= math.tan(math.radians(slope))))
+                start = f"{speed:.0f} m/s" if speed else "at rest"
                 print(
-                    f"{slope:4.0f} deg, {speed:.0f} m/s, {name:<16} stop within 2 m: "
-                    f"{early.mean():6.1%}  median run-out {np.median(runout):6.1f} m",
+                    f"| {slope:.0f} deg | {held} | {start} | " + " | ".join(cells) + f" | "
+                    f"{n_held}/{n_early} |",
                     flush=True,
                 )
 

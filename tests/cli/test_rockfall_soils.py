@@ -33,3 +33,21 @@ def test_soils_lists_each_spread_with_its_source(capsys):
     out = capsys.readouterr().out
     assert "uncertainty = 'category': rolling_resistance uniform in [0.1, 0.2]" in out
     assert "one of 4 equivalent sets" in out
+
+
+def test_soils_say_on_which_slopes_the_friction_holds_a_sliding_rock(capsys):
+    """atan(mu_max): medium atan 2 = 63.43 deg, authume_hard atan 0.6 = 30.96 deg (hand values to
+    0.01 deg); the slippage to hold a rock on 40 deg is (tan 40 - 0.55) / 1.45 ... = 0.108 m on
+    medium (test_soil.py), none on authume_hard (null in JSON, "never" in the listing)."""
+    assert main(["rockfall", "soils", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["soils"]}
+    assert abs(rows["medium"]["holds_sliding_below_deg"] - 63.43) < 0.01
+    assert abs(rows["authume_hard"]["holds_sliding_below_deg"] - 30.96) < 0.01
+    assert abs(rows["medium"]["holding_slippage_m"]["40"] - 0.108) < 0.001
+    assert rows["authume_hard"]["holding_slippage_m"] == {"35": None, "40": None, "45": None}
+    assert rows["l14_wheel"]["holding_slippage_m"]["45"] == 0.0
+    assert main(["rockfall", "soils"]) == 0
+    out = capsys.readouterr().out
+    assert "friction holds a sliding rock on slopes below 31.0 deg" in out
+    assert "35 deg never, 40 deg never, 45 deg never" in out
+    assert "35 deg at once" in out

@@ -20,6 +20,9 @@ from tumble.rockfall.soil import (
     RESTITUTION,
     ROLLING,
     Soil,
+    holding_angle,
+    holding_slippage,
+    tipping_angle,
 )
 
 
@@ -257,3 +260,108 @@ def test_soil_raster_is_independent_of_the_callers_array():
     base[0, 0] = 7.0
     assert soil.beta[0, 0] == 1.0
     assert view.flags.writeable
+
+
+def test_holding_slippage_of_the_l14_check():
+    """L14 section 5.1 (physics/rockfall_model.md): mu_min 0.2, mu_max 1.3, kappa 0.7 1/m hold a
+    rock sliding down 45 degrees (tan = 1) after s* = tan(0.8 pi / 2.2) / 0.7 = 2.18970 / 0.7
+    = 3.1281 m (hand value to 1e-4 m), and mu(s*) = tan 45 = 1 to round-off (1e-12)."""
+    soil = Soil.preset("l14_scarring")
+    s_star = soil.holding_slippage(45.0)
+    assert s_star == pytest.approx(3.1281, abs=1e-4)
+    assert soil.mu(s_star) == pytest.approx(1.0, abs=1e-12)
+    assert soil.holds(45.0)
+
+
+def test_holding_slippage_of_lu2019_on_40_degrees():
+    """Lu et al. 2019 (0.55, 2.0, 3 1/m) on 40 degrees: (tan 40 - 0.55) / 1.45 = 0.28910 / 1.45
+    = 0.199379; tan(0.199379 pi / 2) = tan(0.313184) = 0.323842; / 3 = 0.107947 m (hand value
+    to 1e-5 m). The same law in medium and authume_rocky (mu_r changes nothing here)."""
+    for name in ("lu2019", "medium", "authume_rocky"):
+        assert Soil.preset(name).holding_slippage(40.0) == pytest.approx(0.107947, abs=1e-5)
+
+
+@pytest.mark.parametrize("slope", [35.0, 40.0, 45.0])
+def test_authume_hard_never_holds_a_sliding_rock_on_35_to_45_degrees(slope):
+    """authume_hard: mu_max = 0.3 x 2.0 = 0.6 < tan 31 deg = 0.601 < tan 35 = 0.700: mu(s) never
+    reaches tan(slope), s* = inf."""
+    soil = Soil.preset("authume_hard")
+    assert soil.mu_max == pytest.approx(0.6, abs=1e-15)
+    assert soil.holding_slippage(slope) == math.inf
+    assert not soil.holds(slope)
+
+
+def test_holding_slippage_when_friction_already_holds():
+    """mu_min >= tan(slope) holds at once (s* = 0): authume_vegetated has mu_min = 1.5 x 0.55 =
+    0.825 >= tan 35 = 0.700; on 40 degrees (tan = 0.8391) s* = tan((0.8391 - 0.825) / 2.175 *
+    pi / 2) / 3 = tan(0.010182) / 3 = 0.003394 m (to 1e-5); l14_wheel (mu = 10) holds at once."""
+    vegetated = Soil.preset("authume_vegetated")
+    assert vegetated.holding_slippage(35.0) == 0.0
+    assert vegetated.holding_slippage(40.0) == pytest.approx(0.003394, abs=1e-5)
+    assert Soil.preset("l14_wheel").holding_slippage(45.0) == 0.0
+
+
+def test_holding_slippage_of_coulomb_friction_and_the_asymptote():
+    """Coulomb friction 0.55 holds at once below atan(0.55) = 28.81 deg and never above; a
+    scarring law whose mu_max equals tan(slope) only tends to it and never holds (inf)."""
+    coulomb = Soil.coulomb(0.55)
+    assert coulomb.holding_slippage(28.0) == 0.0
+    assert coulomb.holding_slippage(29.0) == math.inf
+    tan45 = math.tan(math.radians(45.0))
+    assert holding_slippage(0.2, tan45, 0.7, 45.0) == math.inf
+    assert holding_slippage(0.2, tan45 + 1e-9, 0.7, 45.0) > 1e6
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((-0.1, 1.0, 1.0, 40.0), "mu_min"),
+        ((0.5, 0.4, 1.0, 40.0), "mu_max must be at least mu_min"),
+        ((0.5, 1.0, math.nan, 40.0), "kappa"),
+        ((0.5, 1.0, 1.0, 90.0), "slope"),
+        ((0.5, 1.0, 1.0, -1.0), "slope"),
+    ],
+)
+def test_holding_slippage_refuses_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        holding_slippage(*args)
+
+
+def test_holding_slippage_needs_constant_friction():
+    soil = Soil(mu_min=np.full((2, 2), 0.5), mu_max=2.0, kappa=3.0, beta=185.0)
+    with pytest.raises(ValueError, match="constant mu_min"):
+        soil.holding_slippage(40.0)
+
+
+def test_holding_angle_is_the_slope_whose_tangent_the_friction_reaches():
+    """atan(mu_max) with scarring: Lu et al. 2019 atan 2 = 63.4349 deg, L14 section 5.1 atan 1.3
+    = 52.4314 deg, authume_hard atan 0.6 = 30.9638 deg (hand values to 1e-4 deg); without it
+    (kappa = 0) atan(mu_min): Coulomb 0.55 gives 28.8108 deg."""
+    assert Soil.preset("lu2019").holding_angle() == pytest.approx(63.4349, abs=1e-4)
+    assert Soil.preset("l14_scarring").holding_angle() == pytest.approx(52.4314, abs=1e-4)
+    assert Soil.preset("authume_hard").holding_angle() == pytest.approx(30.9638, abs=1e-4)
+    assert Soil.coulomb(0.55).holding_angle() == pytest.approx(28.8108, abs=1e-4)
+    assert holding_angle(0.55, 2.0, 0.0) == pytest.approx(28.8108, abs=1e-4)
+
+
+def test_tipping_angle_of_the_rocks_of_the_start_of_motion_benchmark():
+    """atan((a + mu_r R) / h) by hand (to 0.01 deg): EOTA221 (L = 0.93 m) on a large face, a = h
+    = L/4: atan 1 = 45 deg; with mu_r = 0.15 and R = sqrt(3) L/4 (its vertices): atan(1 + 0.15
+    sqrt 3) = atan 1.2598 = 51.56 deg; EOTA111 on a square face a = L/4, h = L/2: atan 0.5 =
+    26.57 deg, with mu_r 0.15 and R = sqrt(6) L/4: atan(0.5 + 0.15 sqrt(6) / 2) = atan 0.6837 =
+    34.36 deg; the box 0.4 x 0.3 x 0.2 m on its largest face, long side down the slope: atan(0.2
+    / 0.1) = 63.43 deg."""
+    quarter = 0.93 / 4.0
+    assert tipping_angle(quarter, quarter) == pytest.approx(45.0, abs=1e-12)
+    assert tipping_angle(quarter, quarter, 0.15, math.sqrt(3.0) * quarter) == pytest.approx(
+        51.56, abs=0.01
+    )
+    assert tipping_angle(quarter, 2 * quarter) == pytest.approx(26.57, abs=0.01)
+    assert tipping_angle(quarter, 2 * quarter, 0.15, math.sqrt(6.0) * quarter) == pytest.approx(
+        34.36, abs=0.01
+    )
+    assert tipping_angle(0.2, 0.1) == pytest.approx(63.43, abs=0.01)
+    with pytest.raises(ValueError, match="centre_height"):
+        tipping_angle(0.2, 0.0)
+    with pytest.raises(ValueError, match="rolling_resistance"):
+        tipping_angle(0.2, 0.1, -0.1, 0.3)

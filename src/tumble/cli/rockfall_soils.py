@@ -4,7 +4,9 @@ model.
 Every soil preset usable as ``--soil NAME``, ``[soil] preset = NAME`` or a class of a soil map
 (``[soil.classes] 1 = NAME``) is listed with its source and, where the source supports one, its
 spread (``soil.uncertainty = "category"``: a uniform range per field; ``"sets"``: parameter sets
-a calibration cannot tell apart); the categories left out for want of a checked source are named
+a calibration cannot tell apart), and the slopes on which its friction holds a sliding rock
+(below ``atan(mu_max)``) with the slippage it takes on 35, 40 and 45 degrees
+(``docs/reach_and_start.md``); the categories left out for want of a checked source are named
 below the table.
 """
 
@@ -12,11 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
 from tumble.rockfall.forest import FOREST_MODEL
 from tumble.rockfall.site.landcover import FOREST_PRESETS, UNSOURCED_FOREST_PRESETS
 from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, Soil
 
+#: slopes (degrees) at which the listing gives the slippage after which the friction holds a
+#: sliding rock (:meth:`tumble.rockfall.soil.Soil.holding_slippage`)
+SLOPES = (35.0, 40.0, 45.0)
 #: columns of the table and their units
 COLUMNS = (
     ("mu_min", ""),
@@ -53,6 +59,10 @@ def catalogue() -> list[dict]:
             {
                 "name": name,
                 **{field: float(getattr(soil, field)) for field in FIELDS},
+                "holds_sliding_below_deg": soil.holding_angle(),
+                "holding_slippage_m": {
+                    f"{slope:g}": _finite(soil.holding_slippage(slope)) for slope in SLOPES
+                },
                 "source": preset.source,
                 "use": preset.use,
                 "spread": {k: [float(a), float(b)] for k, (a, b) in preset.spread.items()},
@@ -64,6 +74,22 @@ def catalogue() -> list[dict]:
             }
         )
     return rows
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _holding_line(row: dict) -> str:
+    """On which slopes the category's friction holds a sliding rock, and after what slippage."""
+    after = ", ".join(
+        f"{slope} deg " + ("never" if s is None else "at once" if s == 0.0 else f"after {s:.2f} m")
+        for slope, s in row["holding_slippage_m"].items()
+    )
+    return (
+        f"  friction holds a sliding rock on slopes below {row['holds_sliding_below_deg']:.1f} deg "
+        f"(mu reaches tan(slope)); slippage to hold it: {after}"
+    )
 
 
 def _spread_lines(row: dict) -> list[str]:
@@ -101,6 +127,7 @@ def soils_command(args: argparse.Namespace) -> int:
     print()
     for r in rows:
         print(f"{r['name']}: {r['use']}. Source: {r['source']}")
+        print(_holding_line(r))
         for line in _spread_lines(r):
             print(line)
     print()
