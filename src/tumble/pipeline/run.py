@@ -35,7 +35,12 @@ from tumble.io.config import RockfallConfig, load_config
 from tumble.io.lock import FolderLock
 from tumble.io.provenance import write_provenance
 from tumble.io.results import ResultDir, check_result_target, prepare_result_dir, write_csv
-from tumble.pipeline.auto import auto_rounds, carry_chunks, energy_line_record
+from tumble.pipeline.auto import (
+    auto_rounds,
+    carry_chunks,
+    energy_line_record,
+    energy_line_warning,
+)
 from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import (
     KeptRocks,
@@ -265,7 +270,9 @@ class RockfallRun:
                 result.reach, len(setup.site.source_names), ensemble.terrain.heights.shape
             )
             extra["source_count"] = source_count(reached)
-            result.summary["energy_line"] = energy_line_record(result)
+        result.summary["energy_line"] = energy_line_record(result)
+        if warning := energy_line_warning(result.summary["energy_line"]):
+            result.summary["warnings"].append(warning)
         # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
         result.rocks.update(setup.soil_draws.columns())
         result.summary["soil"] = {"uncertainty": setup.soil_draws.described}

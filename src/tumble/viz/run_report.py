@@ -216,7 +216,24 @@ def _energy_line(summary: Mapping[str, Any]) -> str:
         f"takes {number(low)}-{number(high)} degrees ("
         + html.escape(str(record.get("geometric_source", "")))
         + "): a smaller angle here means rocks of this run travel beyond the geometric method's "
-        "reach.</p>"
+        "reach.</p>" + _energy_line_field(record)
+    )
+
+
+def _energy_line_field(record: Mapping[str, Any]) -> str:
+    """The rocks at rest beside the lowest reach angle field records show."""
+    lowest = record.get("lowest_observed_deg")
+    q = record.get("deposit_angle_percentiles_deg")
+    if lowest is None or not isinstance(q, Mapping):
+        return ""
+    return (
+        "<p class='note'>Rocks at rest, energy-line angle from release to stop: 1st percentile "
+        f"{number(q.get('p1'))}, 5th {number(q.get('p5'))}, median {number(q.get('p50'))} "
+        f"degrees. {number(record.get('rocks_at_rest_below_lowest_observed'))} of "
+        f"{number(record.get('rocks_at_rest'))} rocks at rest lie below {number(lowest)} degrees, "
+        "the lowest reach field records show ("
+        + html.escape(str(record.get("lowest_observed_source", "")))
+        + ").</p>"
     )
 
 
