@@ -11,8 +11,8 @@ from scipy.stats import ks_2samp, wasserstein_distance
 
 from tumble.cli.main import main
 from tumble.rockfall.simulate import PGS_TOL, simulate
+from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.soil import FIELDS
-from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation import authume as A
 from tumble.validation.authume import data as field_data

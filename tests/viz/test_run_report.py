@@ -464,7 +464,7 @@ def test_exits_are_tabled_and_drawn_on_the_reach_and_deposit_maps(tmp_path):
 
 
 def test_the_report_says_the_maps_include_the_soil_uncertainty(tmp_path):
-    from tumble.rockfall.soil_uncertainty import describe
+    from tumble.rockfall.site.soil_uncertainty import describe
 
     terrain = swiss_slope()
     _, _, summary = fake_run(terrain)

@@ -161,7 +161,7 @@ class RockConfig(_Section, RockClassesKey):
 
 #: a soil field: a number or the path of a raster on the DEM grid
 SoilValue = NonNegativeFloat | str
-#: the modes of ``soil.uncertainty`` (tumble.rockfall.soil_uncertainty.UNCERTAINTY_MODES)
+#: the modes of ``soil.uncertainty`` (tumble.rockfall.site.soil_uncertainty.UNCERTAINTY_MODES)
 SoilUncertainty = Literal["none", "category", "sets"]
 
 
@@ -186,7 +186,7 @@ class SoilClassConfig(_Section):
 class SoilConfig(_Section):
     preset: str | None = "medium"
     #: draw each rock's parameters from the category's spread or its equivalent sets
-    #: (tumble.rockfall.soil_uncertainty); per class of a soil map too
+    #: (tumble.rockfall.site.soil_uncertainty); per class of a soil map too
     uncertainty: SoilUncertainty = "none"
     mu_min: SoilValue | None = None
     mu_max: SoilValue | None = None

@@ -76,7 +76,7 @@ class SoilPreset:
     """A published soil parameter set: the values (fields of :class:`Soil`; the others keep
     their defaults), where they are published, and what they were used for.
 
-    Its spread, where a source supports one (:mod:`tumble.rockfall.soil_uncertainty` draws
+    Its spread, where a source supports one (:mod:`tumble.rockfall.site.soil_uncertainty` draws
     from it): ``spread`` maps a field to the range ``(low, high)`` of a uniform distribution
     (``uncertainty = "category"``); ``sets`` holds parameter sets that a calibration cannot
     tell apart, each complete like ``values``, drawn with equal weight (``uncertainty =

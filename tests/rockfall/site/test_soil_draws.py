@@ -9,8 +9,8 @@ from tumble.io.config import validate
 from tumble.io.dem import write_raster
 from tumble.rockfall import Terrain
 from tumble.rockfall.site.from_config import build_run
+from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.soil import CATALOGUE, FIELDS
-from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
 
 CRS = "EPSG:2056"
 X0, Y0 = 2600000.0, 1200000.0

@@ -341,7 +341,7 @@ def run_rocks(
     and ``impact_cell`` (n, cap) its forest results (:mod:`tumble.rockfall.step.trees`). The
     soil is a table of packed soils (:func:`tumble.rockfall.soil.pack_table`: ``soil_values``,
     ``soil_index`` (r, n_fields), ``soil_rasters`` shared); rock k runs with row
-    ``soil_row[k]`` (its drawn parameters, :mod:`tumble.rockfall.soil_uncertainty`; one row
+    ``soil_row[k]`` (its drawn parameters, :mod:`tumble.rockfall.site.soil_uncertainty`; one row
     for all rocks without uncertainty)."""
     n_trees = forest[5].shape[0]
     for k in prange(states.shape[0]):

@@ -42,9 +42,9 @@ from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
 from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
 from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
+from tumble.rockfall.site.soil_uncertainty import describe
 from tumble.rockfall.site.stems import stems_from_config
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil
-from tumble.rockfall.soil_uncertainty import describe
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
 

@@ -1,7 +1,7 @@
 """The soils of a run with parameter uncertainty: a table of soils and each rock's row in it.
 
 ``[soil] uncertainty`` (and ``uncertainty`` of a class of a soil map) chooses how each rock
-draws its parameters from its category (:mod:`tumble.rockfall.soil_uncertainty`). The draws of
+draws its parameters from its category (:mod:`tumble.rockfall.site.soil_uncertainty`). The draws of
 all rocks are turned into a small table of :class:`~tumble.rockfall.soil.Soil` (equal draws
 share a row) and one row index per rock, which the ensemble hands to the kernel
 (``Ensemble(soils=..., soil_row=...)``).
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from tumble.rockfall.site.soil_uncertainty import check_mode, draw_values, soil_uniforms
 from tumble.rockfall.soil import CATALOGUE, FIELDS, Soil
-from tumble.rockfall.soil_uncertainty import check_mode, draw_values, soil_uniforms
 
 #: the most distinct soil maps of a run with uncertainty on a map
 MAX_MAP_SOILS = 64
@@ -34,7 +34,7 @@ class SoilDraws:
     """The soils of a run's rocks: ``soils`` (the table; None without uncertainty), ``row``
     (n,) each rock's row, ``values`` per soil that draws (``"soil"``, ``"class 3"``) each rock's
     parameters (n, len(FIELDS)), ``described`` what summary.json says
-    (:func:`tumble.rockfall.soil_uncertainty.describe`)."""
+    (:func:`tumble.rockfall.site.soil_uncertainty.describe`)."""
 
     soils: tuple[Soil, ...] | None = None
     row: np.ndarray | None = None

@@ -40,7 +40,7 @@ from tumble import _check
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.simulate import DT, PGS_TOL
-from tumble.rockfall.soil_uncertainty import set_index, soil_uniforms
+from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation.authume import data
 from tumble.validation.authume.releases import N_CYCLE, AuthumeReleases, authume_releases
@@ -125,7 +125,7 @@ def run_profile(
     ``sets``: parameter sets a calibration cannot tell apart (all with the drop offset of
     ``parameters``); each rock then runs with one of them, drawn from its own soil stream as in
     every run with ``soil.uncertainty = "sets"``
-    (:func:`tumble.rockfall.soil_uncertainty.soil_uniforms`, set ``floor(u_0 n_sets)``). With
+    (:func:`tumble.rockfall.site.soil_uncertainty.soil_uniforms`, set ``floor(u_0 n_sets)``). With
     ``repeat`` the ``n`` releases run ``repeat`` times (rock ``k`` is release ``k mod n``), each
     repetition with its own draws: ``n repeat`` rocks.
     """

@@ -9,8 +9,7 @@ import pytest
 from scipy import stats
 
 from tumble.rockfall.release import rock_rng
-from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, SoilPreset
-from tumble.rockfall.soil_uncertainty import (
+from tumble.rockfall.site.soil_uncertainty import (
     N_UNIFORMS,
     check_mode,
     describe,
@@ -18,6 +17,7 @@ from tumble.rockfall.soil_uncertainty import (
     set_index,
     soil_uniforms,
 )
+from tumble.rockfall.soil import CATALOGUE, FIELDS, UNSOURCED, SoilPreset
 
 N = 4000
 
