@@ -363,7 +363,16 @@ def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.
     j = np.floor((y - terrain.y0) / terrain.dy + 0.5) - window.j0
     ny, nx = window.j1 - window.j0, window.i1 - window.i0
     ok = np.isfinite(i) & np.isfinite(j) & (i >= 0) & (j >= 0) & (i < nx) & (j < ny)
-    cells = np.unique(np.stack([j[ok], i[ok]], axis=1).astype(np.int64), axis=0)
+    # the cells in row order, as np.unique of the (j, i) rows gives them, from the flat index:
+    # marked on the window when it is not much larger than the list, else sorted
+    flat = j[ok].astype(np.int64) * nx + i[ok].astype(np.int64)
+    if ny * nx <= 8 * flat.size + 1_000_000:
+        marked = np.zeros(ny * nx, dtype=bool)
+        marked[flat] = True
+        flat = np.flatnonzero(marked)
+    else:
+        flat = np.unique(flat)
+    cells = np.column_stack([flat // nx, flat % nx])
     if cells.size == 0:
         return
     cx = terrain.x0 + (cells[:, 1] + window.i0) * terrain.dx
@@ -447,7 +456,7 @@ MAP_MARGINS = {"left": 0.9, "right": 1.2, "bottom": 0.72, "top": 0.42, "legend_r
 
 def map_layout(width: float, height: float, legend_rows: int = 0) -> MapLayout:
     """The fixed layout of a map of ``width`` x ``height`` (map units, drawn at equal scale):
-    the map 6.6 in wide and at most 7.8 in high, the figure at least 3.8 in high, with the
+    the map 6.6 in wide and at most 7.8 in high, the figure at least 5 x 3.8 in, with the
     margins of :data:`MAP_MARGINS` and ``legend_rows`` rows of legend above the title. Fixed
     rather than computed from the text when the figure is saved (a constrained layout), which
     would lay every label out once more per figure."""
@@ -455,7 +464,7 @@ def map_layout(width: float, height: float, legend_rows: int = 0) -> MapLayout:
     map_h = map_w * height / width
     m = MAP_MARGINS
     top = m["top"] + (legend_rows * m["legend_row"] + 0.05 if legend_rows else 0.0)
-    fig_w = m["left"] + map_w + m["right"]
+    fig_w = max(5.0, m["left"] + map_w + m["right"])  # room for the relief note below
     fig_h = max(3.8, m["bottom"] + map_h + top)
     bottom = m["bottom"] + 0.5 * (fig_h - m["bottom"] - map_h - top)  # centred in the room
     bar_h = max(0.85 * map_h, min(2.5, fig_h - m["bottom"] - top))
