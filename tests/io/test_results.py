@@ -51,7 +51,8 @@ def _csv_row_by_row(path, columns, precision=17):
 @pytest.mark.parametrize("text", ["plain", "with, comma", 'with "quote"', "two\nlines", ""])
 def test_write_csv_in_blocks_gives_the_bytes_of_the_csv_module(tmp_path, monkeypatch, text):
     """The block writer of write_csv gives, byte for byte, the file of the csv module written
-    row by row: floats of every magnitude, NaN, infinities, -0, float32, integers beyond 2**53,
+    row by row: floats of every magnitude, NaN, infinities, -0, float32, integers beyond 2**53
+    and about it (blocks that hold one and blocks that do not), small signed integers,
     booleans, and text that needs quoting or not, over several blocks and a partial last one."""
     from tumble.io import results
 
@@ -65,6 +66,11 @@ def test_write_csv_in_blocks_gives_the_bytes_of_the_csv_module(tmp_path, monkeyp
         "f32": rng.standard_normal(n).astype(np.float32),
         "k": rng.integers(-(2**62), 2**62, n),
         "u": np.arange(n, dtype=np.uint32),
+        # integers printed as their digits below 2**53 in magnitude, through %.17g from it on
+        "near": np.array([2**53 - 1, -(2**53) + 1, 2**53, -(2**53) - 1, 10**16, 10**17] * 5)
+        * np.where(np.arange(n) < 7, 1, -1)
+        + np.where(np.arange(n) % 6 == 2, 0, np.arange(n) % 3),
+        "small": np.arange(n, dtype=np.int16) - 15,
         "flag": rng.random(n) < 0.5,
         "name": np.array([text if i % 3 == 0 else f"area {i}" for i in range(n)], dtype=object),
     }

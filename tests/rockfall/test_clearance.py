@@ -100,3 +100,36 @@ def test_classes_of_shapes_and_scales():
         gap, on = clearance(terrain, hulls, k, np.array([5.0, 5.0, 1.5]), IDENTITY)
         assert on and gap == pytest.approx(0.5, abs=1e-12)
     assert hulls.radius(0) == pytest.approx(math.sqrt(3.0), rel=1e-12)
+
+
+def test_many_rocks_at_once_give_each_rock_its_own_clearance_whatever_the_threads():
+    """rock_clearances of 301 rocks of two shapes and random scales, places and rotations
+    (some off the DEM) on a rough terrain, on 1 and on 2 threads: bit for bit the clearance
+    of each rock computed alone (the rocks go in blocks over threads; a rock's numbers do not
+    depend on its block)."""
+    from tumble._jit import get_threads, set_threads
+    from tumble.rockfall.clearance import rock_clearances
+
+    rng = np.random.default_rng(3)
+    terrain = Terrain.from_array(rng.random((30, 40)) * 2.0, dx=1.0)
+    n = 301
+    hulls = Hulls.of(
+        [Rock.box(1.6, 1.0, 0.7), Rock.box(0.5, 0.5, 0.5)],
+        shape_id=rng.integers(0, 2, n),
+        scale=rng.uniform(0.5, 2.0, n),
+    )
+    position = np.column_stack(
+        [rng.uniform(-2.0, 42.0, n), rng.uniform(-2.0, 32.0, n), rng.uniform(0.0, 3.0, n)]
+    )
+    rotation = np.array([quat_to_matrix(uniform_quaternion(rng)) for _ in range(n)])
+    alone = [clearance(terrain, hulls, k, position[k], rotation[k]) for k in range(n)]
+    before = get_threads()
+    try:
+        for threads in (1, 2):
+            set_threads(threads)
+            gap, on = rock_clearances(terrain, hulls, 0, position, rotation)
+            np.testing.assert_array_equal(gap, [g for g, _ in alone])
+            np.testing.assert_array_equal(on, [o for _, o in alone])
+    finally:
+        set_threads(before)
+    assert (~on).any() and on.any()

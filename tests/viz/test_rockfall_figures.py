@@ -138,3 +138,24 @@ def test_old_call_form_needs_terrain_and_path(run_dir, tmp_path):
         plot_profile(stored)
     with pytest.raises(TypeError, match="pass no terrain"):
         plot_profile(run_dir, terrain)
+
+
+def test_envelope_mask_is_the_closing_by_a_disk_with_holes_filled():
+    """envelope_mask (distance transforms) against scipy's binary_closing by the disk
+    i^2 + j^2 <= r^2 on a padded grid, then binary_fill_holes: the same cells on random grids
+    and radii, including masks touching the border."""
+    from scipy import ndimage
+
+    from tumble.viz.rockfall import envelope_mask
+
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        shape = tuple(int(n) for n in rng.integers(3, 70, 2))
+        reached = rng.random(shape) < rng.uniform(0.0, 0.25)
+        r = int(rng.integers(1, 15))
+        yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
+        padded = np.pad(reached, r + 1)
+        closed = ndimage.binary_closing(padded, structure=xx**2 + yy**2 <= r * r)
+        expected = ndimage.binary_fill_holes(closed[r + 1 : -r - 1, r + 1 : -r - 1] | reached)
+        passing = np.where(reached, 3.0, np.nan)
+        np.testing.assert_array_equal(envelope_mask(passing, r), expected)

@@ -8,6 +8,7 @@ import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import matplotlib.text
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -23,6 +24,7 @@ from tumble.viz.report_maps import (
     EXAGGERATION_RANGE,
     MAPS,
     OPTIONAL_MAPS,
+    Window,
     map_figure,
     map_window,
     round_length,
@@ -628,3 +630,74 @@ def test_energy_line_section_shows_the_smallest_angles(tmp_path):
     assert "takes 27-35 degrees (Evans &amp; Hungr 1993)" in section
     _, text, _ = report(tmp_path / "none", {k: v for k, v in summary.items() if k != "energy_line"})
     assert "<h2>Energy line</h2>" not in text
+
+
+def test_release_markers_are_the_distinct_release_cells_in_row_order():
+    """The 80 release points of fake_run fall in fewer than 30 cells: one triangle per cell at
+    its centre, the cells in row order (hand-computed from the points' nearest grid nodes)."""
+    terrain, _, _, drawn = draw_map("kinetic_energy_max")
+    _, rocks, _ = fake_run(terrain)
+    i = np.floor((rocks["release_x"] - X0) / 2.0 + 0.5).astype(int)
+    j = np.floor((rocks["release_y"] - Y0) / 2.0 + 0.5).astype(int)
+    cells = sorted(set(zip(j.tolist(), i.tolist(), strict=True)))
+    expected = [(X0 + 2.0 * ci, Y0 + 2.0 * cj) for cj, ci in cells]
+    (markers,) = [line for line in drawn.ax.get_lines() if line.get_marker() == "^"]
+    assert 1 < len(cells) <= 30
+    assert list(zip(*markers.get_data(), strict=True)) == expected
+
+
+@pytest.mark.parametrize("shape", [(40, 60), (120, 20), (20, 120)])
+def test_map_layout_keeps_every_label_inside_the_figure_and_off_the_map(shape):
+    """The fixed layout of a map, wide, tall and square-ish DEMs, with a legend: the map at
+    equal scale, the colour bar right of it, the legend and title above it, the tick and axis
+    labels beside it, and every text inside the figure (bounding boxes in pixels)."""
+    ny, nx = shape
+    terrain = swiss_slope(nx=nx, ny=ny)
+    rasters, rocks, _ = fake_run(swiss_slope())
+    values = np.full((ny, nx), np.nan)
+    values[: min(ny, 40), : min(nx, 60)] = rasters["kinetic_energy_max"][
+        : min(ny, 40), : min(nx, 60)
+    ]
+    window = Window(0, ny, 0, nx)
+    geometry = {
+        "barriers": [
+            {"name": "fence", "kind": "net", "line": [[X0 + 20, Y0 + 4], [X0 + 20, Y0 + 30]]}
+        ]
+    }
+    drawn = map_figure(
+        terrain, "kinetic_energy_max", values, window, rocks=rocks, geometry=geometry
+    )
+    fig, ax = drawn.figure, drawn.ax
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    box = fig.bbox
+    map_box = ax.get_window_extent(renderer)
+
+    def inside(b):
+        return b.x0 >= box.x0 - 1 and b.x1 <= box.x1 + 1 and b.y0 >= -1 and b.y1 <= box.y1 + 1
+
+    def drawn_ticks(axis, which):  # the tick labels within the axis's limits (those drawn)
+        low, high = sorted(axis.get_view_interval())
+        return {t for t in axis.get_ticklabels() if low <= t.get_position()[which] <= high}
+
+    ticks = {*drawn_ticks(ax.xaxis, 0), *drawn_ticks(ax.yaxis, 1)}
+    hidden = {*ax.get_xticklabels(), *ax.get_yticklabels()} - ticks
+    texts = [
+        t
+        for t in fig.findobj(matplotlib.text.Text)
+        if t.get_visible() and t.get_text() and t not in hidden
+    ]
+    for text in texts:
+        assert inside(text.get_window_extent(renderer)), text.get_text()
+    assert drawn.colorbar.ax.get_window_extent(renderer).x0 > map_box.x1
+    (legend,) = fig.legends
+    assert legend.get_window_extent(renderer).y0 >= ax.title.get_window_extent(renderer).y1 - 1
+    assert ax.title.get_window_extent(renderer).y0 >= map_box.y1
+    for label in drawn_ticks(ax.xaxis, 0):
+        assert label.get_window_extent(renderer).y1 <= map_box.y0
+    for label in drawn_ticks(ax.yaxis, 1):
+        assert label.get_window_extent(renderer).x1 <= map_box.x0
+    width, height = map_box.width, map_box.height
+    assert width / height == pytest.approx(nx / ny, rel=0.02)  # equal scale, box filled

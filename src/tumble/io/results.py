@@ -93,6 +93,15 @@ CSV_BLOCK_ROWS = 65536
 _CSV_SPECIAL = (",", '"', "\r", "\n")
 
 
+def _exact_integers(values: np.ndarray) -> bool:
+    """Whether every integer of ``values`` is below 2^53 in magnitude: exact as a float64, and
+    printed by ``%.17g`` as its decimal digits (no exponent below 10^17), as ``str`` prints it."""
+    if values.size == 0:
+        return True
+    limit = 2**53
+    return bool(int(values.max()) < limit and int(values.min()) > -limit)
+
+
 def write_csv(
     path: str | os.PathLike, columns: Mapping[str, ArrayLike], precision: int = 17
 ) -> None:
@@ -119,7 +128,9 @@ def write_csv(
             block = []
             for a, num in zip(arrays, numeric, strict=True):
                 part = a[start : start + CSV_BLOCK_ROWS]
-                if num:
+                if num and part.dtype.kind in "iu" and _exact_integers(part):
+                    block.append(list(map(str, part.tolist())))  # what %.17g prints for them
+                elif num:
                     block.append(list(map(number, part.astype(np.float64).tolist())))
                 else:
                     block.append([str(v) for v in part])

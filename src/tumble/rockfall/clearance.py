@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tumble._jit import jit
+from tumble._jit import get_threads, jit, jit_parallel, prange
 from tumble.rockfall.step.surface import bilinear
 
 #: a plane of the hull counts as vertical (no part of the lower or upper surface) below this
@@ -177,7 +177,7 @@ def hull_clearance(
     return best, True
 
 
-@jit
+@jit_parallel
 def clearances(
     heights: np.ndarray,
     x0: float,
@@ -194,40 +194,48 @@ def clearances(
     n_edges: np.ndarray,
     planes: np.ndarray,
     n_planes: np.ndarray,
+    world: np.ndarray,
+    world_planes: np.ndarray,
     gap: np.ndarray,
     on_terrain: np.ndarray,
 ) -> None:
     """:func:`hull_clearance` of n rocks into ``gap`` (n,) and ``on_terrain`` (n,): rock k has
     its centre of mass at ``position[k]`` (n, 3), the rotation ``rotation[k]`` (n, 3, 3, body
     to space) and the hull of shape ``shape_id[k]`` scaled by ``scale[k]``; the shapes' tables
-    as :class:`Hulls` holds them (padded, with their counts)."""
-    world = np.empty((vertices.shape[1], 3))
-    world_planes = np.empty((planes.shape[1], 4))
-    for k in range(position.shape[0]):
-        s = shape_id[k]
-        f = scale[k]
-        r = rotation[k]
-        for v in range(n_vertices[s]):
-            bx, by, bz = f * vertices[s, v, 0], f * vertices[s, v, 1], f * vertices[s, v, 2]
-            for a in range(3):
-                world[v, a] = position[k, a] + r[a, 0] * bx + r[a, 1] * by + r[a, 2] * bz
-        for p in range(n_planes[s]):
-            nx, ny, nz = planes[s, p, 0], planes[s, p, 1], planes[s, p, 2]
-            offset = f * planes[s, p, 3]
-            for a in range(3):
-                world_planes[p, a] = r[a, 0] * nx + r[a, 1] * ny + r[a, 2] * nz
-                offset += world_planes[p, a] * position[k, a]
-            world_planes[p, 3] = offset
-        gap[k], on_terrain[k] = hull_clearance(
-            heights,
-            x0,
-            y0,
-            dx,
-            dy,
-            world[: n_vertices[s]],
-            edges[s, : n_edges[s]],
-            world_planes[: n_planes[s]],
-        )
+    as :class:`Hulls` holds them (padded, with their counts). The rocks go in B blocks of
+    consecutive rocks, one thread a block, each block with its scratch hull ``world[b]``
+    (B, M, 3: vertices in space) and ``world_planes[b]`` (B, F, 4: face planes in space); a
+    rock's numbers do not depend on the block it is in."""
+    n = position.shape[0]
+    blocks = world.shape[0]
+    for b in prange(blocks):
+        for k in range(b * n // blocks, (b + 1) * n // blocks):
+            s = shape_id[k]
+            f = scale[k]
+            r = rotation[k]
+            hull = world[b]
+            hull_planes = world_planes[b]
+            for v in range(n_vertices[s]):
+                bx, by, bz = f * vertices[s, v, 0], f * vertices[s, v, 1], f * vertices[s, v, 2]
+                for a in range(3):
+                    hull[v, a] = position[k, a] + r[a, 0] * bx + r[a, 1] * by + r[a, 2] * bz
+            for p in range(n_planes[s]):
+                nx, ny, nz = planes[s, p, 0], planes[s, p, 1], planes[s, p, 2]
+                offset = f * planes[s, p, 3]
+                for a in range(3):
+                    hull_planes[p, a] = r[a, 0] * nx + r[a, 1] * ny + r[a, 2] * nz
+                    offset += hull_planes[p, a] * position[k, a]
+                hull_planes[p, 3] = offset
+            gap[k], on_terrain[k] = hull_clearance(
+                heights,
+                x0,
+                y0,
+                dx,
+                dy,
+                hull[: n_vertices[s]],
+                edges[s, : n_edges[s]],
+                hull_planes[: n_planes[s]],
+            )
 
 
 @dataclass(frozen=True, eq=False)
@@ -315,6 +323,7 @@ def rock_clearances(
     scale = np.ones(n) if hulls.scale is None else hulls.scale[rocks]
     gap = np.empty(n)
     on_terrain = np.empty(n, dtype=np.bool_)
+    blocks = max(1, min(n, 4 * get_threads()))
     clearances(
         terrain.heights,
         float(terrain.x0),
@@ -331,6 +340,8 @@ def rock_clearances(
         hulls.n_edges,
         hulls.planes,
         hulls.n_planes,
+        np.empty((blocks, hulls.vertices.shape[1], 3)),
+        np.empty((blocks, hulls.planes.shape[1], 4)),
         gap,
         on_terrain,
     )

@@ -140,7 +140,8 @@ def plot_barrier(
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
     fig.suptitle(f"{title}: first downslope crossings, 95 % bootstrap intervals shaded")
-    fig.tight_layout()
+    # fixed subplot parameters for this size and these labels (no layout pass over the text)
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.12, top=0.9, wspace=0.22)
     exceedance_path = directory / f"barrier_{slug}_exceedance.png"
     fig.savefig(exceedance_path, dpi=130)
     plt.close(fig)
@@ -168,8 +169,8 @@ def plot_barrier(
     ax.set_xlabel("distance along the barrier from its first vertex (m)")
     ax.set_ylabel("rocks crossing (first downslope crossing)")
     ax.grid(alpha=0.3)
-    ax.set_title(f"{title}: where along the line the rocks cross")
-    fig.tight_layout()
+    ax.set_title(f"{title}: where along the line the rocks cross", fontsize=10)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.12, top=0.9)
     along_path = directory / f"barrier_{slug}_along.png"
     fig.savefig(along_path, dpi=130)
     plt.close(fig)

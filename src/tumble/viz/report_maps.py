@@ -363,7 +363,16 @@ def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.
     j = np.floor((y - terrain.y0) / terrain.dy + 0.5) - window.j0
     ny, nx = window.j1 - window.j0, window.i1 - window.i0
     ok = np.isfinite(i) & np.isfinite(j) & (i >= 0) & (j >= 0) & (i < nx) & (j < ny)
-    cells = np.unique(np.stack([j[ok], i[ok]], axis=1).astype(np.int64), axis=0)
+    # the cells in row order, as np.unique of the (j, i) rows gives them, from the flat index:
+    # marked on the window when it is not much larger than the list, else sorted
+    flat = j[ok].astype(np.int64) * nx + i[ok].astype(np.int64)
+    if ny * nx <= 8 * flat.size + 1_000_000:
+        marked = np.zeros(ny * nx, dtype=bool)
+        marked[flat] = True
+        flat = np.flatnonzero(marked)
+    else:
+        flat = np.unique(flat)
+    cells = np.column_stack([flat // nx, flat % nx])
     if cells.size == 0:
         return
     cx = terrain.x0 + (cells[:, 1] + window.i0) * terrain.dx
@@ -430,6 +439,43 @@ def _exits(ax: Axes, exits: Mapping[str, np.ndarray]) -> None:
             )
 
 
+class MapLayout(NamedTuple):
+    """Where the parts of a map figure go: ``size`` (width, height) in inches; ``map`` and
+    ``colorbar`` the axes rectangles (left, bottom, width, height) as fractions of the figure."""
+
+    size: tuple[float, float]
+    map: tuple[float, float, float, float]
+    colorbar: tuple[float, float, float, float]
+
+
+#: margins of a map figure, inches: the northing labels (left); the colour bar, its ticks and
+#: label (right); the easting labels, the axis label and the relief note (bottom); the title
+#: (top) and each row of the legend above it
+MAP_MARGINS = {"left": 0.9, "right": 1.2, "bottom": 0.72, "top": 0.42, "legend_row": 0.19}
+
+
+def map_layout(width: float, height: float, legend_rows: int = 0) -> MapLayout:
+    """The fixed layout of a map of ``width`` x ``height`` (map units, drawn at equal scale):
+    the map 6.6 in wide and at most 7.8 in high, the figure at least 5 x 3.8 in, with the
+    margins of :data:`MAP_MARGINS` and ``legend_rows`` rows of legend above the title. Fixed
+    rather than computed from the text when the figure is saved (a constrained layout), which
+    would lay every label out once more per figure."""
+    map_w = min(6.6, 7.8 * width / height)
+    map_h = map_w * height / width
+    m = MAP_MARGINS
+    top = m["top"] + (legend_rows * m["legend_row"] + 0.05 if legend_rows else 0.0)
+    fig_w = max(5.0, m["left"] + map_w + m["right"])  # room for the relief note below
+    fig_h = max(3.8, m["bottom"] + map_h + top)
+    bottom = m["bottom"] + 0.5 * (fig_h - m["bottom"] - map_h - top)  # centred in the room
+    bar_h = max(0.85 * map_h, min(2.5, fig_h - m["bottom"] - top))
+    bar_bottom = bottom + 0.5 * (map_h - bar_h)
+    return MapLayout(
+        (fig_w, fig_h),
+        (m["left"] / fig_w, bottom / fig_h, map_w / fig_w, map_h / fig_h),
+        ((m["left"] + map_w + 0.12) / fig_w, bar_bottom / fig_h, 0.15 / fig_w, bar_h / fig_h),
+    )
+
+
 def map_figure(
     terrain: Terrain,
     name: str,
@@ -470,11 +516,9 @@ def map_figure(
     shown = np.ma.masked_array(grid, mask=empty)
     extent = _window_extent(terrain, window)
     width, height = extent[1] - extent[0], extent[3] - extent[2]
-    # the map 6.6 in wide and at most 7.8 in high, plus room for the labels and colour bar
-    map_width = min(6.6, 7.8 * width / height)
-    fig_height = max(3.8, map_width * height / width + 1.2)
-    fig = Figure(figsize=(map_width + 1.8, fig_height), layout="constrained")
-    ax = fig.add_subplot()
+    placed = map_layout(width, height)
+    fig = Figure(figsize=placed.size)
+    ax = fig.add_axes(placed.map)
     # shading 0 drawn mid-grey, not black, so that the colours over it keep their hue
     ax.imshow(
         shaded.shade,
@@ -495,7 +539,7 @@ def map_figure(
         alpha=0.8,
         interpolation="nearest",
     )
-    colorbar = fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02)
+    colorbar = fig.colorbar(image, cax=fig.add_axes(placed.colorbar))
     colorbar.set_label(_colorbar_label(name))
     norm = image.norm
     if isinstance(norm, colors.LogNorm) and norm.vmin is not None and norm.vmax is not None:
@@ -524,7 +568,19 @@ def map_figure(
         _exits(ax, exits)
     handles, labels = ax.get_legend_handles_labels()
     if handles:  # above the map: never over the data
-        fig.legend(handles, labels, loc="outside upper center", ncol=3, fontsize=8)
+        placed = map_layout(width, height, math.ceil(len(handles) / 3))
+        fig.set_size_inches(placed.size)
+        ax.set_position(placed.map)
+        colorbar.ax.set_position(placed.colorbar)
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 1.0),
+            ncol=3,
+            fontsize=8,
+            borderaxespad=0.2,
+        )
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.set_aspect("equal")
@@ -562,7 +618,9 @@ def map_figure(
         fontsize=7,
         color="#555",
         x=0.99,
+        y=0.02,
         ha="right",
+        va="bottom",
     )
     return MapFigure(fig, ax, colorbar)
 
