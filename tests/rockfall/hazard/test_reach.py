@@ -9,7 +9,7 @@ import pytest
 import shapely
 
 from tumble.rockfall.hazard.reach import outlines
-from tumble.rockfall.polygons import cell_boxes
+from tumble.rockfall.release.polygons import cell_boxes
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.polygons import (
+from tumble.rockfall.release import Clip
+from tumble.rockfall.release.polygons import (
     cell_boxes,
     inside_rings,
     lattice_points,
@@ -57,7 +58,6 @@ from tumble.rockfall.polygons import (
     region,
     ring_area,
 )
-from tumble.rockfall.release import Clip
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -217,7 +217,7 @@ class ReleaseAreas:
         """Where the rocks start, as weighted points ``(points (k, 2), weights (k,))`` summing to
         1 (:meth:`tumble.rockfall.release.Release.footprint`): each of the ``m`` polygon areas by
         a lattice of about ``max(FOOTPRINT_AREA_POINTS, FOOTPRINT_POINTS / m)`` points inside it
-        (:func:`tumble.rockfall.polygons.lattice_points`) sharing the area's share of the rocks
+        (:func:`..release.polygons.lattice_points`) sharing the area's share of the rocks
         (its weight over the sum of the weights) equally; a source raster by its releasing cells'
         centres weighted by their values, gathered, when there are more than
         :data:`FOOTPRINT_POINTS`, into the squares of a lattice over them (each square's point:
@@ -402,7 +402,7 @@ def _binned(points: np.ndarray, weights: np.ndarray, most: int) -> tuple[np.ndar
 def polygon_clip(name: str, rings: Sequence[np.ndarray], terrain: Terrain) -> Clip:
     """The shares of the region bounded by ``rings`` (even-odd) that lie in a nodata area of
     ``terrain`` and outside its rectangle, by area (exact:
-    :func:`tumble.rockfall.polygons.on_cells`)."""
+    :func:`tumble.rockfall.release.polygons.on_cells`)."""
     whole, inside, on = on_cells(
         region(rings), terrain.valid_cells, terrain.x0, terrain.y0, terrain.dx, terrain.dy
     )

@@ -4,7 +4,7 @@ Rock ``k`` of a release draws from ``numpy.random.default_rng(SeedSequence(seed,
 spawn_key=(k,)))`` (:func:`tumble.rockfall.release.rock_rng`). Building that generator costs
 about 10 microseconds a rock in Python, most of a million-rock release. :func:`first_uniforms`
 gives the first ``m`` uniforms of every rock's stream with whole-array integer arithmetic,
-bit for bit those of the generator (``tests/rockfall/test_streams.py`` compares them):
+bit for bit those of the generator (``tests/rockfall/release/test_streams.py`` compares them):
 
 1. NumPy's ``SeedSequence`` (after M. E. O'Neill's ``seed_seq_fe``): the entropy is the seed's
    32-bit words, little end first, padded with zero words to the pool size 4, then rock ``k``

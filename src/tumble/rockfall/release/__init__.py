@@ -64,9 +64,15 @@ from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble.rockfall.clearance import Hulls, clearance, rock_clearances
-from tumble.rockfall.polygons import inside_rings, lattice_points, on_cells, region, ring_area
+from tumble.rockfall.release.polygons import (
+    inside_rings,
+    lattice_points,
+    on_cells,
+    region,
+    ring_area,
+)
+from tumble.rockfall.release.streams import first_uniforms
 from tumble.rockfall.step.model import START_GAP_TOLERANCE
-from tumble.rockfall.streams import first_uniforms
 from tumble.rotation.quaternion import quat_to_matrix
 
 if TYPE_CHECKING:
@@ -106,7 +112,7 @@ class Clip:
     @classmethod
     def of(cls, name: str, whole: float, inside: float, on: float, measure: str = "area") -> Clip:
         """From the place's whole measure, its part on the DEM's rectangle and its part on the
-        DEM's valid cells (:func:`tumble.rockfall.polygons.on_cells`)."""
+        DEM's valid cells (:func:`tumble.rockfall.release.polygons.on_cells`)."""
         if not whole > 0.0:
             return cls(name, 0.0, 0.0, measure)
         outside = max(0.0, 1.0 - inside / whole)
@@ -341,7 +347,7 @@ class Release:
         """Where the rocks start, as weighted points: ``(points (k, 2), weights (k,))``, the
         weights summing to 1. The release point; :data:`FOOTPRINT_POINTS` points evenly along
         a release line (the midpoints of equal parts); a square lattice of about as many points
-        inside a release polygon (:func:`tumble.rockfall.polygons.lattice_points`), each of equal
+        inside a release polygon (:func:`.polygons.lattice_points`), each of equal
         weight; release areas: :meth:`tumble.rockfall.site.areas.ReleaseAreas.footprint`. The
         barriers' uphill sides are decided from it (:mod:`tumble.rockfall.barriers`)."""
         if self.areas is not None:
@@ -451,7 +457,7 @@ class Release:
         orientation: np.ndarray,
     ) -> Iterable[int]:
         """Fill ``place`` and ``orientation`` of rocks ``first .. first + n - 1`` at once from
-        the first draws of their streams (:func:`tumble.rockfall.streams.first_uniforms`, the
+        the first draws of their streams (:func:`.streams.first_uniforms`, the
         same numbers as :meth:`_start`) where the release is a point or a line; returns the rocks
         (indices into ``place``) left to :meth:`_start`: every rock for release polygons and
         areas, and those of a line whose first place is off the DEM (drawn again)."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tumble.rockfall.polygons import inside_rings, ring_area
+from tumble.rockfall.release.polygons import inside_rings, ring_area
 
 SQUARE = np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]])
 HOLE = np.array([[1.0, 1.0], [2.0, 1.0], [2.0, 2.0], [1.0, 2.0]])

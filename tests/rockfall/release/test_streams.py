@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tumble.rockfall.release import Release, quaternions, rock_rng, uniform_quaternion
-from tumble.rockfall.streams import first_uniforms
+from tumble.rockfall.release.streams import first_uniforms
 from tumble.rockfall.terrain import Terrain
 
 SEEDS = (0, 1, 12345, 2**32 - 1, 2**32 + 5, 2**70 + 3, 2**130 + 7)
