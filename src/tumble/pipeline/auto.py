@@ -146,3 +146,39 @@ def energy_line_warning(record: dict[str, Any]) -> str | None:
         f"({LOWEST_OBSERVED_SOURCE}): the soil may let rocks run further than observed "
         "rockfalls do; check the soil category and its rolling resistance"
     )
+
+
+#: a rock at rest closer than this to its release point (horizontally) has not really started
+NEAR_RELEASE_M = 2.0
+#: the share of such rocks above which a run warns
+NEAR_RELEASE_SHARE = 0.01
+
+
+def near_release_record(result: Any) -> dict[str, Any]:
+    """``summary.json["stopped_near_release"]``: the rocks at rest within
+    :data:`NEAR_RELEASE_M` of their release point (horizontal run-out), and their share of all
+    rocks."""
+    status = np.asarray(result.rocks["status"])
+    runout = np.asarray(result.rocks["runout_m"], dtype=np.float64)
+    near = int(np.sum((status == "stopped") & (runout < NEAR_RELEASE_M)))
+    return {
+        "within_m": NEAR_RELEASE_M,
+        "rocks": near,
+        "share": near / status.size if status.size else 0.0,
+    }
+
+
+def near_release_warning(record: dict[str, Any]) -> str | None:
+    """A warning when more than :data:`NEAR_RELEASE_SHARE` of the rocks came to rest next to
+    their release: a rock that starts sliding on a face collects slippage and, with a scarring
+    soil whose mu_max exceeds tan(slope), is held by the soil's friction (docs/reach_and_start.md,
+    tumble rockfall soils); field releases of blocks rarely end so."""
+    if record["share"] <= NEAR_RELEASE_SHARE:
+        return None
+    return (
+        f"{record['rocks']} rocks ({100.0 * record['share']:.1f} %) came to rest within "
+        f"{record['within_m']:g} m of their release point: a rock that slides from its release "
+        "is held once the soil's slippage friction reaches tan(slope) (tumble rockfall soils "
+        "says below which slope each category holds); check the release height and speed, the "
+        "rock shape and the soil category"
+    )

@@ -40,6 +40,8 @@ from tumble.pipeline.auto import (
     carry_chunks,
     energy_line_record,
     energy_line_warning,
+    near_release_record,
+    near_release_warning,
 )
 from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import (
@@ -272,6 +274,9 @@ class RockfallRun:
             extra["source_count"] = source_count(reached)
         result.summary["energy_line"] = energy_line_record(result)
         if warning := energy_line_warning(result.summary["energy_line"]):
+            result.summary["warnings"].append(warning)
+        result.summary["stopped_near_release"] = near_release_record(result)
+        if warning := near_release_warning(result.summary["stopped_near_release"]):
             result.summary["warnings"].append(warning)
         # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
         result.rocks.update(setup.soil_draws.columns())
