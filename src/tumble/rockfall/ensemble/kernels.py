@@ -55,7 +55,7 @@ from tumble.rockfall.step.moreau import (
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import bilinear_uv
-from tumble.rockfall.step.trees import MODE_NONE, P_MODE, forest_step, start_forest
+from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
 Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
@@ -133,8 +133,8 @@ def run_one(
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
     maxima, path, visit_cell, visit_value, counts = out
-    f_params, f_density, f_dbh, f_factor, t_xy, t_dbh, t_factor, t_start = forest
-    diameter, key, fstate, broken, impact_cell = trees
+    f_params = forest[0]
+    key, fstate = trees[1], trees[2]
     has_forest = f_params[P_MODE] != MODE_NONE
     if has_forest:
         start_forest(state, key, fstate)
@@ -192,25 +192,7 @@ def run_one(
             bounds,
         )
         if has_forest and code == OK:
-            forest_step(
-                f_params,
-                f_density,
-                f_dbh,
-                f_factor,
-                t_xy,
-                t_dbh,
-                t_factor,
-                t_start,
-                heights,
-                grid,
-                state,
-                body[0],
-                diameter,
-                key,
-                fstate,
-                broken,
-                impact_cell,
-            )
+            trees_step(forest, trees, heights, grid, state, body[0])
         energy = kinetic_energy(body, state)
         status, step, quiet = stopping_rules(
             code, energy, done, quiet, n_steps, rest_energy, rest_steps

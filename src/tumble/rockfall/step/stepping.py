@@ -33,7 +33,7 @@ from tumble.rockfall.step.moreau import (
 )
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.surface import surface
-from tumble.rockfall.step.trees import MODE_NONE, P_MODE, forest_step, start_forest
+from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
 
 
 @jit_leaf
@@ -122,8 +122,8 @@ def run_rock(
     :mod:`tumble.rockfall.step.trees`, as in the ensemble kernel.
     """
     heights, grid, soil_values, soil_index, soil_rasters, vertices, body, options = model
-    f_params, f_density, f_dbh, f_factor, t_xy, t_dbh, t_factor, t_start = forest
-    diameter, key, fstate, broken, impact_cell = trees
+    f_params = forest[0]
+    key, fstate = trees[1], trees[2]
     has_forest = f_params[P_MODE] != MODE_NONE
     if has_forest:
         start_forest(state, key, fstate)
@@ -177,25 +177,7 @@ def run_rock(
             bounds,
         )
         if has_forest and code == OK:
-            forest_step(
-                f_params,
-                f_density,
-                f_dbh,
-                f_factor,
-                t_xy,
-                t_dbh,
-                t_factor,
-                t_start,
-                heights,
-                grid,
-                state,
-                body[0],
-                diameter,
-                key,
-                fstate,
-                broken,
-                impact_cell,
-            )
+            trees_step(forest, trees, heights, grid, state, body[0])
         status, steps, quiet = stopping_rules(
             code, kinetic_energy(body, state), done, quiet, n_steps, rest_energy, rest_steps
         )

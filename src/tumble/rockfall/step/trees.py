@@ -252,3 +252,22 @@ def forest_step(
                 if taken < 0.0:
                     broken[t] = True
                 return
+
+
+@jit_leaf
+def trees_step(
+    forest: tuple[np.ndarray, ...],
+    trees: tuple[float, np.uint64, np.ndarray, np.ndarray, np.ndarray],
+    heights: np.ndarray,
+    grid: np.ndarray,
+    state: np.ndarray,
+    mass: float,
+) -> None:
+    """:func:`forest_step` with the stems ``forest`` and the rock's ``trees`` (diameter, key,
+    fstate, broken, impact_cell) as the loops of one rock and of an ensemble hold them."""
+    params, density, dbh, factor, tree_xy, tree_dbh, tree_factor, tree_start = forest
+    diameter, key, fstate, broken, impact_cell = trees
+    forest_step(
+        params, density, dbh, factor, tree_xy, tree_dbh, tree_factor, tree_start, heights,
+        grid, state, mass, diameter, key, fstate, broken, impact_cell,
+    )  # fmt: skip
