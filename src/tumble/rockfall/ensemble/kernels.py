@@ -54,7 +54,7 @@ from tumble.rockfall.step.moreau import (
 )
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
-from tumble.rockfall.step.surface import bilinear_uv
+from tumble.rockfall.step.surface import bilinear_uv, sample_cell
 from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
 
 #: columns of the per-rock maxima, the path statistics and the cell visits
@@ -70,17 +70,6 @@ W_COUNT, W_MEAN, W_M2 = range(3)
 #: per-rock integer outputs of the kernel
 R_STATUS, R_STEPS, R_CONTACT_STEPS, R_PGS_CAPS, R_VISITS, R_CROSSINGS = range(6)
 N_ROCK_INTS = 6
-
-
-@jit_leaf
-def _cell(nx: int, ny: int, u: float, v: float) -> int:
-    """Index ``j nx + i`` of the DEM sample nearest to the point at the grid coordinates
-    ``u = (x - x0) / dx``, ``v = (y - y0) / dy`` (its pixel), -1 off the grid."""
-    u += 0.5
-    v += 0.5
-    if not (u >= 0.0 and v >= 0.0 and u < nx and v < ny):
-        return -1
-    return int(v) * nx + int(u)
 
 
 @jit_leaf
@@ -243,7 +232,7 @@ def run_one(
         maxima[Q_ROTATION] = max(maxima[Q_ROTATION], rotation)
         maxima[Q_JUMP] = max(maxima[Q_JUMP], jump)
         # cell visits
-        cell = _cell(nx, ny, u, v)
+        cell = sample_cell(nx, ny, u, v)
         if cell != current:
             current = cell
             if cell >= 0:

@@ -81,6 +81,17 @@ def _cell_uv(
 
 
 @jit_leaf
+def sample_cell(nx: int, ny: int, u: float, v: float) -> int:
+    """Index ``j nx + i`` of the DEM sample nearest to the point at the grid coordinates
+    ``u = (x - x0) / dx``, ``v = (y - y0) / dy`` (its pixel), -1 off the grid."""
+    u += 0.5
+    v += 0.5
+    if not (u >= 0.0 and v >= 0.0 and u < nx and v < ny):
+        return -1
+    return int(v) * nx + int(u)
+
+
+@jit_leaf
 def bilinear(
     values: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, bool]:

@@ -33,7 +33,7 @@ import numpy as np
 
 from tumble._jit import jit_leaf
 from tumble.rockfall.step.model import S_R, S_V
-from tumble.rockfall.step.surface import bilinear_uv
+from tumble.rockfall.step.surface import bilinear_uv, sample_cell
 
 #: entries of the forest's ``params``
 P_MODE, P_STEM_HEIGHT, P_MAX_DBH = range(3)
@@ -98,15 +98,6 @@ def impact(state: np.ndarray, mass: float, nx: float, ny: float, capacity: float
     state[S_V] += (kept - vn) * nx
     state[S_V + 1] += (kept - vn) * ny
     return -capacity
-
-
-@jit_leaf
-def _cell(nx: int, ny: int, u: float, v: float) -> int:
-    u += 0.5
-    v += 0.5
-    if not (u >= 0.0 and v >= 0.0 and u < nx and v < ny):
-        return -1
-    return int(v) * nx + int(u)
 
 
 @jit_leaf
@@ -181,7 +172,7 @@ def forest_step(
     mode = int(params[P_MODE])
     stem_height = params[P_STEM_HEIGHT]
     if mode == MODE_STAND:
-        cell = _cell(nx_, ny_, u, v)
+        cell = sample_cell(nx_, ny_, u, v)
         if cell < 0 or not density[cell] > 0.0:
             return
         if not _below_crowns(heights, stem_height, u, v, state[S_R + 2]):
@@ -245,7 +236,7 @@ def forest_step(
                 qx = px - tree_xy[t, 0]
                 qy = py - tree_xy[t, 1]
                 if qx * qx + qy * qy >= radius * radius:
-                    _record(fstate, impact_cell, _cell(nx_, ny_, u, v), taken)
+                    _record(fstate, impact_cell, sample_cell(nx_, ny_, u, v), taken)
                 else:
                     # the rock leans on a stem it met before: held, not a new impact
                     fstate[F_ENERGY] += abs(taken)
