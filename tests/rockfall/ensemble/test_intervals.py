@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
-from tumble.rockfall.ensemble.cells import N_BINS, bin_index, chunk_cells
+from tumble.rockfall.ensemble.cells import N_BINS, bin_edges, bin_index, chunk_cells
 from tumble.rockfall.ensemble.intervals import (
-    bin_edges,
     bin_quantile_interval,
     clopper_pearson,
     order_statistic_ranks,

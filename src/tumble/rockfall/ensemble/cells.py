@@ -88,16 +88,29 @@ def bin_index(values: np.ndarray) -> np.ndarray:
     return np.where(x < FLOOR, 0, index)
 
 
+def _octave_edges(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of bins 1 .. N_BINS - 1 as their octave gives them (bin 0 as bin 1)."""
+    k = np.maximum(index - 1, 0)
+    octave = np.ldexp(1.0, (k // BINS_PER_OCTAVE + LOW_EXPONENT).astype(np.int32))
+    j = (k % BINS_PER_OCTAVE).astype(np.float64)
+    return octave * (1.0 + j / BINS_PER_OCTAVE), octave * (1.0 + (j + 1.0) / BINS_PER_OCTAVE)
+
+
 def bin_value(index: np.ndarray) -> np.ndarray:
     """The value that stands for each bin: the harmonic mean ``2ab/(a+b)`` of its edges (it is
     within :data:`RELATIVE_ERROR` of every value in the bin); 0 for bin 0."""
     index = np.asarray(index, dtype=np.int64)
-    k = np.maximum(index - 1, 0)
-    octave = np.ldexp(1.0, (k // BINS_PER_OCTAVE + LOW_EXPONENT).astype(np.int32))
-    j = (k % BINS_PER_OCTAVE).astype(np.float64)
-    low = octave * (1.0 + j / BINS_PER_OCTAVE)
-    high = octave * (1.0 + (j + 1.0) / BINS_PER_OCTAVE)
+    low, high = _octave_edges(index)
     return np.where(index == 0, 0.0, 2.0 * low * high / (low + high))
+
+
+def bin_edges(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper edge of each bin (bin 0: ``[0, FLOOR)``; the top bin's upper edge is
+    infinite)."""
+    index = np.asarray(index, dtype=np.int64)
+    low, high = _octave_edges(index)
+    high = np.where(index == N_BINS - 1, np.inf, high)
+    return np.where(index == 0, 0.0, low), np.where(index == 0, FLOOR, high)
 
 
 def fixed_point(energy: np.ndarray) -> np.ndarray:

@@ -38,13 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tumble.rockfall.ensemble.cells import (
-    BINS_PER_OCTAVE,
-    FLOOR,
-    LOW_EXPONENT,
-    N_BINS,
-    _segments,
-)
+from tumble.rockfall.ensemble.cells import N_BINS, _segments, bin_edges
 
 #: confidence level of the per-cell intervals
 LEVEL = 0.95
@@ -97,19 +91,6 @@ def order_statistic_ranks(
     low = binom.ppf(alpha / 2.0, md, q).astype(np.int64)[inverse].reshape(m.shape)
     high = (binom.ppf(1.0 - alpha / 2.0, md, q).astype(np.int64) + 1)[inverse].reshape(m.shape)
     return low, high
-
-
-def bin_edges(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper edge of each histogram bin of :mod:`tumble.rockfall.ensemble.cells`
-    (bin 0: ``[0, FLOOR)``; the top bin's upper edge is infinite)."""
-    index = np.asarray(index, dtype=np.int64)
-    k = np.maximum(index - 1, 0)
-    octave = np.ldexp(1.0, (k // BINS_PER_OCTAVE + LOW_EXPONENT).astype(np.int32))
-    j = (k % BINS_PER_OCTAVE).astype(np.float64)
-    low = octave * (1.0 + j / BINS_PER_OCTAVE)
-    high = octave * (1.0 + (j + 1.0) / BINS_PER_OCTAVE)
-    high = np.where(index == N_BINS - 1, np.inf, high)
-    return np.where(index == 0, 0.0, low), np.where(index == 0, FLOOR, high)
 
 
 def bin_quantile_interval(

@@ -31,10 +31,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tumble.rockfall.ensemble.cells import bin_index, bin_percentile, energy_mean
+from tumble.rockfall.ensemble.cells import bin_edges, bin_index, bin_percentile, energy_mean
 from tumble.rockfall.ensemble.energy_line import cell_minima
 from tumble.rockfall.ensemble.intervals import (
-    bin_edges,
     bin_quantile_interval,
     clopper_pearson,
     order_statistic_ranks,
