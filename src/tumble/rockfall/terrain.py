@@ -55,7 +55,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble.errors import DataError, DemError
-from tumble.io.dem import north_up_transform, read_dem, read_raster, write_raster
+from tumble.io.dem import (
+    north_up_transform,
+    read_dem,
+    read_raster,
+    resample_to_grid,
+    write_raster,
+)
 from tumble.rockfall.grid_checks import (
     degenerate_message,
     frozen_grid,
@@ -345,6 +351,13 @@ class Terrain:
                 source = raster.values
             soil[name] = source
         return dataclasses.replace(self, soil=soil)
+
+    def resample(self, path: str | os.PathLike, what: str = "raster") -> np.ndarray:
+        """Band 1 of the raster ``path`` on this DEM's grid, in any grid and CRS, by nearest
+        neighbour (:func:`tumble.io.dem.resample_to_grid`; NaN for nodata)."""
+        return resample_to_grid(
+            path, self.x0, self.y0, self.dx, self.dy, self.shape, self.crs, what
+        )
 
     # --- geometry ----------------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.errors import ConfigError
-from tumble.io.dem import resample_to_grid
 from tumble.io.dem_checks import crs_label, metric_crs
 from tumble.io.site_config import VolumeDistributionConfig
 from tumble.rockfall.clearance import Hulls
@@ -193,16 +192,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
 
 
 def _class_map(name: str, terrain: Terrain, base: Path, what: str) -> Any:
-    return resample_to_grid(
-        _path(name, base),
-        terrain.x0,
-        terrain.y0,
-        terrain.dx,
-        terrain.dy,
-        terrain.shape,
-        terrain.crs,
-        what,
-    )
+    return terrain.resample(_path(name, base), what)
 
 
 def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:

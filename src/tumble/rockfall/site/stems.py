@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from tumble.errors import ConfigError, DataError
-from tumble.io.dem import resample_to_grid
 from tumble.io.vectors import read_points, transform_xy
 from tumble.rockfall.forest import Forest
 
@@ -29,16 +28,7 @@ def _values(value: Any, terrain: Any, base: Path, key: str) -> Any:
     path = Path(value)
     path = path if path.is_absolute() else base / path
     try:
-        return resample_to_grid(
-            path,
-            terrain.x0,
-            terrain.y0,
-            terrain.dx,
-            terrain.dy,
-            terrain.shape,
-            terrain.crs,
-            key,
-        )
+        return terrain.resample(path, key)
     except (ValueError, OSError) as err:
         raise ConfigError(str(err), key) from err
 
