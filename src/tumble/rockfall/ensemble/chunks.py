@@ -37,10 +37,11 @@ from tumble.io.overrides import flatten_keys
 from tumble.io.results import read_npz, write_json_atomic, write_npz_atomic
 from tumble.rockfall.ensemble.cells import decode_cells, encode_cells
 from tumble.rockfall.ensemble.cluster import run_on_dask
-from tumble.rockfall.ensemble.driver import Ensemble, default_chunk_size
+from tumble.rockfall.ensemble.driver import Ensemble
 from tumble.rockfall.ensemble.kernels import run_rocks
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import RunReduction
+from tumble.rockfall.ensemble.sizes import default_chunk_size
 
 #: said before the kernels compile (once after installing or changing tumble)
 COMPILING = "compiling kernels (first run only, ~30 s)"

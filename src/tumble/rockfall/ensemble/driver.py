@@ -29,8 +29,6 @@ benchmark ``benchmarks/rockfall_ensemble.py``.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import math
 import time
 from collections.abc import Sequence
@@ -43,7 +41,8 @@ from tumble._jit import one_at_a_time, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
-from tumble.rockfall.ensemble.energy_line import cell_minima, visit_angles
+from tumble.rockfall.ensemble.energy_line import cell_minima, ground_below, visit_angles
+from tumble.rockfall.ensemble.fingerprints import chunk_fingerprint, run_fingerprint
 from tumble.rockfall.ensemble.kernels import (
     N_MAXIMA,
     N_QUANTITIES,
@@ -59,14 +58,21 @@ from tumble.rockfall.ensemble.kernels import (
 )
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
+from tumble.rockfall.ensemble.sizes import (
+    CHUNK_SIZE,
+    CROSSING_CAPACITY,
+    IMPACT_CAPACITY,
+    VISIT_CAPACITY,
+    check_size,
+)
+from tumble.rockfall.ensemble.tables import forest_chunk, forest_tables, soil_table
 from tumble.rockfall.ensemble.visits import reduce_visits
-from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
+from tumble.rockfall.forest import Forest
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.simulate import RockTrajectory, byte_size, check_steps, simulate
-from tumble.rockfall.soil import FIELDS, Soil, pack_table
+from tumble.rockfall.simulate import RockTrajectory, simulate
+from tumble.rockfall.soil import Soil
 from tumble.rockfall.step.model import (
-    STATE_SIZE,
     Options,
     check_dt,
     hull_radius,
@@ -75,125 +81,19 @@ from tumble.rockfall.step.model import (
     resolve_options,
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
-from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS, N_FOREST
+from tumble.rockfall.step.trees import N_FOREST
 from tumble.solver_defaults import ENSEMBLE_PGS_TOL
 
 #: the options of an ensemble when none are given
 ENSEMBLE_OPTIONS = Options(pgs_tol=ENSEMBLE_PGS_TOL)
 #: default path sampling, steps (0.01 s at dt = 0.002 s)
 SAMPLE_EVERY = 5
-#: default number of rocks per chunk (of a run of up to 20 000 rocks)
-CHUNK_SIZE = 100
-#: largest default chunk, rocks (its visit buffers take about 80 MB)
-MAX_DEFAULT_CHUNK = 1000
-#: initial capacity of the cell-visit buffer of a rock
-VISIT_CAPACITY = 2048
-#: initial capacity of the barrier-crossing buffer of a rock
-CROSSING_CAPACITY = 16
-#: tree impacts of a rock whose cells are mapped (``tree_impacts.tif``); more are counted
-IMPACT_CAPACITY = 256
-
 #: the cell visits a chunk holds when the ensemble keeps them (``keep_visits``), one row per
 #: rock and DEM cell its centre passed, sorted by rock and cell: the rock, the cell ``j nx + i``,
 #: the rock's maxima in the cell (n, 4: kinetic energy J, speed m/s, rotation rot/s, jump
 #: height m or NaN without flight; :meth:`Ensemble.visits`) and its energy-line angle there
 #: (degrees, :meth:`Ensemble.visit_angles`)
 VISIT_ARRAYS = ("visit_rock", "visit_cell", "visit_max", "visit_angle")
-
-#: the largest ensemble and the longest rock a run accepts (:func:`check_size`)
-MAX_ROCKS = 10_000_000
-#: the most memory the kernel buffers of one chunk may take, bytes
-MAX_CHUNK_BYTES = 2 * 1024**3
-#: bytes of one rock in a chunk file and in memory while the chunks are reduced (rock, status,
-#: steps, contact steps, PGS caps: 5 int64; final state; maxima; path statistics), before its
-#: cell visits
-CHUNK_ROCK_BYTES = 8 * (5 + STATE_SIZE + N_MAXIMA + 3 * N_QUANTITIES)
-#: bytes of one cell visit of a rock (rock, cell, maxima)
-VISIT_BYTES = 8 * (2 + N_QUANTITIES)
-#: bytes the driver holds per rock before it runs: release (position, orientation, velocity,
-#: omega), initial state, body (m, A, B, C), shape id, scale, mass
-SETUP_ROCK_BYTES = 8 * (13 + STATE_SIZE + 4 + 3)
-#: bytes of a rock's kernel buffers while its chunk runs (cell visits, outputs)
-KERNEL_ROCK_BYTES = VISIT_CAPACITY * VISIT_BYTES + CHUNK_ROCK_BYTES
-
-
-def check_size(n_rocks: int, options: Options, chunk_size: int | None = None) -> None:
-    """Refuse a run too large for one machine before anything is allocated, with the limit and
-    what the run would take: more than :data:`MAX_ROCKS` rocks (memory ``SETUP_ROCK_BYTES +
-    CHUNK_ROCK_BYTES`` a rock, chunk files ``CHUNK_ROCK_BYTES`` a rock, both before the cell
-    visits), rocks of more steps than :func:`tumble.rockfall.simulate.check_steps` allows, or
-    chunks whose kernel buffers exceed :data:`MAX_CHUNK_BYTES`."""
-    check_steps(options)
-    if n_rocks > MAX_ROCKS:
-        raise ValueError(
-            f"rocks = {n_rocks} exceeds the limit of {MAX_ROCKS:.0e} rocks per run: they would "
-            f"take at least {byte_size(n_rocks * (SETUP_ROCK_BYTES + CHUNK_ROCK_BYTES))} of memory "
-            f"and {byte_size(n_rocks * CHUNK_ROCK_BYTES)} of chunk files before their cell visits "
-            f"({VISIT_BYTES} bytes each); split the ensemble into several runs"
-        )
-    if chunk_size is not None:
-        rocks = min(int(chunk_size), n_rocks)
-        limit = MAX_CHUNK_BYTES // KERNEL_ROCK_BYTES
-        if rocks > limit:
-            raise ValueError(
-                f"chunk_size = {chunk_size} is too large: the kernel buffers of a chunk of "
-                f"{rocks} rocks would take {byte_size(rocks * KERNEL_ROCK_BYTES)} of memory; "
-                f"the limit is {limit} rocks per chunk ({byte_size(MAX_CHUNK_BYTES)})"
-            )
-
-
-def default_chunk_size(n_rocks: int) -> int:
-    """Rocks per chunk of a run when none is chosen: :data:`CHUNK_SIZE`, or for runs of more
-    than 20 000 rocks ``n_rocks / 200`` up to :data:`MAX_DEFAULT_CHUNK`, so that a large run has
-    a few hundred chunk files (a chunk file grows with the cells its rocks reached, which its
-    rocks share: fewer, larger chunks take less disk). The numbers do not depend on it."""
-    return int(min(max(CHUNK_SIZE, n_rocks // 200), MAX_DEFAULT_CHUNK))
-
-
-def forest_chunk(fstate: np.ndarray, impact_cell: np.ndarray) -> dict[str, np.ndarray]:
-    """The forest arrays of a chunk: per rock ``tree_impacts`` and ``tree_energy_J``, and the
-    chunk's impacts per DEM cell (``impact_cell_index``, ``impact_cell_count``) of the first
-    :data:`IMPACT_CAPACITY` impacts of each rock (``impacts_unmapped`` counts the others)."""
-    impacts = fstate[:, F_IMPACTS].astype(np.int64)
-    mapped = impact_cell[impact_cell >= 0]
-    cells, count = np.unique(mapped, return_counts=True)
-    return {
-        "tree_impacts": impacts,
-        "tree_energy_J": fstate[:, F_ENERGY].copy(),
-        "impact_cell_index": cells.astype(np.int64),
-        "impact_cell_count": count.astype(np.int64),
-        "impacts_unmapped": np.array([int(impacts.sum()) - int(mapped.size)], dtype=np.int64),
-    }
-
-
-def _soil_table(
-    terrain: Any,
-    model: Any,
-    soils: Sequence[Soil] | None,
-    soil_row: Any,
-    n: int,
-) -> tuple[tuple[Soil, ...] | None, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``(soils, soil_row, (values, index, rasters))``: the soil table of the kernel, one row per
-    soil of ``soils`` with rock k on row ``soil_row[k]``; without ``soils`` the one row of the
-    ensemble's soil (``model``) for every rock."""
-    if soils is None:
-        if soil_row is not None:
-            raise ValueError("soil_row needs soils (the table it indexes)")
-        table = (model.soil_values[None, :], model.soil_index[None, :], model.soil_rasters)
-        return None, np.zeros(n, dtype=np.int64), table
-    soils = tuple(soils)
-    if not soils or not all(isinstance(s, Soil) for s in soils):
-        raise ValueError("soils must be a non-empty sequence of Soil")
-    row = np.asarray(soil_row)
-    if row.shape != (n,) or not np.issubdtype(row.dtype, np.integer):
-        raise ValueError(f"soil_row must be one integer row of soils per rock ({n})")
-    if n and (row.min() < 0 or row.max() >= len(soils)):
-        raise ValueError(f"soil_row must index the {len(soils)} soils")
-    # soil rasters of the terrain replace the fields of every soil, as in pack_model
-    rasters = {k: v for k, v in dict(getattr(terrain, "soil", None) or {}).items() if k in FIELDS}
-    replaced = tuple(dataclasses.replace(s, **rasters) if rasters else s for s in soils)
-    table = pack_table(replaced, model.heights.shape)
-    return soils, np.ascontiguousarray(row, dtype=np.int64), table
 
 
 class Ensemble:
@@ -274,7 +174,7 @@ class Ensemble:
             self.reach_groups = np.ascontiguousarray(groups, dtype=np.int64)
             self.n_reach_groups = int(groups.max()) + 1 if groups.size else 1
         #: the terrain point below each rock's release (n, 3): the start of its energy line
-        self.release_ground = _ground_below(terrain, states.position)
+        self.release_ground = ground_below(terrain, states.position)
         if shape_id is None:
             shape_id = np.zeros(n, dtype=np.int64)
         else:
@@ -316,7 +216,7 @@ class Ensemble:
         # a barrier without an uphill side: the side the rocks start on
         self.barriers = with_uphill(self.barriers, states.position)
         model = pack_model(terrain, self.shapes[0], soil, self.options)
-        self.soils, self.soil_row, soil_table = _soil_table(terrain, model, soils, soil_row, n)
+        self.soils, self.soil_row, soils_packed = soil_table(terrain, model, soils, soil_row, n)
         counts = np.array([s.n_vertices for s in self.shapes], dtype=np.int64)
         table = np.zeros((len(self.shapes), int(counts.max()), 3))
         for i, s in enumerate(self.shapes):
@@ -349,15 +249,11 @@ class Ensemble:
             model.heights,
             self.options.gravity,
         )
-        if forest is not None and not isinstance(forest, Forest):
-            raise ValueError("forest must be a Forest (tumble.rockfall.forest)")
-        if forest is not None and forest.shape != terrain.heights.shape:
-            raise ValueError(f"forest is on a grid of {forest.shape}, the DEM is {terrain.shape}")
         self.forest = forest
         volume = np.array([s.volume for s in self.shapes])[self.shape_id] * self.scale**3
         self._packed: dict[str, Any] = {
             "model": model,
-            "soil_table": soil_table,
+            "soil_table": soils_packed,
             "shape_vertices": table,
             "shape_counts": counts,
             "bodies": bodies,
@@ -365,9 +261,7 @@ class Ensemble:
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
             "nets": pack_nets(pack_barriers(self.barriers)) if self.barriers else no_nets(),
-            "forest": no_forest() if forest is None else forest.pack(),
-            "diameter": np.ascontiguousarray(rock_diameter(volume)),
-            "keys": rock_keys(seed, n),
+            **forest_tables(forest, terrain, volume, seed, n),
         }
 
     # --- settings ------------------------------------------------------------------------------
@@ -452,56 +346,9 @@ class Ensemble:
             return self.soil
         return self.soils[int(self.soil_row[k])]
 
-    def fingerprint(self) -> str:
-        """Hash of every kernel input: equal fingerprints give equal results."""
-        digest = hashlib.sha256()
-        p = self._packed
-        arrays = [*p["model"][:5], p["model"].options, p["shape_vertices"], p["shape_counts"]]
-        arrays += [self.shape_id, self.scale, p["bodies"], p["states"]]
-        if self.barriers:  # runs without barriers keep their fingerprints
-            arrays += list(p["nets"])
-        if self.forest is not None:  # runs without forest keep their fingerprints
-            arrays += [*p["forest"], p["diameter"], p["keys"]]
-        for array in arrays:
-            a = np.ascontiguousarray(array)
-            digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(a.data.cast("B") if a.size else b"")  # a.tobytes(), not copied
-        if self.soils is not None:  # runs without a soil table keep their fingerprints
-            for array in (*p["soil_table"], self.soil_row):
-                a = np.ascontiguousarray(array)
-                digest.update(str((a.dtype.str, a.shape)).encode())
-                digest.update(a.data.cast("B") if a.size else b"")
-        scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
-        digest.update(repr(scalars).encode())
-        return digest.hexdigest()[:32]
-
-    def chunk_fingerprint(self, start: int, stop: int) -> str:
-        """Hash of every input of the chunk of rocks ``start .. stop - 1``: the shared model and
-        those rocks' own rows (initial state, body, shape, groups, release point). Two ensembles
-        with equal chunk fingerprints give that chunk equal arrays, whatever their other rocks
-        (a run of more rocks whose first ones are the same reuses them)."""
-        digest = hashlib.sha256()
-        p = self._packed
-        rows = slice(int(start), int(stop))
-        arrays = [*p["model"][:5], p["model"].options, p["shape_vertices"], p["shape_counts"]]
-        arrays += [np.arange(start, stop), self.shape_id[rows], self.scale[rows]]
-        arrays += [p["bodies"][rows], p["states"][rows], self.release_ground[rows]]
-        for groups in (self.count_groups, self.reach_groups):
-            arrays.append(np.zeros(0) if groups is None else groups[rows])
-        if self.barriers:
-            arrays += list(p["nets"])
-        if self.forest is not None:
-            arrays += [*p["forest"], p["diameter"][rows], p["keys"][rows]]
-        if self.soils is not None:
-            arrays += [*p["soil_table"], self.soil_row[rows]]
-        for array in arrays:
-            a = np.ascontiguousarray(array)
-            digest.update(str((a.dtype.str, a.shape)).encode())
-            digest.update(a.data.cast("B") if a.size else b"")
-        scalars = (p["n_steps"], p["rest_steps"], self.options.rest_speed, self.sample_every)
-        sizes = (self.n_count_groups, self.count_levels_kJ, self.n_reach_groups)
-        digest.update(repr((scalars, sizes)).encode())
-        return digest.hexdigest()[:32]
+    #: hashes of every kernel input, and of every input of a chunk (:mod:`.fingerprints`)
+    fingerprint = run_fingerprint
+    chunk_fingerprint = chunk_fingerprint
 
     # --- chunks --------------------------------------------------------------------------------
 
@@ -749,18 +596,3 @@ class Ensemble:
                 reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(stop - start, int(chunk["steps"].sum()))
         return reduction.result(wall_time=time.perf_counter() - t0)
-
-
-def _ground_below(terrain: Any, position: np.ndarray) -> np.ndarray:
-    """The terrain point ``(x, y, height)`` below each position (n, 3); NaN height off the
-    terrain."""
-    x, y = (
-        np.asarray(position[:, 0], dtype=np.float64),
-        np.asarray(position[:, 1], dtype=np.float64),
-    )
-    z = np.full(x.size, np.nan)
-    if x.size:
-        on = np.asarray(terrain.contains(x, y), dtype=bool)
-        if on.any():
-            z[on] = terrain.height(x[on], y[on])
-    return np.column_stack([x, y, z])

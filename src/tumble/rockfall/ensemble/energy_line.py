@@ -26,6 +26,7 @@ depend on the order: the same raster for any chunking, threads or Dask.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -80,3 +81,18 @@ def merge_minima(parts: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndar
     cells = [np.zeros(0, dtype=np.int64), *(np.asarray(p["angle_cell"]) for p in parts)]
     values = [np.zeros(0), *(np.asarray(p["angle_min"]) for p in parts)]
     return cell_minima(np.concatenate(cells), np.concatenate(values))
+
+
+def ground_below(terrain: Any, position: np.ndarray) -> np.ndarray:
+    """The terrain point ``(x, y, height)`` below each position (n, 3); NaN height off the
+    terrain."""
+    x, y = (
+        np.asarray(position[:, 0], dtype=np.float64),
+        np.asarray(position[:, 1], dtype=np.float64),
+    )
+    z = np.full(x.size, np.nan)
+    if x.size:
+        on = np.asarray(terrain.contains(x, y), dtype=bool)
+        if on.any():
+            z[on] = terrain.height(x[on], y[on])
+    return np.column_stack([x, y, z])

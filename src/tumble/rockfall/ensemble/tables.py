@@ -1,0 +1,78 @@
+"""The per-rock tables of the ensemble kernel beyond its core arrays: the soil table the rocks
+read (one row per soil, a row per rock: :mod:`tumble.rockfall.site.soil_uncertainty`) and the
+forest arrays a chunk returns (:mod:`tumble.rockfall.step.trees`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
+from tumble.rockfall.soil import FIELDS, Soil, pack_table
+from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS
+
+
+def forest_chunk(fstate: np.ndarray, impact_cell: np.ndarray) -> dict[str, np.ndarray]:
+    """The forest arrays of a chunk: per rock ``tree_impacts`` and ``tree_energy_J``, and the
+    chunk's impacts per DEM cell (``impact_cell_index``, ``impact_cell_count``) of the first
+    :data:`~tumble.rockfall.ensemble.sizes.IMPACT_CAPACITY` impacts of each rock
+    (``impacts_unmapped`` counts the others)."""
+    impacts = fstate[:, F_IMPACTS].astype(np.int64)
+    mapped = impact_cell[impact_cell >= 0]
+    cells, count = np.unique(mapped, return_counts=True)
+    return {
+        "tree_impacts": impacts,
+        "tree_energy_J": fstate[:, F_ENERGY].copy(),
+        "impact_cell_index": cells.astype(np.int64),
+        "impact_cell_count": count.astype(np.int64),
+        "impacts_unmapped": np.array([int(impacts.sum()) - int(mapped.size)], dtype=np.int64),
+    }
+
+
+def soil_table(
+    terrain: Any,
+    model: Any,
+    soils: Sequence[Soil] | None,
+    soil_row: Any,
+    n: int,
+) -> tuple[tuple[Soil, ...] | None, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``(soils, soil_row, (values, index, rasters))``: the soil table of the kernel, one row per
+    soil of ``soils`` with rock k on row ``soil_row[k]``; without ``soils`` the one row of the
+    ensemble's soil (``model``) for every rock."""
+    if soils is None:
+        if soil_row is not None:
+            raise ValueError("soil_row needs soils (the table it indexes)")
+        table = (model.soil_values[None, :], model.soil_index[None, :], model.soil_rasters)
+        return None, np.zeros(n, dtype=np.int64), table
+    soils = tuple(soils)
+    if not soils or not all(isinstance(s, Soil) for s in soils):
+        raise ValueError("soils must be a non-empty sequence of Soil")
+    row = np.asarray(soil_row)
+    if row.shape != (n,) or not np.issubdtype(row.dtype, np.integer):
+        raise ValueError(f"soil_row must be one integer row of soils per rock ({n})")
+    if n and (row.min() < 0 or row.max() >= len(soils)):
+        raise ValueError(f"soil_row must index the {len(soils)} soils")
+    # soil rasters of the terrain replace the fields of every soil, as in pack_model
+    rasters = {k: v for k, v in dict(getattr(terrain, "soil", None) or {}).items() if k in FIELDS}
+    replaced = tuple(dataclasses.replace(s, **rasters) if rasters else s for s in soils)
+    table = pack_table(replaced, model.heights.shape)
+    return soils, np.ascontiguousarray(row, dtype=np.int64), table
+
+
+def forest_tables(
+    forest: Forest | None, terrain: Any, volume: np.ndarray, seed: int | None, n: int
+) -> dict[str, Any]:
+    """The forest inputs of the kernel: the packed stems (``forest``; none without a forest),
+    each rock's ``diameter`` (of the sphere of its ``volume``) and random ``keys``."""
+    if forest is not None and not isinstance(forest, Forest):
+        raise ValueError("forest must be a Forest (tumble.rockfall.forest)")
+    if forest is not None and forest.shape != terrain.heights.shape:
+        raise ValueError(f"forest is on a grid of {forest.shape}, the DEM is {terrain.shape}")
+    return {
+        "forest": no_forest() if forest is None else forest.pack(),
+        "diameter": np.ascontiguousarray(rock_diameter(volume)),
+        "keys": rock_keys(seed, n),
+    }
