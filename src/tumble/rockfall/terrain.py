@@ -59,9 +59,9 @@ from tumble.io.dem import (
     north_up_transform,
     read_dem,
     read_raster,
-    resample_to_grid,
     write_raster,
 )
+from tumble.io.resample import resample_to_grid
 from tumble.rockfall.grid_checks import (
     degenerate_message,
     frozen_grid,
@@ -354,7 +354,7 @@ class Terrain:
 
     def resample(self, path: str | os.PathLike, what: str = "raster") -> np.ndarray:
         """Band 1 of the raster ``path`` on this DEM's grid, in any grid and CRS, by nearest
-        neighbour (:func:`tumble.io.dem.resample_to_grid`; NaN for nodata)."""
+        neighbour (:func:`tumble.io.resample.resample_to_grid`; NaN for nodata)."""
         return resample_to_grid(
             path, self.x0, self.y0, self.dx, self.dy, self.shape, self.crs, what
         )

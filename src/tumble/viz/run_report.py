@@ -91,7 +91,6 @@ from tumble.viz.report_html import (
     _soil_uncertainty,
     _statistics,
     _warnings,
-    barrier_records,
     number,
     percent,
     records_table,
@@ -416,3 +415,62 @@ def write_run_report(
     text = "\n".join(p for p in parts if p)
     write_atomic(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return page
+
+
+def barrier_side(b: Mapping[str, Any]) -> str:
+    """The side a barrier's rocks come from, as the report shows it: ``"left (release 100 %)"``,
+    ``"right (configured)"``; seen along the line from its first point to its last."""
+    uphill = b.get("uphill")
+    if uphill is None:
+        return "n/a"
+    source = b.get("uphill_from")
+    share = b.get("release_share_uphill")
+    if source == "release" and share is not None:
+        return f"{uphill} (release {percent(share)})"
+    if source in ("configuration", "file"):
+        return f"{uphill} (given{'' if share is None else f'; release {percent(share)}'})"
+    return str(uphill)
+
+
+def barrier_records(barriers: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """One flat row per barrier of ``summary["barriers"]``: the side its rocks come from,
+    crossings both ways, the percentiles a fence is designed for with their intervals, and the
+    design values with their verification."""
+
+    def cell(stats: Mapping[str, Any] | None, key: str, digits: int) -> str:
+        if not stats or stats.get(key) is None:
+            return "n/a"
+        text = f"{stats[key]:.{digits}f}"
+        ci = stats.get(key + "_ci")
+        return text + (f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "")
+
+    rows = []
+    for b in barriers:
+        design = b.get("design") or {}
+        verdict = []
+        for key, what in (("energy_ok", "energy"), ("height_ok", "height")):
+            if design.get(key) is not None:
+                verdict.append(f"{what} {'ok' if design[key] else 'NOT ok'}")
+        rows.append(
+            {
+                "barrier": str(b.get("name")),
+                "kind": str(b.get("kind")),
+                "rocks come from (side seen along the line)": barrier_side(b),
+                "rocks crossing": (
+                    f"{b.get('rocks_crossing')} ({percent(b.get('fraction_crossing'))})"
+                ),
+                "crossings down / up": (
+                    f"{b.get('crossings_downslope', 'n/a')} / {b.get('crossings_upslope', 'n/a')}"
+                ),
+                "energy p95 (kJ)": cell(b.get("kinetic_energy_kJ"), "p95", 0),
+                "energy p99 (kJ)": cell(b.get("kinetic_energy_kJ"), "p99", 0),
+                "velocity p95 (m/s)": cell(b.get("velocity_ms"), "p95", 1),
+                "passing height p95 (m)": cell(b.get("passing_height_m"), "p95", 2),
+                "top height p95 (m)": cell(b.get("top_height_m"), "p95", 2),
+                "E_d (kJ)": number(design.get("E_d_kJ")),
+                "h_d (m)": number(design.get("h_d_m")),
+                "required height (m)": number(design.get("required_height_m")),
+                "verification": ", ".join(verdict) or "-",
+            }
+        )
+    return rows

@@ -1,7 +1,8 @@
 """Soil and forest class maps: per-class parameters resampled onto the DEM grid.
 
-A class map is an integer raster on any grid, extent and CRS (:func:`tumble.io.dem.resample_to_grid`
-brings it onto the DEM's samples by nearest-neighbour resampling). Each class code maps to a
+A class map is an integer raster on any grid, extent and CRS
+(:func:`tumble.io.resample.resample_to_grid` brings it onto the DEM's samples by
+nearest-neighbour resampling). Each class code maps to a
 :class:`~tumble.rockfall.soil.Soil` (a catalogue preset, optionally with overridden fields) or,
 for forest, to a :class:`ForestDrag`; the result is one :class:`Soil` whose fields are rasters
 on the DEM grid (a field equal in every class stays a number), read by the engine like any soil

@@ -2,7 +2,7 @@
 
 Stands: ``stems_per_ha``, ``dbh_cm`` and ``energy_factor`` are numbers or rasters on any grid,
 extent and CRS, brought onto the DEM's samples by nearest-neighbour resampling like the soil map
-(:func:`tumble.io.dem.resample_to_grid`); 0 or nodata stems, or nodata DBH, is no forest.
+(:func:`tumble.io.resample.resample_to_grid`); 0 or nodata stems, or nodata DBH, is no forest.
 Single trees: ``trees`` is a vector file of points (any format the release areas take) with the
 DBH in cm in ``dbh_field`` and optionally the energy factor in ``factor_field``; points in
 another CRS than the DEM's are transformed to it.
