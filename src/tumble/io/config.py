@@ -96,8 +96,6 @@ point, no self-crossing, inside the DEM) and the CRS are checked by the engine
 from __future__ import annotations
 
 import os
-import types
-import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -113,6 +111,7 @@ from pydantic import (
 )
 
 from tumble.errors import ConfigError
+from tumble.io.config_keys import error_key, error_message
 from tumble.io.overrides import apply_overrides, deep_copy, read_toml, set_key
 from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
 from tumble.io.vectors import barrier_entries
@@ -395,104 +394,14 @@ class RockfallConfig(_Section):
         return self.model_dump(exclude={"output", "run", "convergence"})
 
 
-def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:
-    """Allowed keys at the level ``loc`` (without its last element) of the schema; a list of
-    tables (``[[barrier]]``) counts as its table."""
-    current: Any = model
-    for part in loc[:-1]:
-        fields = getattr(current, "model_fields", None)
-        if not fields or part not in fields:
-            return []
-        current = fields[part].annotation
-        if typing.get_origin(current) is list:
-            current = typing.get_args(current)[0]
-    fields = getattr(current, "model_fields", None)
-    return sorted(fields) if fields else []
-
-
-def _types(annotation: Any) -> list[Any]:
-    """The types an annotation allows: the members of a union (None left out), each without its
-    ``Annotated`` metadata."""
-    if typing.get_origin(annotation) is Annotated:
-        return _types(typing.get_args(annotation)[0])
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return [t for member in typing.get_args(annotation) for t in _types(member)]
-    return [] if annotation is type(None) else [annotation]
-
-
-def config_key(loc: Sequence[str | int]) -> str:
-    """The dotted configuration key of a pydantic error location ``loc``: its field names, list
-    and array indices and table keys (``soil.classes.1.mu_min``), without the labels pydantic
-    adds for the members of a union (``constrained-float``, ``str``, ``SoilClassConfig``) and
-    for the key of a table (``[key]``)."""
-    keys: list[str] = []
-    allowed: list[Any] = [RockfallConfig]
-    for part in loc:
-        origins = {typing.get_origin(t) for t in allowed}
-        models = [t for t in allowed if isinstance(t, type) and issubclass(t, BaseModel)]
-        owner = next((m for m in models if part in m.model_fields), None)
-        if owner is not None:  # a field
-            keys.append(str(part))
-            allowed = _types(owner.model_fields[str(part)].annotation)
-        elif isinstance(part, int) and origins & {list, tuple}:  # an element of an array
-            keys.append(str(part))
-            allowed = [
-                t
-                for a in allowed
-                if typing.get_origin(a) in (list, tuple)
-                for t in _types(_element(a, part))
-            ]
-        elif dict in origins:  # the key of a table ([soil.classes]): its values follow
-            keys.append(str(part))
-            allowed = [t for a in allowed if typing.get_origin(a) is dict for t in _types(a)]
-            allowed = [t for a in allowed for t in _types(typing.get_args(a)[1])] or allowed
-        else:  # pydantic's label of a union member: the member it names, if a table
-            named = [m for m in models if m.__name__ in str(part)]
-            allowed = named or allowed
-    return ".".join(keys)
-
-
-def _element(array: Any, index: int) -> Any:
-    """The type of element ``index`` of a ``list[...]`` or ``tuple[...]`` annotation."""
-    args = typing.get_args(array)
-    if typing.get_origin(array) is list or (len(args) == 2 and args[1] is Ellipsis):
-        return args[0]
-    return args[index] if index < len(args) else Any
-
-
-def _error_key(error: Any) -> str:
-    """The configuration key of one pydantic error (an unknown key: the key itself)."""
-    loc = error["loc"]
-    if error["type"] == "extra_forbidden" and loc:
-        return ".".join(k for k in (config_key(loc[:-1]), str(loc[-1])) if k)
-    return config_key(loc)
-
-
-def _message(err: ValidationError) -> str:
-    lines: list[str] = []
-    for e in err.errors():
-        loc = tuple(p for p in e["loc"] if isinstance(p, str))
-        key = _error_key(e)
-        if e["type"] == "extra_forbidden":
-            allowed = _key_names(RockfallConfig, loc)
-            where = ".".join(loc[:-1]) or "the top level"
-            lines.append(
-                f"unknown key {key!r}"
-                + (f" (allowed in {where}: {', '.join(allowed)})" if allowed else "")
-            )
-        else:
-            lines.append(f"{key}: {e['msg']} (got {e.get('input')!r})")
-    return "invalid configuration: " + "; ".join(dict.fromkeys(lines))
-
-
 def validate(data: dict) -> RockfallConfig:
     """A :class:`RockfallConfig` from a plain dict; :class:`~tumble.errors.ConfigError` naming
-    every bad key (its ``key``: the first of them, :func:`config_key`)."""
+    every bad key (its ``key``: the first of them, :func:`tumble.io.config_keys.config_key`)."""
     try:
         return RockfallConfig.model_validate(data)
     except ValidationError as err:
-        key = _error_key(err.errors()[0]) if err.errors() else None
-        raise ConfigError(_message(err), key or None) from None
+        key = error_key(err.errors()[0], RockfallConfig) if err.errors() else None
+        raise ConfigError(error_message(err, RockfallConfig), key or None) from None
 
 
 #: keys whose string values are file names: resolved against the folder of the TOML file that

@@ -17,7 +17,13 @@ from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ig
 
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, Rasters
 from tumble.viz.grids import block_max, decimation
-from tumble.viz.map_overlays import draw_barriers, draw_frame, draw_release_areas
+from tumble.viz.map_overlays import (
+    draw_barriers,
+    draw_exits,
+    draw_frame,
+    draw_release_areas,
+    draw_release_points,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -347,98 +353,6 @@ def relief(terrain: Terrain, window: Window) -> Relief:
     return Relief(shade, exaggeration)
 
 
-#: release cells up to which each is marked; above, the outline of the release area is drawn
-MAX_RELEASE_MARKERS = 30
-
-
-def _release(ax: Axes, terrain: Terrain, window: Window, rocks: Mapping[str, np.ndarray]) -> None:
-    """Release points as triangles at the centres of their cells, or, for more than
-    :data:`MAX_RELEASE_MARKERS` cells, the outline of the cells with the gaps between them
-    (up to their mean spacing) closed by :func:`tumble.viz.rockfall.envelope_mask`."""
-    if "release_x" not in rocks or "release_y" not in rocks:
-        return
-    x = np.asarray(rocks["release_x"], dtype=np.float64)
-    y = np.asarray(rocks["release_y"], dtype=np.float64)
-    i = np.floor((x - terrain.x0) / terrain.dx + 0.5) - window.i0
-    j = np.floor((y - terrain.y0) / terrain.dy + 0.5) - window.j0
-    ny, nx = window.j1 - window.j0, window.i1 - window.i0
-    ok = np.isfinite(i) & np.isfinite(j) & (i >= 0) & (j >= 0) & (i < nx) & (j < ny)
-    # the cells in row order, as np.unique of the (j, i) rows gives them, from the flat index:
-    # marked on the window when it is not much larger than the list, else sorted
-    flat = j[ok].astype(np.int64) * nx + i[ok].astype(np.int64)
-    if ny * nx <= 8 * flat.size + 1_000_000:
-        marked = np.zeros(ny * nx, dtype=bool)
-        marked[flat] = True
-        flat = np.flatnonzero(marked)
-    else:
-        flat = np.unique(flat)
-    cells = np.column_stack([flat // nx, flat % nx])
-    if cells.size == 0:
-        return
-    cx = terrain.x0 + (cells[:, 1] + window.i0) * terrain.dx
-    cy = terrain.y0 + (cells[:, 0] + window.j0) * terrain.dy
-    if len(cells) <= MAX_RELEASE_MARKERS:
-        ax.plot(
-            cx,
-            cy,
-            linestyle="none",
-            marker="^",
-            markersize=5,
-            markerfacecolor="white",
-            markeredgecolor="black",
-            markeredgewidth=0.6,
-            label="release points",
-        )
-    else:
-        from tumble.viz.rockfall import envelope_mask
-
-        (j0, i0), (j1, i1) = cells.min(axis=0), cells.max(axis=0)
-        spacing = math.sqrt((j1 - j0 + 1) * (i1 - i0 + 1) / len(cells))
-        radius = max(2, math.ceil(spacing))  # the mean distance between release cells
-        pad = radius + 2
-        cell_area = np.zeros((j1 - j0 + 1 + 2 * pad, i1 - i0 + 1 + 2 * pad))
-        cell_area[cells[:, 0] - j0 + pad, cells[:, 1] - i0 + pad] = 1.0
-        area = envelope_mask(cell_area, radius).astype(np.float64)
-        gx = terrain.x0 + (np.arange(cell_area.shape[1]) + i0 - pad + window.i0) * terrain.dx
-        gy = terrain.y0 + (np.arange(cell_area.shape[0]) + j0 - pad + window.j0) * terrain.dy
-        halo = [withStroke(linewidth=3, foreground="white")]
-        contour = ax.contour(gx, gy, area, levels=[0.5], colors="black", linewidths=1.2)
-        contour.set(path_effects=halo)
-        ax.plot([], [], color="black", lw=1.2, path_effects=halo, label="release area")
-
-
-#: the maps that show where rocks left the DEM
-EXIT_MAPS = frozenset({"reach_probability", "deposit_count"})
-#: how each kind of exit is drawn: label, marker, face colour
-EXIT_MARKERS = {
-    "downslope_edge": ("left across the downslope edge", "X", "#111111"),
-    "side_edge": ("left across a side edge", "X", "#ff7f00"),
-    "nodata_hole": ("fell into a nodata hole", "o", "#00c0e0"),
-}
-
-
-def _exits(ax: Axes, exits: Mapping[str, np.ndarray]) -> None:
-    """The points where rocks left the DEM, one marker per kind of exit
-    (:mod:`tumble.rockfall.exits`)."""
-    kind = np.asarray(exits.get("kind", []))
-    x = np.asarray(exits.get("x", []), dtype=np.float64)
-    y = np.asarray(exits.get("y", []), dtype=np.float64)
-    for name, (label, marker, colour) in EXIT_MARKERS.items():
-        here = (kind == name) & np.isfinite(x) & np.isfinite(y)
-        if here.any():
-            ax.plot(
-                x[here],
-                y[here],
-                linestyle="none",
-                marker=marker,
-                markersize=6,
-                markerfacecolor=colour,
-                markeredgecolor="white",
-                markeredgewidth=0.7,
-                label=f"{label} ({int(here.sum())})",
-            )
-
-
 class MapLayout(NamedTuple):
     """Where the parts of a map figure go: ``size`` (width, height) in inches; ``map`` and
     ``colorbar`` the axes rectangles (left, bottom, width, height) as fractions of the figure."""
@@ -561,11 +475,11 @@ def map_figure(
         )
     draw_barriers(ax, geometry)
     if not draw_release_areas(ax, geometry) and rocks is not None:
-        _release(ax, terrain, window, rocks)
+        draw_release_points(ax, terrain, window, rocks)
     if frame is not None:
         draw_frame(ax, _window_extent(terrain, frame))
     if exits is not None:
-        _exits(ax, exits)
+        draw_exits(ax, exits)
     handles, labels = ax.get_legend_handles_labels()
     if handles:  # above the map: never over the data
         placed = map_layout(width, height, math.ceil(len(handles) / 3))

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
 
 
+from tumble.viz.map_overlays import EXIT_MAPS
 from tumble.viz.report_html import (
     RECORD_TABLES,
     RUN_KEYS,
@@ -98,7 +99,6 @@ from tumble.viz.report_html import (
     values_table,
 )
 from tumble.viz.report_maps import (
-    EXIT_MAPS,
     MAPS,
     OPTIONAL_MAPS,
     MapFigure,

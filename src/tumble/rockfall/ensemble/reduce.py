@@ -66,6 +66,7 @@ from tumble.rockfall.ensemble.kernels import (
     W_MEAN,
 )
 from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
+from tumble.rockfall.ensemble.tables import forest_summary
 from tumble.rockfall.exits import exit_summary, exit_table
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
 from tumble.rockfall.step.model import S_R, STATE_SIZE
@@ -535,42 +536,6 @@ class RunReduction:
             ensemble.states.position[rock],
             ensemble.dt,
         )
-
-
-def forest_summary(
-    forest: Any,
-    impacts: np.ndarray,
-    energy: np.ndarray,
-    status: np.ndarray,
-    position: np.ndarray,
-    terrain: Terrain,
-    unmapped: int,
-) -> dict[str, Any]:
-    """``summary.json["forest"]``: the forest (:meth:`tumble.rockfall.forest.Forest.describe`),
-    the impacts (total, per rock), the energy the stems took, the rocks that stopped in forest
-    cells, and ``warnings`` (taken out by the caller)."""
-    stopped = status == int(RockStatus.STOPPED)
-    cells = nearest_cells(terrain, position[stopped, 0], position[stopped, 1])
-    mask = forest.forest_mask().ravel()
-    in_forest = int(np.sum(mask[cells[cells >= 0]]))
-    timed_out = status == int(RockStatus.TIMED_OUT)
-    out = {
-        **forest.describe(),
-        "impacts": int(impacts.sum()),
-        "rocks_with_impacts": int(np.sum(impacts > 0)),
-        "impacts_per_rock_max": int(impacts.max()) if impacts.size else 0,
-        "energy_absorbed_kJ": float(energy.sum() * 1e-3),
-        "stopped_in_forest": in_forest,
-        "stopped_in_forest_fraction": float(in_forest / max(impacts.size, 1)),
-        "timed_out_with_impacts": int(np.sum(timed_out & (impacts > 0))),
-        "warnings": [],
-    }
-    if unmapped:
-        out["warnings"].append(
-            f"forest: {unmapped} tree impacts of rocks with more than 256 impacts are counted "
-            "in summary.json and deposits.csv but not mapped in rasters/tree_impacts.tif"
-        )
-    return out
 
 
 def reduce_chunks(

@@ -1,18 +1,24 @@
 """The per-rock tables of the ensemble kernel beyond its core arrays: the soil table the rocks
-read (one row per soil, a row per rock: :mod:`tumble.rockfall.site.soil_uncertainty`) and the
-forest arrays a chunk returns (:mod:`tumble.rockfall.step.trees`)."""
+read (one row per soil, a row per rock: :mod:`tumble.rockfall.site.soil_uncertainty`), the
+forest inputs and the forest arrays a chunk returns (:mod:`tumble.rockfall.step.trees`), and
+their summary (``summary.json["forest"]``)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.rockfall.ensemble.rasters import nearest_cells
 from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
 from tumble.rockfall.soil import FIELDS, Soil, pack_table
+from tumble.rockfall.status import RockStatus
 from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS
+
+if TYPE_CHECKING:
+    from tumble.rockfall.terrain import Terrain
 
 
 def forest_chunk(fstate: np.ndarray, impact_cell: np.ndarray) -> dict[str, np.ndarray]:
@@ -76,3 +82,39 @@ def forest_tables(
         "diameter": np.ascontiguousarray(rock_diameter(volume)),
         "keys": rock_keys(seed, n),
     }
+
+
+def forest_summary(
+    forest: Any,
+    impacts: np.ndarray,
+    energy: np.ndarray,
+    status: np.ndarray,
+    position: np.ndarray,
+    terrain: Terrain,
+    unmapped: int,
+) -> dict[str, Any]:
+    """``summary.json["forest"]``: the forest (:meth:`tumble.rockfall.forest.Forest.describe`),
+    the impacts (total, per rock), the energy the stems took, the rocks that stopped in forest
+    cells, and ``warnings`` (taken out by the caller)."""
+    stopped = status == int(RockStatus.STOPPED)
+    cells = nearest_cells(terrain, position[stopped, 0], position[stopped, 1])
+    mask = forest.forest_mask().ravel()
+    in_forest = int(np.sum(mask[cells[cells >= 0]]))
+    timed_out = status == int(RockStatus.TIMED_OUT)
+    out = {
+        **forest.describe(),
+        "impacts": int(impacts.sum()),
+        "rocks_with_impacts": int(np.sum(impacts > 0)),
+        "impacts_per_rock_max": int(impacts.max()) if impacts.size else 0,
+        "energy_absorbed_kJ": float(energy.sum() * 1e-3),
+        "stopped_in_forest": in_forest,
+        "stopped_in_forest_fraction": float(in_forest / max(impacts.size, 1)),
+        "timed_out_with_impacts": int(np.sum(timed_out & (impacts > 0))),
+        "warnings": [],
+    }
+    if unmapped:
+        out["warnings"].append(
+            f"forest: {unmapped} tree impacts of rocks with more than 256 impacts are counted "
+            "in summary.json and deposits.csv but not mapped in rasters/tree_impacts.tif"
+        )
+    return out

@@ -39,7 +39,12 @@ from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
-from tumble.rockfall.site.rock_classes import RockClass, VolumeDistribution, draw_classes
+from tumble.rockfall.site.rock_classes import (
+    RockClass,
+    VolumeDistribution,
+    draw_classes,
+    rock_from_section,
+)
 from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
 from tumble.rockfall.site.soil_uncertainty import describe
 from tumble.rockfall.site.stems import stems_from_config
@@ -52,9 +57,6 @@ if TYPE_CHECKING:
 
 #: the built-in terrain of a configuration that names neither a scenario nor a DEM
 DEFAULT_SCENARIO = "slope40"
-#: the mass of an EOTA rock given neither a mass nor a size, kg (the EOTA221 blocks of the
-#: ensembles of Leine et al. 2021)
-DEFAULT_EOTA_MASS = 780.0
 
 
 def _terrain(config: RockfallConfig, base: Path) -> Terrain:
@@ -91,61 +93,6 @@ def build_rock(config: RockfallConfig, base: Path) -> Rock:
     """The rock of a configuration's ``[rock]`` section (a relative ``rock.file`` is taken from
     ``base``); ConfigError naming the offending ``rock.`` key."""
     return rock_from_section(config.rock, base, "rock")
-
-
-def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
-    """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
-    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file`` and optionally ``volume``)
-    whose key is ``key`` (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the
-    offending field (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot
-    build. A ``volume`` (m^3) sets the size of the shape at the rock's density (default
-    2740 kg/m^3): an EOTA block of that volume, a box or a file's hull scaled isotropically to
-    it; it goes with neither ``mass`` nor ``size``."""
-    from tumble.bodies.catalogue import ROCK_DENSITY
-
-    volume = getattr(c, "volume", None)
-    if volume is not None:
-        given = [f"{key}.{n}" for n in ("mass", "size") if getattr(c, n) is not None]
-        if given:
-            raise ConfigError(
-                f"{key}.volume sets the rock's size at its density: give one of {key}.mass, "
-                f"{key}.size or {key}.volume, not {' and '.join([*given, f'{key}.volume'])}",
-                f"{key}.volume",
-            )
-    if c.shape in ("eota221", "eota111"):
-        if c.box is not None or c.file is not None:
-            raise ConfigError(
-                f"{key}.box and {key}.file do not apply to {key}.shape = {c.shape}",
-                f"{key}.box" if c.box is not None else f"{key}.file",
-            )
-    elif c.size is not None:
-        raise ConfigError(
-            f"{key}.size applies to the EOTA shapes, not {key}.shape = {c.shape}", f"{key}.size"
-        )
-    elif c.shape == "box" and c.box is None:
-        raise ConfigError(
-            f"{key}.box = [a, b, c] (m) is required with {key}.shape = 'box'", f"{key}.box"
-        )
-    elif c.shape == "file" and c.file is None:
-        raise ConfigError(f"{key}.file is required with {key}.shape = 'file'", f"{key}.file")
-    try:
-        if c.shape in ("eota221", "eota111"):
-            mass, density = c.mass, c.density
-            if volume is not None:
-                density = density or ROCK_DENSITY
-                mass = density * float(volume)
-            elif c.mass is None and c.size is None:
-                mass = DEFAULT_EOTA_MASS
-            build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
-            return build(size=c.size, mass=mass, density=density)
-        if c.shape == "box":
-            a, b, h = c.box
-            rock = Rock.box(a, b, h, density=c.density, mass=c.mass)
-        else:
-            rock = Rock.from_file(_path(c.file, base), c.density, c.mass)
-        return rock if volume is None else rock.with_volume(volume)
-    except (ValueError, OSError) as err:
-        raise ConfigError(str(err), f"{key}.file" if c.shape == "file" else key) from err
 
 
 def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:

@@ -32,10 +32,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from tumble.errors import ConfigError
 from tumble.rockfall.rock import Rock
 
 #: spawn key of the class stream below a rock's stream (module docstring)
@@ -171,3 +173,65 @@ def draw_classes(classes: Sequence[RockClass], n: int, seed: int) -> ClassDraw:
             scale[k] = (volume / rock_class.shape.volume) ** (1.0 / 3.0)
             mass[k] = rock_class.shape.density * volume
     return ClassDraw(class_id, scale, mass)
+
+
+#: the mass of an EOTA rock given neither a mass nor a size, kg (the EOTA221 blocks of the
+#: ensembles of Leine et al. 2021)
+DEFAULT_EOTA_MASS = 780.0
+
+
+def rock_from_section(c: Any, base: Path, key: str = "rock") -> Rock:
+    """The :class:`Rock` of a ``[rock]`` table or a ``[[rock.classes]]`` table (anything with
+    ``shape``, ``mass``, ``size``, ``density``, ``box``, ``file`` and optionally ``volume``)
+    whose key is ``key`` (``"rock"``, ``"rock.classes.0"``); ConfigError with the key of the
+    offending field (``rock.box``, ``rock.classes.0.file``), or of the table for a rock it cannot
+    build. A ``volume`` (m^3) sets the size of the shape at the rock's density (default
+    2740 kg/m^3): an EOTA block of that volume, a box or a file's hull scaled isotropically to
+    it; it goes with neither ``mass`` nor ``size``."""
+    from tumble.bodies.catalogue import ROCK_DENSITY
+
+    volume = getattr(c, "volume", None)
+    if volume is not None:
+        given = [f"{key}.{n}" for n in ("mass", "size") if getattr(c, n) is not None]
+        if given:
+            raise ConfigError(
+                f"{key}.volume sets the rock's size at its density: give one of {key}.mass, "
+                f"{key}.size or {key}.volume, not {' and '.join([*given, f'{key}.volume'])}",
+                f"{key}.volume",
+            )
+    if c.shape in ("eota221", "eota111"):
+        if c.box is not None or c.file is not None:
+            raise ConfigError(
+                f"{key}.box and {key}.file do not apply to {key}.shape = {c.shape}",
+                f"{key}.box" if c.box is not None else f"{key}.file",
+            )
+    elif c.size is not None:
+        raise ConfigError(
+            f"{key}.size applies to the EOTA shapes, not {key}.shape = {c.shape}", f"{key}.size"
+        )
+    elif c.shape == "box" and c.box is None:
+        raise ConfigError(
+            f"{key}.box = [a, b, c] (m) is required with {key}.shape = 'box'", f"{key}.box"
+        )
+    elif c.shape == "file" and c.file is None:
+        raise ConfigError(f"{key}.file is required with {key}.shape = 'file'", f"{key}.file")
+    try:
+        if c.shape in ("eota221", "eota111"):
+            mass, density = c.mass, c.density
+            if volume is not None:
+                density = density or ROCK_DENSITY
+                mass = density * float(volume)
+            elif c.mass is None and c.size is None:
+                mass = DEFAULT_EOTA_MASS
+            build = Rock.eota221 if c.shape == "eota221" else Rock.eota111
+            return build(size=c.size, mass=mass, density=density)
+        if c.shape == "box":
+            a, b, h = c.box
+            rock = Rock.box(a, b, h, density=c.density, mass=c.mass)
+        else:
+            rock = Rock.from_file(
+                c.file if Path(c.file).is_absolute() else base / c.file, c.density, c.mass
+            )
+        return rock if volume is None else rock.with_volume(volume)
+    except (ValueError, OSError) as err:
+        raise ConfigError(str(err), f"{key}.file" if c.shape == "file" else key) from err
