@@ -29,10 +29,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from tumble.rockfall.hazard.design import OUTCOMES, first_downslope
+from tumble.viz.png import save_figure
 
 #: colours of the marks: percentiles, design values, the net
 P95_COLOR, P99_COLOR, DESIGN_COLOR, NET_COLOR = "tab:orange", "tab:red", "tab:purple", "black"
@@ -105,7 +106,8 @@ def plot_barrier(
     title += ")"
 
     # exceedance of energy and passing height
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig = Figure(figsize=(11, 4.5))
+    left, right = fig.subplots(1, 2)
     panels = (
         (left, "kinetic_energy_kJ", "kinetic energy at the crossing (kJ)", "kJ"),
         (right, "passing_height_m", "passing height of the centre of mass (m)", "m"),
@@ -143,11 +145,11 @@ def plot_barrier(
     # fixed subplot parameters for this size and these labels (no layout pass over the text)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.12, top=0.9, wspace=0.22)
     exceedance_path = directory / f"barrier_{slug}_exceedance.png"
-    fig.savefig(exceedance_path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, exceedance_path, 130)
 
     # where along the line the rocks cross
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig = Figure(figsize=(9, 4))
+    ax = fig.subplots()
     length = float(barrier.length)
     along = np.clip(np.asarray(crossings["along_m"], dtype=float)[rows], 0.0, length)
     outcome = np.asarray(crossings["outcome"]).astype(str)[rows]
@@ -172,8 +174,7 @@ def plot_barrier(
     ax.set_title(f"{title}: where along the line the rocks cross", fontsize=10)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.12, top=0.9)
     along_path = directory / f"barrier_{slug}_along.png"
-    fig.savefig(along_path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, along_path, 130)
     return [exceedance_path, along_path]
 
 

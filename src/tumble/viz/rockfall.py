@@ -24,11 +24,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from tumble.io import run_folder as layout
 from tumble.io.run_folder import RunPaths
+from tumble.viz.png import save_figure
 
 OMEGA_COLORS = ("tab:green", "tab:red", "tab:blue")
 #: the subplot parameters of the figures (fractions of the figure), fixed for their sizes and
@@ -176,7 +177,8 @@ def plot_energy_map(
     Drawn over the cells rocks passed (plus 10 m), from decimated grids on a large DEM
     (:mod:`tumble.viz.grids`); ``other_passing`` (the passing counts of another run on the same
     DEM) is drawn on the whole DEM as before."""
-    fig, ax = plt.subplots(figsize=(10, 5))
+    fig = Figure(figsize=(10, 5))
+    ax = fig.subplots()
     if other_passing is None:
         terrain, energy_grid, passing_grid = _energy_view(terrain, rasters)
     else:
@@ -205,8 +207,7 @@ def plot_energy_map(
     if title:
         ax.set_title(title)
     fig.subplots_adjust(**FIXED_MARGINS["map"])
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, path, 130)
 
 
 def projected_distance(position: np.ndarray) -> np.ndarray:
@@ -355,7 +356,8 @@ def plot_profile(
     inside = terrain.contains(trajectory.position[:, 0], trajectory.position[:, 1])
     ground = np.full(s.shape, np.nan)
     ground[inside] = terrain.height(trajectory.position[inside, 0], trajectory.position[inside, 1])
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    fig = Figure(figsize=(9, 6))
+    top, bottom = fig.subplots(2, 1, sharex=True)
     top.plot(s, ground, color="saddlebrown", lw=1.5, label="terrain")
     top.plot(s, trajectory.position[:, 2], color="black", lw=1.0, label="centre of mass")
     top.set_ylabel("altitude (m)")
@@ -372,14 +374,14 @@ def plot_profile(
     if title:
         top.set_title(title)
     fig.subplots_adjust(**FIXED_MARGINS["profile"])
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, path, 130)
     return Path(path)
 
 
 def plot_histograms(rocks: dict, path, title: str = "") -> None:
     """Histograms of the run-out (m) and of each rock's maximum kinetic energy (kJ)."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    left, right = fig.subplots(1, 2)
     runout = np.asarray(rocks["runout_m"], dtype=float)
     energy = np.asarray(rocks["kinetic_energy_max_kJ"], dtype=float)
     for ax, values, label in (
@@ -394,13 +396,13 @@ def plot_histograms(rocks: dict, path, title: str = "") -> None:
     if title:
         fig.suptitle(title)
     fig.subplots_adjust(**FIXED_MARGINS["histograms"])
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, path, 130)
 
 
 def plot_envelopes(terrain, passing_a, passing_b, labels, path, title: str = "") -> None:
     """The spread envelopes of two runs over the hillshade (black: the first, red: the second)."""
-    fig, ax = plt.subplots(figsize=(10, 5))
+    fig = Figure(figsize=(10, 5))
+    ax = fig.subplots()
     _hillshade(ax, terrain)
     _envelope(ax, terrain, passing_a, "black", labels[0])
     _envelope(ax, terrain, passing_b, "red", labels[1])
@@ -412,5 +414,4 @@ def plot_envelopes(terrain, passing_a, passing_b, labels, path, title: str = "")
     if title:
         ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, path, 130)

@@ -70,6 +70,7 @@ from tumble.io.results import write_atomic
 from tumble.rockfall.ensemble.rasters import RASTER_INFO
 from tumble.rockfall.hazard.zoning import ZONING_RASTERS
 from tumble.viz.grids import window_values
+from tumble.viz.png import save_png
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -287,7 +288,7 @@ def write_run_report(
         )
         drawn.ax.set_title("Overview: the whole DEM, reach probability", fontsize=11)
         path = figure_dir / "report_overview.png"
-        drawn.figure.savefig(path, dpi=120)
+        save_png(drawn.figure, path, 120)
         caption = (
             "Overview of the whole DEM with the reach probability; the dashed frame is the "
             "extent of the detailed maps below (the reached area with a margin)."
@@ -308,7 +309,7 @@ def write_run_report(
             geometry=geometry,
         )
         path = figure_dir / f"report_{name}.png"
-        drawn.figure.savefig(path, dpi=120)
+        save_png(drawn.figure, path, 120)
         info = RASTER_INFO.get(name) or ZONING_RASTERS.get(name)
         caption = f"{_colorbar_label(name)}: {info.description}." if info else name
         maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
