@@ -701,3 +701,45 @@ def test_map_layout_keeps_every_label_inside_the_figure_and_off_the_map(shape):
         assert label.get_window_extent(renderer).x1 <= map_box.x0
     width, height = map_box.width, map_box.height
     assert width / height == pytest.approx(nx / ny, rel=0.02)  # equal scale, box filled
+
+
+def test_maps_drawn_on_one_figure_are_the_maps_drawn_each_on_its_own():
+    """A ``MapSeries`` draws six maps in turn on one figure: with and without exit markers (the
+    legend one row taller or not, so the figure changes size), a log colour bar, a count, an
+    empty raster ("no values") and a map after it. Each is, pixel for pixel at 120 dpi, the map
+    ``map_figure`` draws on a figure of its own."""
+    from tumble.viz.png import figure_pixels
+    from tumble.viz.report_maps import MapSeries, relief
+
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    rasters["converged"] = np.full(terrain.shape, np.nan)
+    kinds = np.array(["downslope_edge"] * 6 + ["side_edge"] * 3 + ["nodata_hole"])
+    exits = {"x": np.full(10, X0 + 89.0), "y": Y0 + np.arange(10.0) * 4.0 + 20.0, "kind": kinds}
+    window = map_window(terrain, rasters, rocks)
+    shaded = relief(terrain, window)
+    series = MapSeries(terrain, window, rocks=rocks, shaded=shaded, exits=exits)
+    sizes = set()
+    for name, with_exits in (
+        ("kinetic_energy_max", False),
+        ("reach_probability", True),
+        ("deposit_count", True),
+        ("converged", False),
+        ("jump_height_max", False),
+        ("kinetic_energy_p95", True),
+    ):
+        drawn = series.draw(name, rasters[name], n_rocks=80, exits=with_exits)
+        reused = figure_pixels(drawn.figure, 120)
+        alone = map_figure(
+            terrain,
+            name,
+            rasters[name],
+            window,
+            rocks=rocks,
+            n_rocks=80,
+            shaded=shaded,
+            exits=exits if with_exits else None,
+        )
+        np.testing.assert_array_equal(reused, figure_pixels(alone.figure, 120), err_msg=name)
+        sizes.add(reused.shape)
+    assert len(sizes) == 2  # the legend with the exits takes another row

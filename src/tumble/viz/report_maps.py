@@ -411,132 +411,184 @@ def map_figure(
     (``geometry.json``) its barrier lines with their names and its release areas as outlines
     (the release points only where it has none); given a ``frame`` (an overview), the frame
     of that window, dashed. A window larger than
-    :data:`tumble.viz.grids.MAX_MAP_CELLS` a side is drawn from block maxima."""
-    unit = crs_unit(terrain.crs)
-    shaded = relief(terrain, window) if shaded is None else shaded
-    grid = np.asarray(values, dtype=np.float64)
-    if grid.shape != (window.j1 - window.j0, window.i1 - window.i0):
-        grid = grid[window.j0 : window.j1, window.i0 : window.i1]
-    if name in DELTA_MAPS:  # a block shows its largest change, up or down
-        up, down = block_max(grid, _step(window)), -block_max(-grid, _step(window))
-        grid = np.where(np.abs(down) > np.abs(up), down, up)
-    else:
-        grid = block_max(grid, _step(window))
-    empty = ~np.isfinite(grid)
-    if name in ZERO_IS_EMPTY:
-        empty |= grid <= 0
-    if name in DELTA_MAPS:  # no change: the relief shows through
-        empty |= grid == 0
-    shown = np.ma.masked_array(grid, mask=empty)
-    extent = _window_extent(terrain, window)
-    width, height = extent[1] - extent[0], extent[3] - extent[2]
-    placed = map_layout(width, height)
-    fig = Figure(figsize=placed.size)
-    ax = fig.add_axes(placed.map)
-    # shading 0 drawn mid-grey, not black, so that the colours over it keep their hue
-    ax.imshow(
-        shaded.shade,
-        origin="lower",
-        extent=extent,
-        cmap="gray",
-        vmin=-0.5,
-        vmax=1.0,
-        interpolation="nearest",
+    :data:`tumble.viz.grids.MAX_MAP_CELLS` a side is drawn from block maxima. One map of a
+    :class:`MapSeries`."""
+    series = MapSeries(
+        terrain, window, rocks=rocks, shaded=shaded, exits=exits, geometry=geometry, frame=frame
     )
-    title = _title(name)
-    image = ax.imshow(
-        shown,
-        origin="lower",
-        extent=extent,
-        cmap=_colormap(name),
-        norm=_norm(name, np.where(empty, np.nan, grid)),
-        alpha=0.8,
-        interpolation="nearest",
-    )
-    colorbar = fig.colorbar(image, cax=fig.add_axes(placed.colorbar))
-    colorbar.set_label(_colorbar_label(name))
-    norm = image.norm
-    if isinstance(norm, colors.LogNorm) and norm.vmin is not None and norm.vmax is not None:
-        low, high = norm.vmin, norm.vmax
-        decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-        ticks = [m * 10.0**k for k in decades for m in (1, 2, 5) if low <= m * 10.0**k <= high]
-        colorbar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
-        colorbar.ax.yaxis.set_minor_formatter(NullFormatter())
-    elif name in RASTER_INFO and RASTER_INFO[name].count:
-        colorbar.locator = MaxNLocator(integer=True)
-        colorbar.update_ticks()
-    elif name == "hazard_zone":
-        colorbar.set_ticks([1, 2, 3], labels=["yellow", "blue", "red"])
-    elif name == "delta_hazard_zone":
-        colorbar.set_ticks(range(-3, 4), labels=["-3", "-2", "-1", "0", "+1", "+2", "+3"])
-    if empty.all():
-        ax.text(
+    return series.draw(name, values, n_rocks=n_rocks, exits=exits is not None)
+
+
+class MapSeries:
+    """Maps of several rasters over one window (:func:`map_figure`), drawn on one figure: the
+    relief, overlays, axes, scale bar and north arrow are made once, and each :meth:`draw`
+    puts a raster, its colour bar, title and legend on them. The artists are made in the order
+    :func:`map_figure` makes them and those a map does not have are hidden, so every map is
+    drawn as on a figure of its own, pixel for pixel, without making the axes, ticks and
+    overlays again. The figure of a :meth:`draw` is valid until the next one."""
+
+    def __init__(
+        self,
+        terrain: Terrain,
+        window: Window,
+        *,
+        rocks: Mapping[str, np.ndarray] | None = None,
+        shaded: Relief | None = None,
+        exits: Mapping[str, np.ndarray] | None = None,
+        geometry: Mapping[str, Any] | None = None,
+        frame: Window | None = None,
+    ) -> None:
+        self.terrain, self.window = terrain, window
+        unit = crs_unit(terrain.crs)
+        self.shaded = shaded = relief(terrain, window) if shaded is None else shaded
+        self.extent = extent = _window_extent(terrain, window)
+        self.width, self.height = width, height = extent[1] - extent[0], extent[3] - extent[2]
+        placed = map_layout(width, height)
+        self.figure = fig = Figure(figsize=placed.size)
+        self.ax = ax = fig.add_axes(placed.map)
+        # shading 0 drawn mid-grey, not black, so that the colours over it keep their hue
+        ax.imshow(
+            shaded.shade,
+            origin="lower",
+            extent=extent,
+            cmap="gray",
+            vmin=-0.5,
+            vmax=1.0,
+            interpolation="nearest",
+        )
+        self.image = ax.imshow(
+            np.ma.masked_all((2, 2)),
+            origin="lower",
+            extent=extent,
+            alpha=0.8,
+            interpolation="nearest",
+        )
+        self.colorbar: Colorbar | None = None
+        self.legend: Any = None
+        self.no_values = ax.text(
             0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center", fontsize=14
         )
-    draw_barriers(ax, geometry)
-    if not draw_release_areas(ax, geometry) and rocks is not None:
-        draw_release_points(ax, terrain, window, rocks)
-    if frame is not None:
-        draw_frame(ax, _window_extent(terrain, frame))
-    if exits is not None:
-        draw_exits(ax, exits)
-    handles, labels = ax.get_legend_handles_labels()
-    if handles:  # above the map: never over the data
-        placed = map_layout(width, height, math.ceil(len(handles) / 3))
+        draw_barriers(ax, geometry)
+        if not draw_release_areas(ax, geometry) and rocks is not None:
+            draw_release_points(ax, terrain, window, rocks)
+        if frame is not None:
+            draw_frame(ax, _window_extent(terrain, frame))
+        before = set(ax.get_children())
+        if exits is not None:
+            draw_exits(ax, exits)
+        self.exit_markers = [a for a in ax.get_children() if a not in before]
+        ax.set_xlim(extent[0], extent[1])
+        ax.set_ylim(extent[2], extent[3])
+        ax.set_aspect("equal")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            formatter = ScalarFormatter(useOffset=False)
+            formatter.set_scientific(False)
+            axis.set_major_formatter(formatter)
+        ax.ticklabel_format(useOffset=False, style="plain")
+        ax.tick_params(labelsize=8)
+        ax.set_xlabel(f"Easting ({unit})")
+        ax.set_ylabel(f"Northing ({unit})")
+        length = round_length(width / 5.0)
+        ax.add_artist(
+            AnchoredSizeBar(
+                ax.transData,
+                length,
+                f"{number(length)} {unit}",
+                loc="lower left",
+                pad=0.4,
+                borderpad=0.6,
+                sep=4,
+                size_vertical=height / 150.0,
+                frameon=True,
+            )
+        )
+        north = true_north_deg(
+            terrain, 0.5 * (extent[0] + extent[1]), 0.5 * (extent[2] + extent[3])
+        )
+        _north_arrow(ax, north)
+        self.title = ax.set_title("", fontsize=11)
+        fig.supxlabel(
+            f"Relief: hillshade lit from 4 directions, vertical exaggeration "
+            f"{shaded.exaggeration:.2g}. Arrow: "
+            + ("true north." if north is not None else "grid north (the DEM has no CRS)."),
+            fontsize=7,
+            color="#555",
+            x=0.99,
+            y=0.02,
+            ha="right",
+            va="bottom",
+        )
+
+    def draw(
+        self, name: str, values: np.ndarray, *, n_rocks: int | None = None, exits: bool = False
+    ) -> MapFigure:
+        """The map of raster ``name`` (values on the DEM grid or over the window), with the exit
+        markers when ``exits``."""
+        window, fig, ax = self.window, self.figure, self.ax
+        grid = np.asarray(values, dtype=np.float64)
+        if grid.shape != (window.j1 - window.j0, window.i1 - window.i0):
+            grid = grid[window.j0 : window.j1, window.i0 : window.i1]
+        if name in DELTA_MAPS:  # a block shows its largest change, up or down
+            up, down = block_max(grid, _step(window)), -block_max(-grid, _step(window))
+            grid = np.where(np.abs(down) > np.abs(up), down, up)
+        else:
+            grid = block_max(grid, _step(window))
+        empty = ~np.isfinite(grid)
+        if name in ZERO_IS_EMPTY:
+            empty |= grid <= 0
+        if name in DELTA_MAPS:  # no change: the relief shows through
+            empty |= grid == 0
+        if self.colorbar is not None:
+            self.colorbar.remove()
+        if self.legend is not None:
+            self.legend.remove()
+            self.legend = None
+        image = self.image
+        image.set_cmap(_colormap(name))
+        image.set_norm(_norm(name, np.where(empty, np.nan, grid)))
+        image.set_data(np.ma.masked_array(grid, mask=empty))
+        handles, labels = ax.get_legend_handles_labels()
+        for marker in self.exit_markers:
+            marker.set_visible(exits)
+        if not exits:
+            shown = [(h, lab) for h, lab in zip(handles, labels, strict=True)]
+            shown = [(h, lab) for h, lab in shown if h not in self.exit_markers]
+            handles, labels = [h for h, _ in shown], [lab for _, lab in shown]
+        placed = map_layout(self.width, self.height, math.ceil(len(handles) / 3))
         fig.set_size_inches(placed.size)
         ax.set_position(placed.map)
-        colorbar.ax.set_position(placed.colorbar)
-        fig.legend(
-            handles,
-            labels,
-            loc="upper center",
-            bbox_to_anchor=(0.5, 1.0),
-            ncol=3,
-            fontsize=8,
-            borderaxespad=0.2,
-        )
-    ax.set_xlim(extent[0], extent[1])
-    ax.set_ylim(extent[2], extent[3])
-    ax.set_aspect("equal")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
-        formatter = ScalarFormatter(useOffset=False)
-        formatter.set_scientific(False)
-        axis.set_major_formatter(formatter)
-    ax.ticklabel_format(useOffset=False, style="plain")
-    ax.tick_params(labelsize=8)
-    ax.set_xlabel(f"Easting ({unit})")
-    ax.set_ylabel(f"Northing ({unit})")
-    length = round_length(width / 5.0)
-    ax.add_artist(
-        AnchoredSizeBar(
-            ax.transData,
-            length,
-            f"{number(length)} {unit}",
-            loc="lower left",
-            pad=0.4,
-            borderpad=0.6,
-            sep=4,
-            size_vertical=height / 150.0,
-            frameon=True,
-        )
-    )
-    north = true_north_deg(terrain, 0.5 * (extent[0] + extent[1]), 0.5 * (extent[2] + extent[3]))
-    _north_arrow(ax, north)
-    count = f", {n_rocks} rock{'s' if n_rocks != 1 else ''}" if n_rocks else ""
-    ax.set_title(f"{title}{count}", fontsize=11)
-    fig.supxlabel(
-        f"Relief: hillshade lit from 4 directions, vertical exaggeration "
-        f"{shaded.exaggeration:.2g}. Arrow: "
-        + ("true north." if north is not None else "grid north (the DEM has no CRS)."),
-        fontsize=7,
-        color="#555",
-        x=0.99,
-        y=0.02,
-        ha="right",
-        va="bottom",
-    )
-    return MapFigure(fig, ax, colorbar)
+        colorbar = fig.colorbar(image, cax=fig.add_axes(placed.colorbar))
+        self.colorbar = colorbar
+        colorbar.set_label(_colorbar_label(name))
+        norm = image.norm
+        if isinstance(norm, colors.LogNorm) and norm.vmin is not None and norm.vmax is not None:
+            low, high = norm.vmin, norm.vmax
+            decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+            ticks = [m * 10.0**k for k in decades for m in (1, 2, 5) if low <= m * 10.0**k <= high]
+            colorbar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+            colorbar.ax.yaxis.set_minor_formatter(NullFormatter())
+        elif name in RASTER_INFO and RASTER_INFO[name].count:
+            colorbar.locator = MaxNLocator(integer=True)
+            colorbar.update_ticks()
+        elif name == "hazard_zone":
+            colorbar.set_ticks([1, 2, 3], labels=["yellow", "blue", "red"])
+        elif name == "delta_hazard_zone":
+            colorbar.set_ticks(range(-3, 4), labels=["-3", "-2", "-1", "0", "+1", "+2", "+3"])
+        self.no_values.set_visible(bool(empty.all()))
+        if handles:  # above the map: never over the data
+            self.legend = fig.legend(
+                handles,
+                labels,
+                loc="upper center",
+                bbox_to_anchor=(0.5, 1.0),
+                ncol=3,
+                fontsize=8,
+                borderaxespad=0.2,
+            )
+        count = f", {n_rocks} rock{'s' if n_rocks != 1 else ''}" if n_rocks else ""
+        self.title.set_text(f"{_title(name)}{count}")
+        return MapFigure(fig, ax, colorbar)
 
 
 # --- HTML pieces -----------------------------------------------------------------------------

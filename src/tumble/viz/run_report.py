@@ -103,6 +103,7 @@ from tumble.viz.report_maps import (
     MAPS,
     OPTIONAL_MAPS,
     MapFigure,
+    MapSeries,
     Window,
     _colorbar_label,
     map_figure,
@@ -294,19 +295,19 @@ def write_run_report(
             "extent of the detailed maps below (the reached area with a margin)."
         )
         maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
+    series = (
+        MapSeries(terrain, window, rocks=rocks, shaded=shaded, exits=exits, geometry=geometry)
+        if names
+        else None
+    )
     for name in names:
-        if name not in rasters:
+        if name not in rasters or series is None:
             continue
-        drawn = map_figure(
-            terrain,
+        drawn = series.draw(
             name,
             window_values(rasters, name, *window),
-            window,
-            rocks=rocks,
             n_rocks=n_rocks if isinstance(n_rocks, int) else None,
-            shaded=shaded,
-            exits=exits if name in EXIT_MAPS else None,
-            geometry=geometry,
+            exits=exits is not None and name in EXIT_MAPS,
         )
         path = figure_dir / f"report_{name}.png"
         save_png(drawn.figure, path, 120)
