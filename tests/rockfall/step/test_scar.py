@@ -144,7 +144,7 @@ def test_without_strength_the_scar_layer_is_off(scheme):
     rock = Rock.eota221(mass=780.0)
     start = (10.0, 0.0, float(terrain.height(10.0, 0.0)) + 2.0)
     args = (quat_exp(np.array([0.2, 0.5, -0.1])), (3.0, 0.0, 0.0), (0.0, 1.0, 0.0))
-    base = dict(mu_min=0.55, mu_max=2.0, kappa=3.0, beta=185.0)
+    base = {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
     plain = simulate(terrain, rock, Soil(**base), start, *args, scheme=scheme, t_max=3.0)
     off = simulate(terrain, rock, Soil(**base, scar_cs=1.5), start, *args, scheme=scheme, t_max=3.0)
     assert np.array_equal(plain.position, off.position)
