@@ -167,6 +167,8 @@ def _authume(
         "drag_torque": 0.0,
         "drag_height": 2.0 if drag > 0.0 else 0.0,
         "rolling_resistance": rolling_resistance,
+        "scar_strength": 0.0,
+        "scar_cs": 0.0,
     }
 
 
