@@ -19,6 +19,8 @@ from tumble.rockfall.soil import (
     PRESETS,
     RESTITUTION,
     ROLLING,
+    SCAR_CS,
+    SCAR_STRENGTH,
     Soil,
     holding_angle,
     holding_slippage,
@@ -84,6 +86,16 @@ def test_coulomb_soil_has_constant_friction():
 PUBLISHED = {
     "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0, "restitution": 0.0},
     "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
+    # Lu 2019 with their scar layer: soil strength Me = 15 MN/m^2 (in kN/m^2) and C_s = 1.5
+    "medium_scar": {
+        "mu_min": 0.55,
+        "mu_max": 2.0,
+        "kappa": 3.0,
+        "beta": 185.0,
+        "restitution": 0.0,
+        "scar_strength": 15000.0,
+        "scar_cs": 1.5,
+    },
     # the same published set without rolling resistance (Leine et al. 2021's model)
     "lu2019": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
     # L14 section 5.2: mu = 10, no slip (no slippage dependence)
@@ -114,6 +126,7 @@ def test_rolling_resistance_of_the_presets():
     """The default soil carries the rolling resistance of the Authume calibration (0.15, inside
     the 0.1-0.2 that profile P1 leaves); every published set has none."""
     assert Soil.preset("medium").rolling_resistance == 0.15
+    assert Soil.preset("medium_scar").rolling_resistance == 0.15
     for name in ("lu2019", "l14_scarring", "l14_wheel"):
         assert Soil.preset(name).rolling_resistance == 0.0, name
 
@@ -129,7 +142,19 @@ def test_preset_overrides_and_unknown_name():
 def test_field_indices_follow_fields():
     """The index constants, which the kernels import, name the positions of FIELDS (the packed
     layout), every field once."""
-    indices = (MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING)
+    indices = (
+        MU_MIN,
+        MU_MAX,
+        KAPPA,
+        BETA,
+        RESTITUTION,
+        DRAG,
+        DRAG_TORQUE,
+        DRAG_HEIGHT,
+        ROLLING,
+        SCAR_STRENGTH,
+        SCAR_CS,
+    )
     assert sorted(indices) == list(range(len(FIELDS)))
     assert [FIELDS[j] for j in indices] == [
         "mu_min",
@@ -141,6 +166,8 @@ def test_field_indices_follow_fields():
         "drag_torque",
         "drag_height",
         "rolling_resistance",
+        "scar_strength",
+        "scar_cs",
     ]
 
 
@@ -156,10 +183,14 @@ def test_pack_all_constants():
         drag_torque=5.0,
         drag_height=6.0,
         rolling_resistance=0.07,
+        scar_strength=8000.0,
+        scar_cs=1.2,
     )
     values, index, rasters = soil.pack((4, 5))
-    np.testing.assert_array_equal(values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0, 0.07])
-    np.testing.assert_array_equal(index, [-1] * 9)
+    np.testing.assert_array_equal(
+        values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0, 0.07, 8000.0, 1.2]
+    )
+    np.testing.assert_array_equal(index, [-1] * 11)
     assert index.dtype == np.int64
     assert rasters.shape == (0, 2, 2)
 
@@ -175,8 +206,8 @@ def test_pack_rasters_get_indices_in_field_order():
     soil = Soil(beta=beta, mu_max=mu_max, mu_min=0.4, kappa=1.0, restitution=0.2)
     assert soil.rasters == ("mu_max", "beta")
     values, index, rasters = soil.pack(shape)
-    np.testing.assert_array_equal(index, [-1, 0, -1, 1, -1, -1, -1, -1, -1])
-    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(index, [-1, 0, -1, 1, -1, -1, -1, -1, -1, -1, -1])
+    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     assert rasters.shape == (2, *shape)
     np.testing.assert_array_equal(rasters[index[MU_MAX]], mu_max)
     np.testing.assert_array_equal(rasters[index[BETA]], beta)

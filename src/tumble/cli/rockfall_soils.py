@@ -34,6 +34,8 @@ COLUMNS = (
     ("drag_torque", "kg m2/s"),
     ("drag_height", "m"),
     ("rolling_resistance", ""),
+    ("scar_strength", "kN/m2"),
+    ("scar_cs", ""),
 )
 
 

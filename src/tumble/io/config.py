@@ -180,6 +180,8 @@ class SoilClassConfig(_Section):
     drag_torque: NonNegativeFloat | None = None
     drag_height: NonNegativeFloat | None = None
     rolling_resistance: NonNegativeFloat | None = None
+    scar_strength: NonNegativeFloat | None = None
+    scar_cs: NonNegativeFloat | None = None
 
 
 class SoilConfig(_Section):
@@ -196,6 +198,8 @@ class SoilConfig(_Section):
     drag_torque: SoilValue | None = None
     drag_height: SoilValue | None = None
     rolling_resistance: SoilValue | None = None
+    scar_strength: SoilValue | None = None
+    scar_cs: SoilValue | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
     classes: dict[ClassCode, str | SoilClassConfig] | None = None

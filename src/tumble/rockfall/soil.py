@@ -24,6 +24,13 @@ dimensionless coefficient ``mu_r``; none is published with the seed's model. The
 ``medium`` takes ``mu_r = 0.15`` from tumble's Authume calibration
 (:data:`MEDIUM_ROLLING_RESISTANCE`); ``lu2019`` is the published set without it.
 
+Scar layer (off unless ``scar_strength > 0``; Lu et al. 2019, :mod:`tumble.rockfall.step.scar`):
+a rock landing after a flight ploughs into the soil to the depth ``d_max = 0.1 M^(1/3)
+Me^(-0.4) |V_perp|^0.8`` against the drag ``1/2 (1 + C_s) rho A v^2`` (``rho = 1700 kg/m^3``)
+before it meets hard ground; ``scar_strength`` is the soil strength ``Me`` in kN/m^2 and
+``scar_cs`` the coefficient ``C_s``. Lu et al.'s whole-trajectory calibration (Chant Sura) gives
+``Me = 15 MN/m^2`` and ``C_s = 1.5`` (category ``medium_scar``).
+
 Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
 discrete element simulations, Powder Technology 206:269-282.
 
@@ -32,7 +39,8 @@ the same points as the heights); rasters are interpolated bilinearly at the hori
 of the rock's centre of mass.
 
 Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in kg m^2/s,
-``drag_height`` in m; the rest (``rolling_resistance`` included) is dimensionless.
+``drag_height`` in m, ``scar_strength`` in kN/m^2; the rest (``rolling_resistance`` and
+``scar_cs`` included) is dimensionless.
 """
 
 from __future__ import annotations
@@ -57,10 +65,22 @@ FIELDS = (
     "drag_torque",
     "drag_height",
     "rolling_resistance",
+    "scar_strength",
+    "scar_cs",
 )
-MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLING = range(
-    len(FIELDS)
-)
+(
+    MU_MIN,
+    MU_MAX,
+    KAPPA,
+    BETA,
+    RESTITUTION,
+    DRAG,
+    DRAG_TORQUE,
+    DRAG_HEIGHT,
+    ROLLING,
+    SCAR_STRENGTH,
+    SCAR_CS,
+) = range(len(FIELDS))
 
 
 #: rolling resistance ``mu_r`` of the default soil ``medium``: the value the Authume field tests
@@ -69,6 +89,12 @@ MU_MIN, MU_MAX, KAPPA, BETA, RESTITUTION, DRAG, DRAG_TORQUE, DRAG_HEIGHT, ROLLIN
 #: rolls like a wheel over long moderate slopes and real-terrain reach angles fall far below
 #: the observed ones (``docs/reach_and_start.md``).
 MEDIUM_ROLLING_RESISTANCE = 0.15
+
+
+#: the scar layer of Lu et al. 2019 as their whole-trajectory calibration gives it: the soil
+#: strength ``Me`` (kN/m^2) and the drag coefficient ``C_s`` (``C_d = 1 + C_s``)
+LU_SCAR_STRENGTH = 15000.0
+LU_SCAR_CS = 1.5
 
 
 @dataclass(frozen=True)
@@ -141,6 +167,8 @@ def _authume(
         "drag_torque": 0.0,
         "drag_height": 2.0 if drag > 0.0 else 0.0,
         "rolling_resistance": rolling_resistance,
+        "scar_strength": 0.0,
+        "scar_cs": 0.0,
     }
 
 
@@ -162,6 +190,22 @@ CATALOGUE = {
         "tests); rolling resistance mu_r = 0.15: the Authume field calibration of tumble "
         "(profile P1, unvegetated zones, docs/validation_authume.md; P1 leaves 0.1-0.2)",
         "a medium soil; the default",
+    ),
+    "medium_scar": SoilPreset(
+        {
+            "mu_min": 0.55,
+            "mu_max": 2.0,
+            "kappa": 3.0,
+            "beta": 185.0,
+            "rolling_resistance": MEDIUM_ROLLING_RESISTANCE,
+            "scar_strength": LU_SCAR_STRENGTH,
+            "scar_cs": LU_SCAR_CS,
+        },
+        "medium with the scar layer of Lu et al. 2019, Landslides 16:2353-2367 (soil strength "
+        "Me = 15 MN/m^2 and C_s = 1.5 of their whole-trajectory calibration at Chant Sura); "
+        "mu_r = 0.15 as medium (Authume calibration, without the scar layer)",
+        "a medium soil in which a landing rock ploughs a scar: the complete model of Lu et al. "
+        "2019; reach on real terrain in docs/reach_and_start.md",
     ),
     "lu2019": SoilPreset(
         {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
@@ -364,6 +408,8 @@ class Soil:
     drag_torque: float | np.ndarray = 0.0
     drag_height: float | np.ndarray = 0.0
     rolling_resistance: float | np.ndarray = 0.0
+    scar_strength: float | np.ndarray = 0.0
+    scar_cs: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

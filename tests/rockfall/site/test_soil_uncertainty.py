@@ -37,14 +37,14 @@ def test_category_draws_are_uniform_on_the_stated_range():
     # the fields without a spread keep the category's values exactly
     for j, name in enumerate(FIELDS):
         if name != "rolling_resistance":
-            assert np.all(drawn[:, j] == preset.values[name]), name
+            assert np.all(drawn[:, j] == preset.values.get(name, 0.0)), name
 
 
 def test_set_draws_pick_each_equivalent_set_with_equal_probability():
     preset = CATALOGUE["authume_hard"]
     n_sets = len(preset.sets)
     drawn = draw_values(preset, "sets", soil_uniforms(5, N))
-    rows = np.array([[s[f] for f in FIELDS] for s in preset.sets])
+    rows = np.array([[s.get(f, 0.0) for f in FIELDS] for s in preset.sets])
     # every rock's parameters are exactly one of the sets
     which = [np.flatnonzero(np.all(rows == d, axis=1)) for d in drawn]
     assert all(w.size >= 1 for w in which)

@@ -41,7 +41,14 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
    receives the rolling-resistance impulse of :func:`rolling_impulse` (Ai et al. 2011, model A;
    see :mod:`tumble.rockfall.soil`), from the previous step's normal percussions.
 
-4. Slippage (L14 eq. 51): ``s_E = s_B + dt |v_E|`` if a contact is closed, else
+   With ``soil.scar_strength > 0`` (the scar layer of Lu et al. 2019,
+   :mod:`tumble.rockfall.step.scar`) a rock that touches the terrain after a flight ploughs
+   into the soil first: only the vertices deeper than the scar's depth are hard contacts, and
+   until one of them carries load (or the rock stops moving into the terrain) the drag of the
+   soil adds ``1/2 C_d rho A |v_B|`` to ``c`` above. The scar's floor holds until the rock
+   leaves the surface.
+
+4. Slippage (L14 eq. 51): ``s_E = s_B + dt |v_E|`` if a vertex touches the soil, else
    ``s_B exp(-beta dt)``; the friction of the next step is ``mu(s_E)``.
 
 Energy balance (L14 eq. 54): since ``r_E - r_B = dt (v_B + v_E) / 2``, the scheme satisfies
@@ -92,6 +99,8 @@ from tumble.rockfall.soil import (
     DRAG_TORQUE,
     RESTITUTION,
     ROLLING,
+    SCAR_CS,
+    SCAR_STRENGTH,
 )
 from tumble.rockfall.status import (
     LEFT_DOMAIN,
@@ -129,6 +138,7 @@ from tumble.rockfall.step.model import (
     S_SLIP,
     S_V,
 )
+from tumble.rockfall.step.scar import hard_contacts, impact_speed, scar_depth, scar_drag
 from tumble.rockfall.step.surface import bilinear, upper_plane
 from tumble.rotation.quaternion import Quat, q_mul, q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
@@ -161,7 +171,10 @@ B_SLOPE, B_INV_M, B_INV_A, B_INV_B, B_INV_C = range(9, 14)
 #: increment B_DQ (4) of the last step, the angular velocity B_TURN_W (3) the next step starts
 #: from if that step was free (NaN until the first step) and cos, sin of the free precession
 B_AXIS, B_TURN_W, B_DQ, B_COS, B_SIN = 14, 15, 18, 22, 23
-N_BOUNDS = 24
+#: and the scar layer (:mod:`tumble.rockfall.step.scar`): the radius of the rock's equivalent
+#: sphere, the depth of the current scar and 1 while the rock is in it
+B_SCAR_R, B_SCAR_DEPTH, B_SCAR_ON = 24, 25, 26
+N_BOUNDS = 27
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -209,6 +222,9 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_AXIS] = symmetry_axes((body[1], body[2], body[3]))[0]
     for j in range(3):
         bounds[B_TURN_W + j] = math.nan
+    bounds[B_SCAR_R] = math.sqrt(5.0 * (body[1] + body[2] + body[3]) / (6.0 * body[0]))
+    bounds[B_SCAR_DEPTH] = 0.0
+    bounds[B_SCAR_ON] = 0.0
 
 
 @jit_leaf
@@ -391,12 +407,37 @@ def rock_step(
         n_closed, inside = find_contacts(heights, grid, vertices, r_m, p_m, gap_tol, contacts)
         if not inside:
             return LEFT_DOMAIN
+    # the scar layer (step/scar.py): a touch after a flight is an impact that ploughs a scar;
+    # only the vertices below its floor are hard contacts, and while the rock moves into the
+    # soil before the floor carries it, the soil's drag acts on it (B_SCAR_ON 1: ploughing,
+    # 2: on the floor, 0: not touching)
+    touching = n_closed
+    depth = 0.0
+    if n_closed > 0:
+        strength = soil_param(SCAR_STRENGTH, soil_values, soil_index, soil_rasters, grid, x, y)
+        if strength > 0.0:
+            v_perp = impact_speed(contacts, n_closed, v_b)
+            if bounds[B_SCAR_ON] == 0.0:
+                # the first touch after a flight: an impact
+                bounds[B_SCAR_DEPTH] = min(scar_depth(mass, strength, v_perp), bounds[B_SCAR_R])
+                bounds[B_SCAR_ON] = 1.0 if v_perp > 0.0 else 2.0
+            elif bounds[B_SCAR_ON] == 1.0 and v_perp <= 0.0:
+                bounds[B_SCAR_ON] = 2.0
+            depth = bounds[B_SCAR_DEPTH]
+            n_closed, immersion = hard_contacts(contacts, n_closed, depth, gap_tol)
+            if bounds[B_SCAR_ON] == 1.0:
+                cs = soil_param(SCAR_CS, soil_values, soil_index, soil_rasters, grid, x, y)
+                speed = math.sqrt(dot(v_b, v_b))
+                along = v_perp / speed if speed > 0.0 else 0.0
+                c_v = c_v + scar_drag(bounds[B_SCAR_R], immersion, depth, cs, speed, along)
+    elif bounds[B_SCAR_ON] != 0.0:
+        bounds[B_SCAR_ON] = 0.0
     mu = 0.0
     eps_n = 0.0
     if n_closed > 0:
         # a vertex deeper below the terrain than the rock's radius: the previous step carried
         # the rock through the surface further than any contact can push it back (dt too large)
-        if penetrated(contacts, n_closed, radius):
+        if penetrated(contacts, n_closed, radius + depth):
             return PENETRATED
         mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
         eps_n = soil_param(RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
@@ -474,6 +515,8 @@ def rock_step(
         )
         capped = not ok
         work, loaded = contact_work(contacts, n_closed, u_s, u_e)
+        if loaded > 0 and bounds[B_SCAR_ON] == 1.0:
+            bounds[B_SCAR_ON] = 2.0  # the scar's floor carries the rock: the ploughing ends
         bounds[B_WARM] = 1.0
     else:
         if bounds[B_WARM] != 0.0:
@@ -492,8 +535,8 @@ def rock_step(
     else:
         p_e = implicit_orientation(bounds, p_b, w_b, w_s, inertia, dt)
 
-    # slippage (L14 eq. 51)
-    if n_closed > 0:
+    # slippage (L14 eq. 51), while the rock touches the soil
+    if touching > 0:
         s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
     elif s_b != 0.0:
         if soil_index[BETA] < 0:
@@ -529,7 +572,7 @@ def rock_step(
     state[S_V], state[S_V + 1], state[S_V + 2] = v_e
     state[S_OMEGA], state[S_OMEGA + 1], state[S_OMEGA + 2] = w_e
     state[S_SLIP] = s_e
-    diag[D_CONTACTS] = n_closed
+    diag[D_CONTACTS] = touching
     diag[D_LOADED] = loaded
     diag[D_MU] = mu
     diag[D_CONTACT_WORK] = work
