@@ -9,10 +9,15 @@ two-sample KS test at 5 %, and the KS p-values. On P1 (the calibration profile) 
 flatness of the calibration minimum in ``mu_r``; on P2 (held out) it is the sensitivity of the
 held-out result.
 
+``--scar-strength ME`` (kN/m^2) adds the scar layer of Lu et al. 2019 (``scar_strength`` ME,
+``scar_cs`` ``--scar-cs``, default 1.5) to every zone: whether the Authume tests agree with the
+category ``medium_scar`` (Me = 15 000 kN/m^2).
+
 Run from the repository root:
 
     PYTHONPATH=src python benchmarks/authume_rolling_scan.py [--profile p1] [--seeds 10]
         [--values 0.1,0.125,0.15,0.175,0.2] [--scheme implicit] [--workers 2]
+        [--scar-strength 15000 [--scar-cs 1.5]]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import dataclasses
 import numpy as np
 
 from tumble.validation import authume
+from tumble.validation.authume import soils
 
 
 def main() -> None:
@@ -32,14 +38,20 @@ def main() -> None:
     parser.add_argument("--values", default="0.1,0.125,0.15,0.175,0.2")
     parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scar-strength", type=float, default=0.0)
+    parser.add_argument("--scar-cs", type=float, default=1.5)
     args = parser.parse_args()
+    if args.scar_strength > 0.0:
+        # every zone row starts from the base friction (SoilParameters.table)
+        soils.BASE_FRICTION["scar_strength"] = args.scar_strength
+        soils.BASE_FRICTION["scar_cs"] = args.scar_cs
     values = [float(v) for v in args.values.split(",")]
     if args.seeds < 2:
         parser.error("--seeds must be at least 2 (the standard error needs two)")
     measured = authume.measured_endpoints(args.profile)
     print(
         f"{args.profile.upper()} {args.scheme}, {authume.CALIBRATED.as_dict()} with mu_r varied, "
-        f"seeds 0-{args.seeds - 1}"
+        f"scar layer Me {args.scar_strength:g} kN/m^2, seeds 0-{args.seeds - 1}"
     )
     for value in values:
         parameters = dataclasses.replace(authume.CALIBRATED, rolling_resistance=value)
