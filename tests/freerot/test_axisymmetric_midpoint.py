@@ -7,6 +7,7 @@ import pytest
 from tumble._jit import jit
 from tumble.freerot import exact, integrate
 from tumble.freerot.implicit_midpoint import (
+    free_midpoint_omega,
     free_precession,
     midpoint_omega,
     newton_midpoint,
@@ -109,3 +110,31 @@ def test_free_increment_turns_with_the_precession(inertia):
 def test_three_distinct_moments_have_no_free_precession():
     axis, cos, sin = _turned_and_next((1.0, 2.0, 3.0), (0.3, 0.2, 0.1), 0.01)[2:5]
     assert (axis, cos, sin) == (-1, 1.0, 0.0)
+
+
+@jit
+def _free_and_zero_torque(inertia, w0, dt):
+    free, free_status = free_midpoint_omega(inertia, w0, dt, 1e-15, 50)
+    zero, zero_status = midpoint_omega(inertia, w0, dt, (0.0, 0.0, 0.0), 1e-15, 50)
+    return free, free_status, zero, zero_status
+
+
+@pytest.mark.parametrize(
+    "inertia", [(52.06, 52.06, 83.3), (83.3, 52.06, 52.06), (52.06, 83.3, 52.06), (3.0, 2.0, 1.0)]
+)
+def test_free_solve_is_the_zero_torque_solve_bit_for_bit(inertia):
+    """The torque-free solve of the rockfall step skips the divisions of a zero torque impulse
+    by the moments (0 / A is +0 for a positive moment): every component is the one the solve
+    with a zero torque impulse gives, to the bit, including signed zeros in w0, for symmetry
+    axes z, x, y and for three distinct moments (Newton's method)."""
+    rng = np.random.default_rng(11)
+    samples = [tuple(rng.uniform(-60.0, 60.0, 3)) for _ in range(300)]
+    samples += [(-0.0, 0.0, -0.0), (0.0, -0.0, 5.0), (-0.0, 3.0, -0.0), (1e-300, -1e-300, 0.0)]
+    for w0 in samples:
+        for dt in (0.002, 0.01):
+            free, free_status, zero, zero_status = _free_and_zero_torque(inertia, w0, dt)
+            assert free_status == zero_status
+            assert np.array_equal(np.array(free).view(np.uint64), np.array(zero).view(np.uint64)), (
+                w0,
+                dt,
+            )

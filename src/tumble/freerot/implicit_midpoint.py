@@ -72,13 +72,35 @@ def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impuls
     then linear, ``w1_i - w0_i + k wm_j = M_i dt / A`` and ``w1_j - w0_j - k wm_i = M_j dt / A``
     with ``k = dt (C - A) wm_s / A``, a 2x2 system of determinant ``1 + k^2 / 4``."""
     s, i, j = symmetry_axes(inertia)
+    return _axisymmetric_solution(
+        inertia,
+        w0,
+        dt,
+        (s, i, j),
+        torque_impulse[s] / inertia[s],
+        torque_impulse[i] / inertia[i],
+        torque_impulse[j] / inertia[i],
+    )
+
+
+@jit(inline="always")
+def _axisymmetric_solution(
+    inertia: Vec3Like,
+    w0: Vec3,
+    dt: float,
+    axes: tuple[int, int, int],
+    t_s: float,
+    t_i: float,
+    t_j: float,
+) -> Vec3:
+    """:func:`_axisymmetric_midpoint` with the torque impulse already divided by the moments,
+    ``t_s = M_s dt / C``, ``t_i = M_i dt / A``, ``t_j = M_j dt / A``; ``axes = (s, i, j)``."""
+    s, i, j = axes
     moment_a = inertia[i]
     moment_c = inertia[s]
-    w1_s = w0[s] + torque_impulse[s] / moment_c
+    w1_s = w0[s] + t_s
     k = dt * (moment_c - moment_a) * (0.5 * (w0[s] + w1_s)) / moment_a
     half = 0.5 * k
-    t_i = torque_impulse[i] / moment_a
-    t_j = torque_impulse[j] / moment_a
     ai = w0[i] - half * w0[j] + t_i
     aj = w0[j] + half * w0[i] + t_j
     inv_det = 1.0 / (1.0 + half * half)
@@ -107,6 +129,20 @@ def midpoint_omega(
     if symmetry_axes(inertia)[0] >= 0:
         return _axisymmetric_midpoint(inertia, w0, dt, torque_impulse), Status.OK
     return newton_midpoint(inertia, w0, dt, torque_impulse, tol, max_iter)
+
+
+@jit(inline="always")
+def free_midpoint_omega(
+    inertia: Vec3Like, w0: Vec3, dt: float, tol: float, max_iter: int
+) -> tuple[Vec3, int]:
+    """:func:`midpoint_omega` without a torque impulse, for positive moments: the same numbers.
+    The closed form takes the torque terms as the zeros that ``0 / A`` gives for a positive
+    moment ``A`` instead of dividing (three divisions, one of them on the chain of the
+    solution); Newton's method is called with a zero torque impulse as before."""
+    s, i, j = symmetry_axes(inertia)
+    if s >= 0:
+        return _axisymmetric_solution(inertia, w0, dt, (s, i, j), 0.0, 0.0, 0.0), Status.OK
+    return newton_midpoint(inertia, w0, dt, (0.0, 0.0, 0.0), tol, max_iter)
 
 
 @jit(inline="always")

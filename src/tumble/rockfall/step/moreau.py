@@ -85,8 +85,8 @@ import numpy as np
 from tumble._jit import jit, jit_leaf
 from tumble.freerot.explicit import quaternion_half_step
 from tumble.freerot.implicit_midpoint import (
+    free_midpoint_omega,
     free_precession,
-    midpoint_omega,
     spin_preserving_increment,
     spin_preserving_update,
     symmetry_axes,
@@ -388,10 +388,18 @@ def rock_step(
             m0 = a_ik[2][0] - g_x * a_ik[0][0] - g_y * a_ik[1][0]
             m1 = a_ik[2][1] - g_x * a_ik[0][1] - g_y * a_ik[1][1]
             m2 = a_ik[2][2] - g_x * a_ik[0][2] - g_y * a_ik[1][2]
-            low = math.inf
+            # the test of find_contacts_below on every vertex, without branches and without
+            # a chain through a running minimum (so that it can run in SIMD lanes): a vertex
+            # that is not more than gap_tol above the plane is evaluated there, and when none
+            # is the step has no contact. It is the test the lowest vertex took before (the
+            # rounded sum is monotonic in the vertex's height), in one pass instead of two.
+            near = False
             for k in range(vertices.shape[0]):
-                low = min(low, m0 * vertices[k, 0] + m1 * vertices[k, 1] + m2 * vertices[k, 2])
-            clear = above + low > gap_tol
+                near |= not (
+                    above + (m0 * vertices[k, 0] + m1 * vertices[k, 1] + m2 * vertices[k, 2])
+                    > gap_tol
+                )
+            clear = not near
             below = True
     if clear:
         n_closed = 0
@@ -465,13 +473,8 @@ def rock_step(
         w_s = w_b
         w_free = (w_b[0] + dw[0], w_b[1] + dw[1], w_b[2] + dw[2])
     elif scheme == IMPLICIT:
-        w_s, status = midpoint_omega(
-            inertia,
-            w_b,
-            dt,
-            (0.0, 0.0, 0.0),
-            options[O_NEWTON_TOL],
-            int(options[O_NEWTON_MAX_ITER]),
+        w_s, status = free_midpoint_omega(
+            inertia, w_b, dt, options[O_NEWTON_TOL], int(options[O_NEWTON_MAX_ITER])
         )
         if status == Status.NEWTON_NOT_CONVERGED:
             return NEWTON_NOT_CONVERGED
