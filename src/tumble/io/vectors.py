@@ -155,6 +155,102 @@ def write_points(
     return _write_layer(path, wkb, "Point Z", attributes, crs)
 
 
+#: tables of at least this many points are written by :class:`PointsInBackground` in a process
+#: of its own (GDAL inserts about one feature in 8 us, holding the interpreter's lock)
+BACKGROUND_POINTS = 50_000
+
+
+class PointsInBackground:
+    """:func:`write_points` in a process of its own, beside the caller's work: a context
+    manager, ``with PointsInBackground(path, xyz, attributes, crs) as pending: ...;
+    pending.wait()``.
+
+    The same function writes the same file from the same arrays (sent to a fresh ``spawn``
+    process, so that none of the caller's threads or open GDAL handles is inherited); a table of
+    fewer than :data:`BACKGROUND_POINTS` points is written at once, in the caller's process.
+    :meth:`wait` returns the path written or raises the writer's error; leaving the block with an
+    exception stops the process before the caller removes its stage, so nothing is half-written
+    after it."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        xyz: ArrayLike,
+        attributes: Mapping[str, ArrayLike],
+        crs: Any = None,
+    ) -> None:
+        import multiprocessing
+
+        self.path = Path(path)
+        points = np.asarray(xyz, dtype=np.float64)
+        self._process: Any = None
+        if points.ndim != 2 or points.shape[0] < BACKGROUND_POINTS:
+            write_points(self.path, points, attributes, crs)
+            return
+        context = multiprocessing.get_context("spawn")
+        self._receive, send = context.Pipe(duplex=False)
+        columns = {name: np.asarray(values) for name, values in attributes.items()}
+        self._process = context.Process(
+            target=_write_points_and_report,
+            args=(send, self.path, points, columns, crs),
+            name="tumble-write-points",
+            daemon=True,
+        )
+        self._process.start()
+        send.close()
+
+    def wait(self) -> Path:
+        """The path written, once the process is done; its error if it failed."""
+        if self._process is None:
+            return self.path
+        try:
+            error = self._receive.recv()
+        except EOFError:
+            error = RuntimeError(
+                f"writing {self.path} stopped without a word (exit code "
+                f"{self._process.exitcode}); was it killed, or out of memory?"
+            )
+        finally:
+            self._process.join()
+            self._receive.close()
+            self._process = None
+        if error is not None:
+            raise error
+        return self.path
+
+    def __enter__(self) -> PointsInBackground:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *args: object) -> None:
+        if self._process is None:
+            return
+        if exc_type is not None:
+            self._process.terminate()
+            self._process.join()
+            self._receive.close()
+            self._process = None
+            return
+        self.wait()
+
+
+def _write_points_and_report(
+    send: Any, path: Path, xyz: np.ndarray, columns: dict[str, np.ndarray], crs: Any
+) -> None:
+    """:func:`write_points` in the process of :class:`PointsInBackground`; sends None or the
+    error."""
+    try:
+        write_points(path, xyz, columns, crs)
+    except BaseException as err:  # every failure goes back to the caller, which raises it
+        try:
+            send.send(err)
+        except Exception:  # an error that does not pickle: its text
+            send.send(RuntimeError(f"writing {path}: {type(err).__name__}: {err}"))
+    else:
+        send.send(None)
+    finally:
+        send.close()
+
+
 def read_lines(
     path: str | os.PathLike, layer: str | int | None = None, name_field: str | None = None
 ) -> tuple[list[str], list[np.ndarray], str | None]:
