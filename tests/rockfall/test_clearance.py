@@ -133,36 +133,3 @@ def test_many_rocks_at_once_give_each_rock_its_own_clearance_whatever_the_thread
     finally:
         set_threads(before)
     assert (~on).any() and on.any()
-
-
-@pytest.mark.parametrize("collide", [False, True])
-def test_rocks_that_repeat_get_the_clearance_each_gets_alone(monkeypatch, collide):
-    """rock_clearances of 2000 rocks drawn from 12 distinct (shape, scale, centre, rotation)
-    rocks, some off the DEM, one at -0 where another is at +0: bit for bit the clearance of each
-    rock computed alone; likewise when every rock's key collides (each distinct rock is then
-    recognised by its own bits)."""
-    from tumble.rockfall import clearance as module
-
-    if collide:
-        monkeypatch.setattr(module, "_hash_rows", lambda words: np.zeros(words[0].size, np.uint64))
-    rng = np.random.default_rng(8)
-    terrain = Terrain.from_array(rng.random((30, 40)) * 2.0, dx=1.0)
-    kinds = 12
-    position = np.column_stack(
-        [rng.uniform(-2.0, 42.0, kinds), rng.uniform(-2.0, 32.0, kinds), rng.uniform(0, 3, kinds)]
-    )
-    position[1] = position[0]
-    position[0, 2], position[1, 2] = 0.0, -0.0
-    rotation = np.array([quat_to_matrix(uniform_quaternion(rng)) for _ in range(kinds)])
-    kind_shape, kind_scale = rng.integers(0, 2, kinds), rng.uniform(0.5, 2.0, kinds)
-    pick = rng.integers(0, kinds, 2000)
-    hulls = Hulls.of(
-        [Rock.box(1.6, 1.0, 0.7), Rock.box(0.5, 0.5, 0.5)], kind_shape[pick], kind_scale[pick]
-    )
-    gap, on = module.rock_clearances(terrain, hulls, 0, position[pick], rotation[pick])
-    alone = [
-        clearance(terrain, hulls, k, position[pick[k]], rotation[pick[k]]) for k in range(2000)
-    ]
-    np.testing.assert_array_equal(gap, [g for g, _ in alone])
-    np.testing.assert_array_equal(on, [o for _, o in alone])
-    assert (~on).any() and on.any()

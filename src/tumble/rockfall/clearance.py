@@ -316,79 +316,11 @@ def rock_clearances(
     terrain: Any, hulls: Hulls, first: int, position: np.ndarray, rotation: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(gap, on_terrain)`` of rocks ``first .. first + n - 1`` of ``hulls`` with their centres
-    at ``position`` (n, 3) and rotations ``rotation`` (n, 3, 3, body to space).
-
-    Rocks that share their shape, scale, centre and rotation bit for bit (a point release
-    without random orientations: every rock) share their clearance: where the first
-    :data:`REPEAT_PROBE` rocks hold at least two of each, the clearance of every distinct rock
-    is computed once and given to the rocks like it."""
+    at ``position`` (n, 3) and rotations ``rotation`` (n, 3, 3, body to space)."""
     n = position.shape[0]
     rocks = slice(first, first + n)
     shape_id = np.zeros(n, dtype=np.int64) if hulls.shape_id is None else hulls.shape_id[rocks]
     scale = np.ones(n) if hulls.scale is None else hulls.scale[rocks]
-    position = np.ascontiguousarray(position, dtype=np.float64)
-    rotation = np.ascontiguousarray(rotation, dtype=np.float64)
-    shape_id = np.ascontiguousarray(shape_id, dtype=np.int64)
-    scale = np.ascontiguousarray(scale, dtype=np.float64)
-    if n > REPEAT_PROBE:
-        words = _rock_words(position, rotation, shape_id, scale)
-        probe = _hash_rows([column[:REPEAT_PROBE] for column in words])
-        if 2 * np.unique(probe).size <= REPEAT_PROBE:
-            _, one, like = np.unique(_hash_rows(words), return_index=True, return_inverse=True)
-            like = one[like.ravel()]  # the first rock of each key, for every rock
-            same = np.ones(n, dtype=bool)
-            for column in words:  # a rock takes the first one's clearance if all its bits agree
-                same &= column == column[like]
-            own = np.flatnonzero(~same)  # keys that collided: computed by themselves
-            firsts = np.union1d(one, own)
-            gap_of, on_of = _clearances(
-                terrain, hulls, position[firsts], rotation[firsts], shape_id[firsts], scale[firsts]
-            )
-            source = np.where(same, like, np.arange(n))
-            row = np.searchsorted(firsts, source)
-            return gap_of[row], on_of[row]
-    return _clearances(terrain, hulls, position, rotation, shape_id, scale)
-
-
-#: rocks probed for repeats by :func:`rock_clearances`
-REPEAT_PROBE = 256
-
-
-def _rock_words(
-    position: np.ndarray, rotation: np.ndarray, shape_id: np.ndarray, scale: np.ndarray
-) -> list[np.ndarray]:
-    """The bits of every rock's centre, rotation, shape and scale as 14 columns of 64-bit words
-    (views, n each): two rocks have the same words exactly when the clearance kernel gets the
-    same numbers."""
-    n = position.shape[0]
-    return [
-        *position.view(np.uint64).T,
-        *rotation.reshape(n, 9).view(np.uint64).T,
-        shape_id.view(np.uint64),
-        scale.view(np.uint64),
-    ]
-
-
-def _hash_rows(words: list[np.ndarray]) -> np.ndarray:
-    """A 64-bit hash of each row of the uint64 columns ``words`` (equal rows, equal hashes)."""
-    key = np.zeros(words[0].shape[0], dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for column in words:
-            key = (key ^ column) * np.uint64(0x9E3779B97F4A7C15)
-            key ^= key >> np.uint64(29)
-    return key
-
-
-def _clearances(
-    terrain: Any,
-    hulls: Hulls,
-    position: np.ndarray,
-    rotation: np.ndarray,
-    shape_id: np.ndarray,
-    scale: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`clearances` of the rocks given by their centres, rotations, shapes and scales."""
-    n = position.shape[0]
     gap = np.empty(n)
     on_terrain = np.empty(n, dtype=np.bool_)
     blocks = max(1, min(n, 4 * get_threads()))
@@ -398,10 +330,10 @@ def _clearances(
         float(terrain.y0),
         float(terrain.dx),
         float(terrain.dy),
-        np.ascontiguousarray(position),
-        np.ascontiguousarray(rotation),
-        np.ascontiguousarray(shape_id),
-        np.ascontiguousarray(scale),
+        np.ascontiguousarray(position, dtype=np.float64),
+        np.ascontiguousarray(rotation, dtype=np.float64),
+        np.ascontiguousarray(shape_id, dtype=np.int64),
+        np.ascontiguousarray(scale, dtype=np.float64),
         hulls.vertices,
         hulls.n_vertices,
         hulls.edges,
