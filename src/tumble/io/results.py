@@ -156,11 +156,9 @@ def write_csv(
                     floats = np.ascontiguousarray(part, dtype=np.float64)
                     block.append(_format_column(floats, number))
                 else:
-                    block.append([str(v) for v in part])
-            text = "\x00".join(
-                t for col, n in zip(block, numeric, strict=True) if not n for t in col
-            )
-            plain = len(block) > 1 and not any(c in text for c in _CSV_SPECIAL)
+                    block.append(list(map(str, part.tolist())))
+            texts = {t for col, n in zip(block, numeric, strict=True) if not n for t in col}
+            plain = len(block) > 1 and not any(c in t for t in texts for c in _CSV_SPECIAL)
             if plain:
                 handle.write("\r\n".join(map(",".join, zip(*block, strict=True))) + "\r\n")
             else:
