@@ -163,12 +163,16 @@ def test_points_in_background_raise_the_writers_error_and_stop_on_the_callers(
 
     monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
     xyz = np.zeros((20, 3))
-    with pytest.raises(ValueError, match="one value per feature"):
-        with vectors.PointsInBackground(tmp_path / "a.gpkg", xyz, {"k": np.arange(3)}) as bg:
-            bg.wait()
-    with pytest.raises(KeyError):
-        with vectors.PointsInBackground(tmp_path / "b.gpkg", xyz, {"k": np.arange(20)}) as bg:
-            raise KeyError("the caller failed")
+    with (
+        pytest.raises(ValueError, match="one value per feature"),
+        vectors.PointsInBackground(tmp_path / "a.gpkg", xyz, {"k": np.arange(3)}) as bg,
+    ):
+        bg.wait()
+    with (
+        pytest.raises(KeyError),
+        vectors.PointsInBackground(tmp_path / "b.gpkg", xyz, {"k": np.arange(20)}) as bg,
+    ):
+        raise KeyError("the caller failed")
     assert bg._process is None
     assert not (tmp_path / "a.gpkg").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".a.gpkg")]
