@@ -68,3 +68,27 @@ def test_bad_soil_tables_are_refused():
         ensemble(soils=SOILS, soil_row=ROW + 1)
     with pytest.raises(ValueError, match="one integer row"):
         ensemble(soils=SOILS, soil_row=ROW[:3])
+
+
+def test_rock_hulls_of_identical_rocks_are_the_scaled_copies_without_copying():
+    """rock_hulls gives, bit for bit, ``hulls[shape_id] * scale`` (NaN padding kept): for rocks
+    of several shapes and scales, and for identical rocks (one shape, one scale, 2.5 or 1), where
+    it is a view of one hull instead of n copies."""
+    from tumble.rockfall.ensemble.tables import rock_hulls
+
+    rng = np.random.default_rng(2)
+    hulls = rng.standard_normal((3, 6, 3)) * 10.0 ** rng.integers(-5, 5, (3, 6, 3))
+    hulls[1, 4:] = np.nan
+    cases = [
+        (rng.integers(0, 3, 50), rng.uniform(0.5, 2.0, 50)),
+        (np.full(50, 1), np.full(50, 2.5)),
+        (np.zeros(50, dtype=np.int64), np.ones(50)),
+        (np.zeros(0, dtype=np.int64), np.ones(0)),
+    ]
+    for shape_id, scale in cases:
+        expected = hulls[shape_id] * scale[:, None, None]
+        got = rock_hulls(hulls, shape_id, scale)
+        np.testing.assert_array_equal(got, expected)
+        assert got.shape == expected.shape
+    got = rock_hulls(hulls, np.full(50, 1), np.full(50, 2.5))
+    assert got.strides[0] == 0  # one hull, not 50

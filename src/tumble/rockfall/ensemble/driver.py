@@ -65,7 +65,7 @@ from tumble.rockfall.ensemble.sizes import (
     VISIT_CAPACITY,
     check_size,
 )
-from tumble.rockfall.ensemble.tables import forest_chunk, forest_tables, soil_table
+from tumble.rockfall.ensemble.tables import forest_chunk, forest_tables, rock_hulls, soil_table
 from tumble.rockfall.ensemble.visits import reduce_visits
 from tumble.rockfall.forest import Forest
 from tumble.rockfall.release import ReleaseStates
@@ -231,7 +231,7 @@ class Ensemble:
         try:
             initial = initial_states(
                 model,
-                hulls[self.shape_id] * self.scale[:, None, None],
+                rock_hulls(hulls, self.shape_id, self.scale),
                 np.asarray(states.position, dtype=np.float64),
                 np.asarray(states.orientation, dtype=np.float64),
                 np.asarray(states.velocity, dtype=np.float64),

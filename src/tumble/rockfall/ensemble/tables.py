@@ -1,7 +1,7 @@
 """The per-rock tables of the ensemble kernel beyond its core arrays: the soil table the rocks
 read (one row per soil, a row per rock: :mod:`tumble.rockfall.site.soil_uncertainty`), the
 forest inputs and the forest arrays a chunk returns (:mod:`tumble.rockfall.step.trees`), and
-their summary (``summary.json["forest"]``)."""
+their summary (``summary.json["forest"]``), and every rock's hull scaled from its shape's."""
 
 from __future__ import annotations
 
@@ -118,3 +118,14 @@ def forest_summary(
             "in summary.json and deposits.csv but not mapped in rasters/tree_impacts.tif"
         )
     return out
+
+
+def rock_hulls(hulls: np.ndarray, shape_id: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Every rock's hull (n, M, 3): ``hulls[shape_id] * scale``, the shapes' hulls (S, M, 3,
+    padded with NaN) scaled. Where every rock has the same shape and scale (an ensemble of
+    identical rocks), a read-only view of that one hull, the same numbers without n copies."""
+    n = shape_id.shape[0]
+    if n and np.all(shape_id == shape_id[0]) and np.all(scale == scale[0]):
+        one = hulls[shape_id[0]] * scale[0]
+        return np.broadcast_to(one, (n, *one.shape))
+    return hulls[shape_id] * scale[:, None, None]
