@@ -176,3 +176,18 @@ def test_points_in_background_raise_the_writers_error_and_stop_on_the_callers(
     assert bg._process is None
     assert not (tmp_path / "a.gpkg").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".a.gpkg")]
+
+
+def test_points_in_background_raise_an_error_of_their_start(tmp_path, monkeypatch):
+    """Arrays that cannot be sent to the writer's process (an object that does not pickle):
+    the error of the start is raised by wait(), in the caller, and no process is left."""
+    import pickle
+
+    from tumble.io import vectors
+
+    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
+    column = np.array([lambda: 0] * 20, dtype=object)
+    bg = vectors.PointsInBackground(tmp_path / "c.gpkg", np.zeros((20, 3)), {"k": column})
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        bg.wait()
+    assert bg._process is None and not (tmp_path / "c.gpkg").exists()

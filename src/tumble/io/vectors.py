@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -196,13 +197,39 @@ class PointsInBackground:
             name="tumble-write-points",
             daemon=True,
         )
-        self._process.start()
-        send.close()
+        # the start sends the arrays down a pipe that the new process reads only once it has
+        # imported its modules: a thread of its own waits for that instead of the caller
+        self._send = send
+        self._starting = threading.Thread(target=self._start, name="tumble-start-points")
+        self._starting.start()
+
+    def _start(self) -> None:
+        try:
+            self._process.start()
+        except BaseException as err:  # raised by wait(), in the caller's thread
+            self._start_error: BaseException | None = err
+        else:
+            self._start_error = None
+        finally:
+            self._send.close()
+
+    def _stop(self) -> None:
+        """Join the starting thread, end the process if it runs, close the pipe."""
+        self._starting.join()
+        if self._process.pid is not None:
+            self._process.terminate()
+            self._process.join()
+        self._receive.close()
+        self._process = None
 
     def wait(self) -> Path:
         """The path written, once the process is done; its error if it failed."""
         if self._process is None:
             return self.path
+        self._starting.join()
+        if self._start_error is not None:
+            self._stop()
+            raise self._start_error
         try:
             error = self._receive.recv()
         except EOFError:
@@ -225,10 +252,7 @@ class PointsInBackground:
         if self._process is None:
             return
         if exc_type is not None:
-            self._process.terminate()
-            self._process.join()
-            self._receive.close()
-            self._process = None
+            self._stop()
             return
         self.wait()
 
