@@ -191,3 +191,36 @@ def test_points_in_background_raise_an_error_of_their_start(tmp_path, monkeypatc
     with pytest.raises((pickle.PicklingError, AttributeError)):
         bg.wait()
     assert bg._process is None and not (tmp_path / "c.gpkg").exists()
+
+
+def test_points_in_background_do_not_run_the_callers_script_again(tmp_path):
+    """A script without a ``__main__`` guard that writes many points in the background runs
+    once (its writer does not import the caller's script as multiprocessing's spawn would):
+    its log holds one line and the file is written."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import tumble
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from tumble.io import vectors\n"
+        f"with open({str(tmp_path / 'log.txt')!r}, 'a') as log:\n"
+        "    log.write('ran\\n')\n"
+        "vectors.BACKGROUND_POINTS = 10\n"
+        f"with vectors.PointsInBackground({str(tmp_path / 'p.gpkg')!r}, np.zeros((20, 3)),\n"
+        "                                {'k': np.arange(20)}) as pending:\n"
+        "    pending.wait()\n"
+    )
+    source = str(Path(tumble.__file__).resolve().parent.parent)
+    subprocess.run(
+        [sys.executable, str(script)],
+        check=True,
+        env={**os.environ, "PYTHONPATH": source},
+        timeout=120,
+    )
+    assert (tmp_path / "log.txt").read_text() == "ran\n"
+    assert pyogrio.raw.read(tmp_path / "p.gpkg")[3][0].tolist() == list(range(20))

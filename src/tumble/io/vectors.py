@@ -13,8 +13,12 @@ first use only, so that importing :mod:`tumble.io` stays cheap.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -166,12 +170,14 @@ class PointsInBackground:
     manager, ``with PointsInBackground(path, xyz, attributes, crs) as pending: ...;
     pending.wait()``.
 
-    The same function writes the same file from the same arrays (sent to a fresh ``spawn``
-    process, so that none of the caller's threads or open GDAL handles is inherited); a table of
-    fewer than :data:`BACKGROUND_POINTS` points is written at once, in the caller's process.
-    :meth:`wait` returns the path written or raises the writer's error; leaving the block with an
-    exception stops the process before the caller removes its stage, so nothing is half-written
-    after it."""
+    The same function writes the same file from the same arrays, in a fresh interpreter
+    (``python -c``, the caller's ``sys.path``) that reads them pickled from its standard input:
+    it inherits none of the caller's threads or GDAL handles, and does not run the caller's
+    ``__main__`` again as :mod:`multiprocessing` would. A table of fewer than
+    :data:`BACKGROUND_POINTS` points is written at once, in the caller's process. :meth:`wait`
+    returns the path written or raises the writer's error; leaving the block with an exception
+    stops the process before the caller removes its stage, so nothing is half-written after
+    it."""
 
     def __init__(
         self,
@@ -180,46 +186,46 @@ class PointsInBackground:
         attributes: Mapping[str, ArrayLike],
         crs: Any = None,
     ) -> None:
-        import multiprocessing
-
         self.path = Path(path)
         points = np.asarray(xyz, dtype=np.float64)
-        self._process: Any = None
+        self._process: subprocess.Popen[bytes] | None = None
         if points.ndim != 2 or points.shape[0] < BACKGROUND_POINTS:
             write_points(self.path, points, attributes, crs)
             return
-        context = multiprocessing.get_context("spawn")
-        self._receive, send = context.Pipe(duplex=False)
         columns = {name: np.asarray(values) for name, values in attributes.items()}
-        self._process = context.Process(
-            target=_write_points_and_report,
-            args=(send, self.path, points, columns, crs),
-            name="tumble-write-points",
-            daemon=True,
+        code = (
+            f"import sys; sys.path[:0] = {[p for p in sys.path if p]!r}; "
+            "from tumble.io.vectors import _write_points_from_stdin; _write_points_from_stdin()"
         )
-        # the start sends the arrays down a pipe that the new process reads only once it has
-        # imported its modules: a thread of its own waits for that instead of the caller
-        self._send = send
-        self._starting = threading.Thread(target=self._start, name="tumble-start-points")
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        self._start_error: BaseException | None = None
+        # the arrays go down the pipe from a thread: the new process reads them only once it
+        # has imported its modules, and the caller goes on meanwhile
+        self._starting = threading.Thread(
+            target=self._send, args=((self.path, points, columns, crs),), name="tumble-points"
+        )
         self._starting.start()
 
-    def _start(self) -> None:
+    def _send(self, arguments: tuple[Any, ...]) -> None:
+        assert self._process is not None and self._process.stdin is not None
         try:
-            self._process.start()
+            pickle.dump(arguments, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as err:  # raised by wait(), in the caller's thread
-            self._start_error: BaseException | None = err
-        else:
-            self._start_error = None
+            self._start_error = err
         finally:
-            self._send.close()
+            with contextlib.suppress(OSError):  # the process is gone; wait() says why
+                self._process.stdin.close()
 
     def _stop(self) -> None:
-        """Join the starting thread, end the process if it runs, close the pipe."""
+        """End the process, join the sending thread."""
+        assert self._process is not None
+        self._process.kill()
         self._starting.join()
-        if self._process.pid is not None:
-            self._process.terminate()
-            self._process.join()
-        self._receive.close()
+        self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
         self._process = None
 
     def wait(self) -> Path:
@@ -230,17 +236,18 @@ class PointsInBackground:
         if self._start_error is not None:
             self._stop()
             raise self._start_error
+        assert self._process.stdout is not None
+        reply = self._process.stdout.read()
+        self._process.stdout.close()
+        code = self._process.wait()
+        self._process = None
         try:
-            error = self._receive.recv()
-        except EOFError:
+            error = pickle.loads(reply)
+        except Exception:
             error = RuntimeError(
-                f"writing {self.path} stopped without a word (exit code "
-                f"{self._process.exitcode}); was it killed, or out of memory?"
+                f"writing {self.path} stopped without a word (exit code {code}); was it "
+                "killed, or out of memory?"
             )
-        finally:
-            self._process.join()
-            self._receive.close()
-            self._process = None
         if error is not None:
             raise error
         return self.path
@@ -257,22 +264,21 @@ class PointsInBackground:
         self.wait()
 
 
-def _write_points_and_report(
-    send: Any, path: Path, xyz: np.ndarray, columns: dict[str, np.ndarray], crs: Any
-) -> None:
-    """:func:`write_points` in the process of :class:`PointsInBackground`; sends None or the
-    error."""
+def _write_points_from_stdin() -> None:
+    """The process of :class:`PointsInBackground`: :func:`write_points` of the arguments
+    pickled on standard input; None or the error pickled on standard output."""
+    path, xyz, columns, crs = pickle.load(sys.stdin.buffer)
     try:
         write_points(path, xyz, columns, crs)
+        reply: BaseException | None = None
     except BaseException as err:  # every failure goes back to the caller, which raises it
-        try:
-            send.send(err)
-        except Exception:  # an error that does not pickle: its text
-            send.send(RuntimeError(f"writing {path}: {type(err).__name__}: {err}"))
-    else:
-        send.send(None)
-    finally:
-        send.close()
+        reply = err
+    try:
+        data = pickle.dumps(reply)
+    except Exception:  # an error that does not pickle: its text
+        data = pickle.dumps(RuntimeError(f"writing {path}: {type(reply).__name__}: {reply}"))
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def read_lines(
