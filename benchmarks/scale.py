@@ -22,6 +22,8 @@ shared, so times are noisy and peaks are what to trust):
   written.
 * ``million``: slope40, 10^6 rocks, t_max 0.1 s: set-up and write-out (wall time less the
   simulation) <= 20 s, peak <= 3 GB; ``--dask local:2`` runs it on a local Dask cluster.
+  Last measured (docs/performance.md, fourth pass; beside the tree before it at a load of 6
+  to 7): 89.4 s beyond the simulation against 101.8 s, peak 1.28 against 1.68 GB (FAIL, PASS).
 * ``site``: the example site (``examples/site/make_site.py``) on 0.4 m cells, a 1001 x 501 DEM,
   800 rocks, run twice; the second (warm) run: wall time beyond the simulation <= 30 % of the
   simulation + 5 s.

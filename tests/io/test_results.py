@@ -84,3 +84,41 @@ def test_write_csv_in_blocks_gives_the_bytes_of_the_csv_module(tmp_path, monkeyp
         assert (tmp_path / f"{name}_blocks.csv").read_bytes() == (
             tmp_path / f"{name}_rows.csv"
         ).read_bytes()
+
+
+@pytest.mark.parametrize("probe", [8, 1024])
+def test_columns_that_repeat_their_values_give_the_bytes_of_the_csv_module(
+    tmp_path, monkeypatch, probe
+):
+    """Columns whose values repeat (formatted once per distinct value) give, byte for byte, the
+    file of the csv module written row by row: repeated floats of every magnitude and sign,
+    NaNs of two bit patterns, -0 beside 0, infinities, float32, repeated integers of both
+    signs and beyond 2**53, over blocks that repeat and blocks that do not."""
+    from tumble.io import results
+
+    monkeypatch.setattr(results, "CSV_REPEAT_PROBE", probe)
+    monkeypatch.setattr(results, "CSV_BLOCK_ROWS", 3 * probe)
+    rng = np.random.default_rng(5)
+    n = 10 * probe + 7
+    pool = rng.standard_normal(9) * 10.0 ** rng.integers(-300, 300, 9)
+    other_nan = np.array([0x7FF8000000000001], dtype=np.uint64).view(np.float64)[0]
+    pool = np.concatenate([pool, [np.nan, other_nan, -np.nan, 0.0, -0.0, np.inf, -np.inf]])
+    repeated = pool[rng.integers(0, pool.size, n // 4 + 1)].repeat(4)[:n]  # runs of 4
+    distinct = rng.standard_normal(n) * 1e5
+    # repeats in the first and third blocks only, distinct values in the second
+    mixed = np.where((np.arange(n) // (3 * probe)) % 2 == 1, distinct, repeated)
+    with np.errstate(over="ignore"):  # beyond float32: infinities, as the csv module prints them
+        f32 = repeated.astype(np.float32)
+    columns = {
+        "rock": np.arange(n),
+        "repeated": repeated,
+        "mixed": mixed,
+        "f32": f32,
+        "steps": rng.integers(-2, 2, n) * 7,
+        "big": np.array([2**53 + 1, -(2**60), 5])[rng.integers(0, 3, n)],
+        "t_s": np.full(n, 0.1),
+        "status": np.array(["timed_out", "stopped"], dtype=object)[rng.integers(0, 2, n)],
+    }
+    results.write_csv(tmp_path / "blocks.csv", columns)
+    _csv_row_by_row(tmp_path / "rows.csv", columns)
+    assert (tmp_path / "blocks.csv").read_bytes() == (tmp_path / "rows.csv").read_bytes()

@@ -109,3 +109,118 @@ def test_bad_inputs_are_refused(tmp_path):
     with pytest.raises(ValueError, match="no field 'name'"):
         read_lines(tmp_path / "points.gpkg", name_field="name")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["points.gpkg"]
+
+
+def _layer(path):
+    """Everything a reader gets from a points file: CRS, fields and their types, fids,
+    geometries and values."""
+    meta, fids, wkb, values = pyogrio.raw.read(path, return_fids=True)
+    return meta["crs"], list(meta["fields"]), list(meta["dtypes"]), fids, wkb, values
+
+
+def test_points_in_background_are_the_file_written_in_process(tmp_path, monkeypatch):
+    """PointsInBackground, once in a process of its own, writes a file that reads back as the
+    one write_points writes in the caller's process: the same CRS, fields, types, fids,
+    geometries (a point with a NaN coordinate without one) and values (NaN, negative, huge and
+    tiny floats, integers, text). A table below the threshold is written at once, in process."""
+    from tumble.io import vectors
+
+    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 100)
+    rng = np.random.default_rng(4)
+    n = 300
+    xyz = rng.standard_normal((n, 3)) * 1e3
+    xyz[5, 2] = np.nan
+    value = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+    value[:4] = [np.nan, -0.0, -1e-310, 1.7e308]
+    attributes = {
+        "rock": np.arange(n),
+        "value": value,
+        "status": np.array(["stopped", "timed_out", "left, the DEM"], dtype=object)[
+            rng.integers(0, 3, n)
+        ],
+    }
+    with vectors.PointsInBackground(tmp_path / "bg.gpkg", xyz, attributes, "EPSG:2056") as bg:
+        assert bg._process is not None  # in a process of its own
+        assert bg.wait() == tmp_path / "bg.gpkg"
+    write_points(tmp_path / "fg.gpkg", xyz, attributes, "EPSG:2056")
+    background, foreground = _layer(tmp_path / "bg.gpkg"), _layer(tmp_path / "fg.gpkg")
+    assert background[:3] == foreground[:3]
+    np.testing.assert_array_equal(background[3], foreground[3])
+    assert list(background[4]) == list(foreground[4])
+    for b, f in zip(background[5], foreground[5], strict=True):
+        np.testing.assert_array_equal(b, f)
+    small = {name: column[:50] for name, column in attributes.items()}
+    with vectors.PointsInBackground(tmp_path / "small.gpkg", xyz[:50], small) as pending:
+        assert pending._process is None and (tmp_path / "small.gpkg").exists()
+
+
+def test_points_in_background_raise_the_writers_error_and_stop_on_the_callers(
+    tmp_path, monkeypatch
+):
+    """The writer's error comes back to the caller (an attribute of the wrong length); an error
+    of the caller stops the writer before the block is left, and nothing is left behind."""
+    from tumble.io import vectors
+
+    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
+    xyz = np.zeros((20, 3))
+    with (
+        pytest.raises(ValueError, match="one value per feature"),
+        vectors.PointsInBackground(tmp_path / "a.gpkg", xyz, {"k": np.arange(3)}) as bg,
+    ):
+        bg.wait()
+    with (
+        pytest.raises(KeyError),
+        vectors.PointsInBackground(tmp_path / "b.gpkg", xyz, {"k": np.arange(20)}) as bg,
+    ):
+        raise KeyError("the caller failed")
+    assert bg._process is None
+    assert not (tmp_path / "a.gpkg").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".a.gpkg")]
+
+
+def test_points_in_background_raise_an_error_of_their_start(tmp_path, monkeypatch):
+    """Arrays that cannot be sent to the writer's process (an object that does not pickle):
+    the error of the start is raised by wait(), in the caller, and no process is left."""
+    import pickle
+
+    from tumble.io import vectors
+
+    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
+    column = np.array([lambda: 0] * 20, dtype=object)
+    bg = vectors.PointsInBackground(tmp_path / "c.gpkg", np.zeros((20, 3)), {"k": column})
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        bg.wait()
+    assert bg._process is None and not (tmp_path / "c.gpkg").exists()
+
+
+def test_points_in_background_do_not_run_the_callers_script_again(tmp_path):
+    """A script without a ``__main__`` guard that writes many points in the background runs
+    once (its writer does not import the caller's script as multiprocessing's spawn would):
+    its log holds one line and the file is written."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import tumble
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from tumble.io import vectors\n"
+        f"with open({str(tmp_path / 'log.txt')!r}, 'a') as log:\n"
+        "    log.write('ran\\n')\n"
+        "vectors.BACKGROUND_POINTS = 10\n"
+        f"with vectors.PointsInBackground({str(tmp_path / 'p.gpkg')!r}, np.zeros((20, 3)),\n"
+        "                                {'k': np.arange(20)}) as pending:\n"
+        "    pending.wait()\n"
+    )
+    source = str(Path(tumble.__file__).resolve().parent.parent)
+    subprocess.run(
+        [sys.executable, str(script)],
+        check=True,
+        env={**os.environ, "PYTHONPATH": source},
+        timeout=120,
+    )
+    assert (tmp_path / "log.txt").read_text() == "ran\n"
+    assert pyogrio.raw.read(tmp_path / "p.gpkg")[3][0].tolist() == list(range(20))

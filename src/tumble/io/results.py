@@ -102,6 +102,27 @@ def _exact_integers(values: np.ndarray) -> bool:
     return bool(int(values.max()) < limit and int(values.min()) > -limit)
 
 
+#: values of a block probed for repeats before its column is formatted (:func:`_format_column`)
+CSV_REPEAT_PROBE = 1024
+
+
+def _format_column(values: np.ndarray, format_one: Callable[[object], str]) -> list[str]:
+    """``format_one`` of every value of the 1-D numeric array ``values``, as a list of text.
+
+    Where the first :data:`CSV_REPEAT_PROBE` values hold at least two of each (a column of
+    ensemble rocks that share their release point, mass or time step), every distinct value is
+    formatted once and the texts are taken from them: values are the same when their bits are
+    (float64 compared as uint64, so that -0 and 0, and NaNs, are kept apart), so each text is the
+    one the value gives by itself."""
+    probe = values[:CSV_REPEAT_PROBE]
+    keys = values.view(np.uint64) if values.dtype == np.float64 else values
+    if values.size <= CSV_REPEAT_PROBE or 2 * np.unique(keys[: probe.size]).size > probe.size:
+        return list(map(format_one, values.tolist()))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    texts = np.array(list(map(format_one, values[first].tolist())), dtype=object)
+    return texts[inverse.ravel()].tolist()
+
+
 def write_csv(
     path: str | os.PathLike, columns: Mapping[str, ArrayLike], precision: int = 17
 ) -> None:
@@ -111,7 +132,8 @@ def write_csv(
     The file is the one :mod:`csv`'s writer gives (``\\r\\n`` line ends, fields quoted only when
     they must be), written a block of :data:`CSV_BLOCK_ROWS` rows at a time: each column's
     numbers formatted with one ``%``-format over the block (the same shortest-of-``precision``
-    digits as ``format(float(v), f".{precision}g")``), the rows joined as text. A table whose
+    digits as ``format(float(v), f".{precision}g")``; a value that repeats in a column formatted
+    once, :func:`_format_column`), the rows joined as text. A table whose
     text fields need quoting, or of a single column, goes through :mod:`csv` row by row."""
     names = list(columns)
     arrays = [np.asarray(columns[name]).ravel() for name in names]
@@ -129,15 +151,14 @@ def write_csv(
             for a, num in zip(arrays, numeric, strict=True):
                 part = a[start : start + CSV_BLOCK_ROWS]
                 if num and part.dtype.kind in "iu" and _exact_integers(part):
-                    block.append(list(map(str, part.tolist())))  # what %.17g prints for them
+                    block.append(_format_column(part, str))  # what %.17g prints for them
                 elif num:
-                    block.append(list(map(number, part.astype(np.float64).tolist())))
+                    floats = np.ascontiguousarray(part, dtype=np.float64)
+                    block.append(_format_column(floats, number))
                 else:
-                    block.append([str(v) for v in part])
-            text = "\x00".join(
-                t for col, n in zip(block, numeric, strict=True) if not n for t in col
-            )
-            plain = len(block) > 1 and not any(c in text for c in _CSV_SPECIAL)
+                    block.append(list(map(str, part.tolist())))
+            texts = {t for col, n in zip(block, numeric, strict=True) if not n for t in col}
+            plain = len(block) > 1 and not any(c in t for t in texts for c in _CSV_SPECIAL)
             if plain:
                 handle.write("\r\n".join(map(",".join, zip(*block, strict=True))) + "\r\n")
             else:

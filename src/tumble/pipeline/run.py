@@ -57,7 +57,7 @@ from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE
 from tumble.rockfall.ensemble.outputs import (
-    write_deposits_gpkg,
+    deposits_gpkg_in_background,
     write_exits_gpkg,
     write_trajectories_gpkg,
     write_tree_impacts,
@@ -281,7 +281,14 @@ class RockfallRun:
         # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
         result.rocks.update(setup.soil_draws.columns())
         result.summary["soil"] = {"uncertainty": setup.soil_draws.described}
-        with ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage:
+        crs = ensemble.terrain.crs
+        with (
+            ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage,
+            # many rocks' points go in a process of their own, beside the rest of the write-out
+            deposits_gpkg_in_background(
+                stage / layout.DEPOSITS_GPKG, result.rocks, crs
+            ) as deposits_gpkg,
+        ):
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
             if result.tree_impacts is not None:
@@ -310,8 +317,6 @@ class RockfallRun:
                     setup.site.source_of,
                     setup.site.source_names,
                 )
-            crs = ensemble.terrain.crs
-            write_deposits_gpkg(stage / layout.DEPOSITS_GPKG, result.rocks, crs)
             if result.exits is not None:
                 write_exits_gpkg(stage / layout.EXITS_GPKG, result.exits, crs)
             first = ensemble.trajectory(0, save_every=1)
@@ -375,6 +380,7 @@ class RockfallRun:
                 draw_maps=config.output.figures,
                 geometry=geometry,
             )
+            deposits_gpkg.wait()
             result.write_summary(staged.summary)
         if not keep_chunks:
             shutil.rmtree(paths.chunks, ignore_errors=True)

@@ -68,3 +68,62 @@ def test_bad_soil_tables_are_refused():
         ensemble(soils=SOILS, soil_row=ROW + 1)
     with pytest.raises(ValueError, match="one integer row"):
         ensemble(soils=SOILS, soil_row=ROW[:3])
+
+
+def test_rock_hulls_of_identical_rocks_are_the_scaled_copies_without_copying():
+    """rock_hulls gives, bit for bit, ``hulls[shape_id] * scale`` (NaN padding kept): for rocks
+    of several shapes and scales, and for identical rocks (one shape, one scale, 2.5 or 1), where
+    it is a view of one hull instead of n copies."""
+    from tumble.rockfall.ensemble.tables import rock_hulls
+
+    rng = np.random.default_rng(2)
+    hulls = rng.standard_normal((3, 6, 3)) * 10.0 ** rng.integers(-5, 5, (3, 6, 3))
+    hulls[1, 4:] = np.nan
+    cases = [
+        (rng.integers(0, 3, 50), rng.uniform(0.5, 2.0, 50)),
+        (np.full(50, 1), np.full(50, 2.5)),
+        (np.zeros(50, dtype=np.int64), np.ones(50)),
+        (np.zeros(0, dtype=np.int64), np.ones(0)),
+    ]
+    for shape_id, scale in cases:
+        expected = hulls[shape_id] * scale[:, None, None]
+        got = rock_hulls(hulls, shape_id, scale)
+        np.testing.assert_array_equal(got, expected)
+        assert got.shape == expected.shape
+    got = rock_hulls(hulls, np.full(50, 1), np.full(50, 2.5))
+    assert got.strides[0] == 0  # one hull, not 50
+
+
+def test_initial_states_formed_in_blocks_are_those_of_one_call(monkeypatch):
+    """initial_rock_states, 7 rocks at a time, gives bit for bit the states of one
+    initial_states call over all 50 rocks (two shapes, random scales, places and orientations);
+    with rock 30 below the ground it raises the message of that one call (rock 30, not its
+    index in its block)."""
+    from tumble.rockfall.ensemble import tables
+    from tumble.rockfall.release import ReleaseStates
+    from tumble.rockfall.step.model import initial_states
+
+    monkeypatch.setattr(tables, "STATE_BLOCK", 7)
+    n = 50
+    states = Release(line=((2.0, -8.0), (4.0, 8.0)), height=2.0).draw(TERRAIN, n, 3)
+    shapes = [Rock.eota221(mass=780.0), Rock.box(0.4, 0.3, 0.2)]
+    hulls = np.full((2, 24, 3), np.nan)
+    for i, s in enumerate(shapes):
+        hulls[i, : s.n_vertices] = s.vertices
+    rng = np.random.default_rng(1)
+    shape_id, scale = rng.integers(0, 2, n), rng.uniform(0.5, 1.2, n)
+    model = ensemble()._packed["model"]
+    args = (states.position, states.orientation, states.velocity, states.omega)
+    one_call = initial_states(model, hulls[shape_id] * scale[:, None, None], *args)
+    blocks = tables.initial_rock_states(model, hulls, shape_id, scale, states)
+    np.testing.assert_array_equal(blocks, one_call)
+
+    position = states.position.copy()
+    position[30, 2] -= 5.0
+    below = ReleaseStates(position, *args[1:], states.lift, states.moves)
+    with pytest.raises(ValueError) as one:
+        initial_states(model, hulls[shape_id] * scale[:, None, None], position, *args[1:])
+    assert str(one.value).startswith("rock 30: ")
+    with pytest.raises(ValueError) as blocked:
+        tables.initial_rock_states(model, hulls, shape_id, scale, below)
+    assert str(blocked.value) == str(one.value)

@@ -65,7 +65,12 @@ from tumble.rockfall.ensemble.sizes import (
     VISIT_CAPACITY,
     check_size,
 )
-from tumble.rockfall.ensemble.tables import forest_chunk, forest_tables, soil_table
+from tumble.rockfall.ensemble.tables import (
+    forest_chunk,
+    forest_tables,
+    initial_rock_states,
+    soil_table,
+)
 from tumble.rockfall.ensemble.visits import reduce_visits
 from tumble.rockfall.forest import Forest
 from tumble.rockfall.release import ReleaseStates
@@ -76,7 +81,6 @@ from tumble.rockfall.step.model import (
     Options,
     check_dt,
     hull_radius,
-    initial_states,
     pack_model,
     resolve_options,
 )
@@ -229,14 +233,7 @@ class Ensemble:
         for i, s in enumerate(self.shapes):
             hulls[i, : s.n_vertices] = s.vertices
         try:
-            initial = initial_states(
-                model,
-                hulls[self.shape_id] * self.scale[:, None, None],
-                np.asarray(states.position, dtype=np.float64),
-                np.asarray(states.orientation, dtype=np.float64),
-                np.asarray(states.velocity, dtype=np.float64),
-                np.asarray(states.omega, dtype=np.float64),
-            )
+            initial = initial_rock_states(model, hulls, self.shape_id, self.scale, states)
         except ValueError as err:
             raise ValueError(f"release.height: {err}") from None
         radius = np.array([hull_radius(s.vertices) for s in self.shapes])[self.shape_id]

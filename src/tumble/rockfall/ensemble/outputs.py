@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.io.vectors import write_lines, write_points
+from tumble.io.vectors import PointsInBackground, write_lines, write_points
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, Rasters
 
 if TYPE_CHECKING:
@@ -134,6 +134,16 @@ def write_deposits_gpkg(path: str | os.PathLike, rocks: Mapping[str, np.ndarray]
     without a finite final position has no geometry. Layer ``deposits`` for ``deposits.gpkg``."""
     xyz = np.column_stack([np.asarray(rocks[axis], dtype=np.float64) for axis in "xyz"])
     return write_points(path, xyz, rocks, crs)
+
+
+def deposits_gpkg_in_background(
+    path: str | os.PathLike, rocks: Mapping[str, np.ndarray], crs: Any
+) -> PointsInBackground:
+    """:func:`write_deposits_gpkg` in a process of its own beside the caller's work (for many
+    rocks, :class:`~tumble.io.vectors.PointsInBackground`): the same file, once ``wait()``
+    returns."""
+    xyz = np.column_stack([np.asarray(rocks[axis], dtype=np.float64) for axis in "xyz"])
+    return PointsInBackground(path, xyz, rocks, crs)
 
 
 def write_exits_gpkg(path: str | os.PathLike, exits: Mapping[str, np.ndarray], crs: Any) -> Path:

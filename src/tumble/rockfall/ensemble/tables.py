@@ -1,11 +1,12 @@
 """The per-rock tables of the ensemble kernel beyond its core arrays: the soil table the rocks
 read (one row per soil, a row per rock: :mod:`tumble.rockfall.site.soil_uncertainty`), the
 forest inputs and the forest arrays a chunk returns (:mod:`tumble.rockfall.step.trees`), and
-their summary (``summary.json["forest"]``)."""
+their summary (``summary.json["forest"]``), and every rock's hull scaled from its shape's."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from tumble.rockfall.ensemble.rasters import nearest_cells
 from tumble.rockfall.forest import Forest, no_forest, rock_diameter, rock_keys
 from tumble.rockfall.soil import FIELDS, Soil, pack_table
 from tumble.rockfall.status import RockStatus
+from tumble.rockfall.step.model import STATE_SIZE, initial_states
 from tumble.rockfall.step.trees import F_ENERGY, F_IMPACTS
 
 if TYPE_CHECKING:
@@ -118,3 +120,56 @@ def forest_summary(
             "in summary.json and deposits.csv but not mapped in rasters/tree_impacts.tif"
         )
     return out
+
+
+def rock_hulls(hulls: np.ndarray, shape_id: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Every rock's hull (n, M, 3): ``hulls[shape_id] * scale``, the shapes' hulls (S, M, 3,
+    padded with NaN) scaled. Where every rock has the same shape and scale (an ensemble of
+    identical rocks), a read-only view of that one hull, the same numbers without n copies."""
+    n = shape_id.shape[0]
+    if n and np.all(shape_id == shape_id[0]) and np.all(scale == scale[0]):
+        one = hulls[shape_id[0]] * scale[0]
+        return np.broadcast_to(one, (n, *one.shape))
+    return hulls[shape_id] * scale[:, None, None]
+
+
+#: rocks whose initial states :func:`initial_rock_states` forms at a time (the temporaries of
+#: :func:`~tumble.rockfall.step.model.initial_states` then stay in the cache)
+STATE_BLOCK = 16384
+
+
+def initial_rock_states(
+    model: Any,
+    hulls: np.ndarray,
+    shape_id: np.ndarray,
+    scale: np.ndarray,
+    states: Any,
+) -> np.ndarray:
+    """:func:`~tumble.rockfall.step.model.initial_states` of every rock (n, STATE_SIZE) of the
+    release ``states`` (:class:`~tumble.rockfall.release.ReleaseStates`), with the hulls of
+    :func:`rock_hulls`, formed :data:`STATE_BLOCK` rocks at a time: each rock's state
+    is formed from its own row alone, so the states are those of one call over all rocks. A
+    refused rock raises the error of one call, with its index among all the rocks."""
+    position, orientation, velocity, omega = (
+        np.asarray(a, dtype=np.float64)
+        for a in (states.position, states.orientation, states.velocity, states.omega)
+    )
+    n = position.shape[0]
+    initial = np.empty((n, STATE_SIZE))
+    for start in range(0, n, STATE_BLOCK):
+        rows = slice(start, min(n, start + STATE_BLOCK))
+        try:
+            initial[rows] = initial_states(
+                model,
+                rock_hulls(hulls, shape_id[rows], scale[rows]),
+                position[rows],
+                orientation[rows],
+                velocity[rows],
+                omega[rows],
+            )
+        except ValueError as err:
+            message = str(err)
+            if start and (found := re.match(r"rock (\d+): ", message)):
+                message = f"rock {int(found.group(1)) + start}: {message[found.end() :]}"
+            raise ValueError(message) from None
+    return initial

@@ -210,12 +210,16 @@ def quaternions(uniforms: np.ndarray) -> np.ndarray:
     u1, u2, u3 = (np.ascontiguousarray(uniforms[:, c]) for c in range(3))
     a, b = np.sqrt(1.0 - u1), np.sqrt(u1)
     turn2, turn3 = (2.0 * math.pi * u2).tolist(), (2.0 * math.pi * u3).tolist()
+
+    def each(function: Any, turns: list[float]) -> np.ndarray:
+        return np.fromiter(map(function, turns), dtype=np.float64, count=len(turns))
+
     q = np.column_stack(
         [
-            b * np.array([math.cos(t) for t in turn3]),
-            a * np.array([math.sin(t) for t in turn2]),
-            a * np.array([math.cos(t) for t in turn2]),
-            b * np.array([math.sin(t) for t in turn3]),
+            b * each(math.cos, turn3),
+            a * each(math.sin, turn2),
+            a * each(math.cos, turn2),
+            b * each(math.sin, turn3),
         ]
     )
     return np.where(q[:, :1] >= 0.0, q, -q)
