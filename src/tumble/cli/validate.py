@@ -77,8 +77,9 @@ def add_parser(sub) -> None:
         "--equivalent",
         action="store_true",
         help="also run every calibration grid point P1 cannot tell apart from the best "
-        "(objective within one standard error of the minimum; the stored set, or this run's "
-        "with --calibrate) on the same releases and report their pooled prediction",
+        "(objective within one standard error of the best, and P1's KS test of the run-out "
+        "passed; the stored sets, or this run's with --calibrate) on the same releases, each "
+        "rock drawing one, and report the pooled prediction",
     )
     p.add_argument(
         "--bandwidth",
