@@ -178,8 +178,9 @@ CALIBRATION_COMMAND = "tumble validate authume --out out/authume --calibrate"
 #: P1 (means over the seeds), next best 3.84 m (rolling resistance 0.2) and 3.87 m (0.1); the
 #: objective leaves ``mu_r`` between 0.1 and 0.2 to within its scatter, P1's KS test between 0.1
 #: and 0.15. Recomputed with the present code (:data:`CALIBRATION_TABLE`) the point scores
-#: 3.98 m and ``mu_r`` 0.1 3.96 m, standard error 0.26 m: the full grid was not rerun, and the
-#: two cannot be ordered by P1 (docs/validation_authume.md).
+#: 3.98 m and ``mu_r`` 0.1 3.96 m, standard error 0.26 m: P1 cannot order the two. The full
+#: grid rerun with the present code and the KS rule chooses ``mu_r`` 0.1 and four equivalent sets;
+#: this set is not yet moved to that result (docs/validation_authume.md, *What is not settled*).
 CALIBRATED = SoilParameters(
     vegetation_drag=700.0,
     hard_friction=0.3,
