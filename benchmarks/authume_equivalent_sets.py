@@ -11,10 +11,15 @@ against half the measured one (early stops), the share past 65 m), each set's ow
 over its rocks, and whether the seed passes: KS p >= 0.05, the 5 % quantile above the
 early-stop limit, and on the held-out P2 at least 80 % of the measured blocks inside.
 
+With ``--uncertainty category`` each rock instead draws the rolling resistance of the hard and
+rocky zones uniformly from the range of the catalogue's category ``authume_hard``
+(``soil.uncertainty = "category"``, the same quantile on both zones), the other numbers at the
+calibrated set (``run_profile(..., spread=..., repeat=4)``).
+
 Run from the repository root:
 
     PYTHONPATH=src python benchmarks/authume_equivalent_sets.py [--profile p2] [--seeds 5]
-        [--scheme implicit] [--rocks 256] [--workers 2]
+        [--scheme implicit] [--rocks 256] [--workers 2] [--uncertainty sets|category]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 
 import numpy as np
 
+from tumble.rockfall.soil import CATALOGUE
 from tumble.validation import authume
 
 
@@ -33,14 +39,20 @@ def main() -> None:
     parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
     parser.add_argument("--rocks", type=int, default=authume.ROCKS_PER_PROFILE)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--uncertainty", choices=("sets", "category"), default="sets")
+    parser.add_argument("--repeat", type=int, default=4, help="repetitions of the releases")
     args = parser.parse_args()
-    sets = authume.CALIBRATION_EQUIVALENT
+    category = args.uncertainty == "category"
+    sets = (authume.CALIBRATED,) if category else authume.CALIBRATION_EQUIVALENT
+    spread = dict(CATALOGUE["authume_hard"].spread) if category else None
     measured = authume.measured_endpoints(args.profile)
     observed = authume.profile_coordinates(args.profile, measured.position)
     half_p05 = 0.5 * np.quantile(observed[:, 0], 0.05)
     print(f"{args.profile.upper()} {args.scheme}, {args.rocks} rocks per set, sets:")
     for parameters in sets:
         print(f"  {parameters.as_dict()}")
+    if category:
+        print(f"  each rock draws uniformly {spread} (repeat {args.repeat})")
     passed = 0
     for seed in range(args.seeds):
         run = authume.run_profile(
@@ -50,8 +62,9 @@ def main() -> None:
             n=args.rocks,
             seed=seed,
             workers=args.workers,
-            sets=sets,
-            repeat=len(sets),
+            sets=() if category else sets,
+            repeat=args.repeat if category else len(sets),
+            spread=spread,
         )
         ok = run.regular
         coords = run.coordinates[ok]
@@ -59,12 +72,19 @@ def main() -> None:
         inside = authume.fraction_inside(
             authume.stop_envelope(run.stop[ok, :2]), measured.position[:, :2]
         )
-        assert run.soil_set is not None
+        if category:
+            # the KS p-value of the rocks in each third of the drawn range
+            assert spread is not None
+            low, high = spread["rolling_resistance"]
+            mu_r = run.drawn["rolling_resistance"]
+            third = np.minimum((3 * (mu_r - low) / (high - low)).astype(int), 2)
+        else:
+            assert run.soil_set is not None
+            third = run.soil_set
+        groups = 3 if category else len(sets)
         single = [
-            authume.kolmogorov_smirnov(
-                observed[:, 0], run.coordinates[ok & (run.soil_set == i), 0]
-            )[1]
-            for i in range(len(sets))
+            authume.kolmogorov_smirnov(observed[:, 0], run.coordinates[ok & (third == i), 0])[1]
+            for i in range(groups)
         ]
         p05 = float(np.quantile(coords[:, 0], 0.05))
         good = p >= 0.05 and p05 >= half_p05 and (args.profile == "p1" or inside >= 0.8)
@@ -73,8 +93,9 @@ def main() -> None:
             f"seed {seed}: n = {coords.shape[0]}  KS D {d:.3f} p {p:.3f}  "
             f"W {authume.wasserstein(observed[:, 0], coords[:, 0]):.2f} m  inside {inside:.2f}  "
             f"p05 {p05:.1f} m (limit {half_p05:.1f})  "
-            f"past 65 m {np.mean(coords[:, 0] > 65):.2f}  rocks per set "
-            f"{np.bincount(run.soil_set, minlength=len(sets)).tolist()}  per-set KS p "
+            f"past 65 m {np.mean(coords[:, 0] > 65):.2f}  rocks per "
+            f"{'third of the range' if category else 'set'} "
+            f"{np.bincount(third, minlength=groups).tolist()}  KS p of each "
             f"{np.round(single, 3).tolist()}  {'pass' if good else 'FAIL'}",
             flush=True,
         )

@@ -123,8 +123,8 @@ def test_preset_names_are_those_of_the_table():
 
 
 def test_rolling_resistance_of_the_presets():
-    """The default soil carries the rolling resistance of the Authume calibration (0.15, inside
-    the 0.1-0.2 that profile P1 leaves); every published set has none."""
+    """The default soil carries the rolling resistance of the Authume calibration (0.15, the
+    best of the 0.1-0.15 that profile P1 leaves); every published set has none."""
     assert Soil.preset("medium").rolling_resistance == 0.15
     assert Soil.preset("medium_scar").rolling_resistance == 0.15
     for name in ("lu2019", "l14_scarring", "l14_wheel"):

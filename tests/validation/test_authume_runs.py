@@ -1,6 +1,7 @@
 """Validation against the Authume field tests: metrics, per-zone soils, runs, CLI, calibration."""
 
 import csv
+import dataclasses
 import inspect
 import json
 import math
@@ -370,25 +371,25 @@ def test_the_stored_calibration_meets_the_field_goals_on_both_profiles():
     assert rolling < 0.3 and np.mean(free.coordinates[:, 0] > 65.0) > 0.5
 
 
-def test_the_held_out_profile_passes_with_the_calibration_uncertainty_carried_along():
-    """The grid points P1 cannot tell apart, run on the same 256 releases of P2 (seed 0,
-    implicit) and pooled: the KS test does not reject at 5 % (pooled p 0.07-0.27 over seeds
-    0-4) and at least 80 % of the measured stop points lie in the envelope (0.88-0.90), although
-    the sets with rolling resistance 0.1 and 0.2 fail alone (KS p below 0.05: one rolls too
-    many blocks past the platform's rim, the other stops too many short of it)."""
-    assert A.CALIBRATION_EQUIVALENT[0] == A.CALIBRATED
-    assert len(set(A.CALIBRATION_EQUIVALENT)) == len(A.CALIBRATION_EQUIVALENT) == 4
-    measured = A.measured_endpoints("p2")
-    runs = [A.run_profile("p2", p, "implicit", workers=2) for p in A.CALIBRATION_EQUIVALENT]
-    pooled = A.pooled_metrics(runs, measured)
+@pytest.mark.parametrize("profile", ["p1", "p2"])
+def test_both_profiles_pass_with_the_calibration_uncertainty_carried_along(profile):
+    """The equivalent sets (the best and mu_r 0.1: within one standard error of the best and
+    passing P1's KS test) drawn per rock through the general path of soil.uncertainty = "sets"
+    (the 256 releases of seed 0 run twice, implicit): the KS test does not reject at 5 % (KS p
+    0.027-0.172 on P1, 4 of 5 seeds passing, and 0.133-0.262 on P2 over seeds 0-4), no early
+    stops, and on the held-out P2 at least 80 % of the measured stop points lie in the envelope
+    (0.81-0.90)."""
+    sets = A.CALIBRATION_EQUIVALENT
+    assert sets[0] == A.CALIBRATED and len(set(sets)) == len(sets) == 2
+    measured = A.measured_endpoints(profile)
+    run = A.run_profile(profile, sets[0], "implicit", workers=2, sets=sets, repeat=len(sets))
+    pooled = A.pooled_metrics([run], measured)
+    assert pooled["n_simulated"] == 2 * A.ROCKS_PER_PROFILE
     assert pooled["ks_pvalue"] >= 0.05
-    assert pooled["fraction_measured_inside_envelope"] >= 0.8
     half = 0.5 * pooled["runout_measured_quantiles_m"]["p05"]
     assert pooled["runout_simulated_quantiles_m"]["p05"] >= half
-    mu_r = [p.rolling_resistance for p in A.CALIBRATION_EQUIVALENT]
-    for value, p_value in zip(mu_r, pooled["ks_pvalue_per_set"], strict=True):
-        if value in (0.1, 0.2):
-            assert p_value < 0.05, value
+    if profile == "p2":
+        assert pooled["fraction_measured_inside_envelope"] >= 0.8
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -414,6 +415,29 @@ def test_runs_are_deterministic_and_do_not_depend_on_workers():
         A.run_profile("p1", scheme="rk4", n=1)
     with pytest.raises(ValueError, match="workers"):
         A.run_profile("p1", n=1, workers=0)
+
+
+def test_a_category_spread_draws_each_rock_its_own_rolling_resistance():
+    """soil.uncertainty = "category" on the Authume zones: rock k draws mu_r = 0.1 + 0.1 u with
+    u its soil uniform of the field rolling_resistance, and runs as the same release with that
+    value fixed (bit-identical), whatever the repetition."""
+    low, high = 0.1, 0.2
+    kwargs = {"n": 3, "seed": 1, "t_max": 1.0}
+    run = A.run_profile(
+        "p1", spread={"rolling_resistance": (low, high)}, repeat=2, workers=2, **kwargs
+    )
+    u = soil_uniforms(1, 6)[:, 1 + FIELDS.index("rolling_resistance")]
+    np.testing.assert_array_equal(run.drawn["rolling_resistance"], low + (high - low) * u)
+    for k in range(6):
+        mu_r = float(run.drawn["rolling_resistance"][k])
+        alone = A.run_profile(
+            "p1", dataclasses.replace(A.CALIBRATED, rolling_resistance=mu_r), **kwargs
+        )
+        np.testing.assert_array_equal(alone.stop[k % 3], run.stop[k])
+    with pytest.raises(ValueError, match="spread of 'kappa'"):
+        A.run_profile("p1", n=1, spread={"kappa": (1.0, 2.0)})
+    with pytest.raises(ValueError, match="not both"):
+        A.run_profile("p1", n=1, sets=(A.CALIBRATED,), spread={"rolling_resistance": (0.1, 0.2)})
 
 
 def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
@@ -522,9 +546,69 @@ def _rows(path):
 def test_equivalent_points_are_the_flagged_rows_best_first():
     sets = [A.SoilParameters(d, 0.3, 3.5, 1.5, mu) for d in (700.0, 900.0) for mu in (0.1, 0.2)]
     flags = [False, True, True, False]
-    rows = [p.as_dict() | {"within_one_se": f} for p, f in zip(sets, flags, strict=True)]
+    rows = [p.as_dict() | {"equivalent": f} for p, f in zip(sets, flags, strict=True)]
     result = A.Calibration(rows, sets[2], "implicit", 256, (0, 1, 2), 1.0)
     assert result.equivalent == (sets[2], sets[1])
+
+
+def test_calibration_selection_requires_p1_ks_test():
+    """Hand-built table: the best is the smallest objective among the rows whose geometric mean
+    KS p-value on P1 is at least 0.05; the equivalent rows lie within the best's standard error
+    and pass that test as well."""
+    table = [  # objective, its standard error, geometric mean KS p-value over the seeds
+        (3.00, 0.50, 0.01),  # smallest objective, rejected by P1's KS test
+        (3.40, 0.20, 0.20),  # the best among those that pass; limit 3.40 + 0.20 = 3.60
+        (3.55, 0.10, 0.05),  # within, passes (p = level)
+        (3.58, 0.10, 0.049),  # within, fails
+        (3.70, 0.10, 0.50),  # passes, beyond the limit
+    ]
+    rows = [{"objective_m": o, "objective_se_m": se, "ks_pvalue_geomean": p} for o, se, p in table]
+    assert A.select_calibration(rows) == 1
+    assert [r["passes_ks"] for r in rows] == [False, True, True, False, True]
+    assert [r["within_one_se"] for r in rows] == [True, True, True, True, False]
+    assert [r["equivalent"] for r in rows] == [False, True, True, False, False]
+    # no row passes: the smallest objective, alone
+    rows = [{"objective_m": o, "objective_se_m": 0.5, "ks_pvalue_geomean": 0.01} for o in (2, 1)]
+    assert A.select_calibration(rows) == 1
+    assert [r["equivalent"] for r in rows] == [False, True]
+    with pytest.raises(ValueError, match="level"):
+        A.select_calibration(rows, level=1.5)
+
+
+def test_stored_equivalent_sets_follow_from_the_stored_calibration_table():
+    """CALIBRATION_EQUIVALENT is the rule of select_calibration applied to the stored calibration
+    table (P1 only; the grid points that the full grid put within one standard error of its best,
+    recomputed, in grid order), CALIBRATED is one of them, and the table's KS columns are those
+    of its per-seed p-values. (On these rows the rule's best is mu_r 0.1, 0.017 m below the
+    calibrated 0.15 against a standard error of 0.26 m: P1 cannot order the two. The full grid
+    rerun chooses 0.1 and four sets; the stored ones are not yet moved to it,
+    docs/validation_authume.md, *What is not settled*.)"""
+    rows = A.stored_calibration()
+    grid = A.calibration_points(A.CALIBRATION_GRID)
+    names = list(A.CALIBRATED.as_dict())
+    points = [A.SoilParameters(**{k: r[k] for k in names}) for r in rows]
+    assert sorted(grid.index(p) for p in points) == [grid.index(p) for p in points]
+    for row in rows:
+        pvalues = [row[f"ks_pvalue_seed{s}"] for s in A.CALIBRATION_SEEDS]
+        assert row["ks_pvalue_geomean"] == pytest.approx(
+            math.exp(sum(math.log(p) for p in pvalues) / len(pvalues)), rel=1e-12
+        )
+        assert row["ks_pvalue_min"] == min(pvalues) and row["ks_pvalue_max"] == max(pvalues)
+    stored = {k: [r[k] for r in rows] for k in ("passes_ks", "within_one_se", "equivalent")}
+    best = A.select_calibration(rows)
+    assert {k: [r[k] for r in rows] for k in stored} == stored
+    assert all(stored["within_one_se"])
+    chosen = {p for p, r in zip(points, rows, strict=True) if r["equivalent"]}
+    assert points[best] in chosen
+    assert chosen == set(A.CALIBRATION_EQUIVALENT)
+    assert A.CALIBRATION_EQUIVALENT[0] == A.CALIBRATED
+    # the calibrated set is within one standard error of the rule's best
+    assert rows[points.index(A.CALIBRATED)]["objective_m"] <= (
+        rows[best]["objective_m"] + rows[best]["objective_se_m"]
+    )
+    # every equivalent set passes P1's KS test on the geometric mean of its seeds' p-values
+    for p in A.CALIBRATION_EQUIVALENT:
+        assert rows[points.index(p)]["ks_pvalue_geomean"] >= A.KS_LEVEL
 
 
 def test_calibration_reads_only_p1(monkeypatch):
@@ -564,14 +648,26 @@ def test_calibration_reads_only_p1(monkeypatch):
     objective = [m["runout_wasserstein_m"] + m["lateral_wasserstein_m"] for m in single]
     se = abs(objective[0] - objective[1]) / 2.0
     assert result.rows[1]["objective_se_m"] == pytest.approx(se, rel=1e-12, abs=1e-15)
-    best = min(result.rows, key=lambda row: row["objective_m"])
+    # each seed's KS p-value of P1's run-out, and their geometric mean
+    for i, seed in enumerate((0, 4)):
+        assert result.rows[1][f"ks_pvalue_seed{seed}"] == single[i]["ks_pvalue"]
+    p0, p4 = (m["ks_pvalue"] for m in single)
+    assert result.rows[1]["ks_pvalue_geomean"] == pytest.approx(math.sqrt(p0 * p4), rel=1e-12)
+    # the best: the smallest objective among the rows passing P1's KS test (all if none does)
+    passing = [r for r in result.rows if r["ks_pvalue_geomean"] >= A.KS_LEVEL] or result.rows
+    best = min(passing, key=lambda row: row["objective_m"])
     assert result.best == A.SoilParameters(best["vegetation_drag"], best["hard_friction"], 2.0)
     # the points P1 cannot tell apart: the best first, then those within its standard error
+    # that pass the KS test
     limit = best["objective_m"] + best["objective_se_m"]
     within = [row["objective_m"] <= limit for row in result.rows]
     assert [row["within_one_se"] for row in result.rows] == within
     assert result.equivalent[0] == result.best
-    assert len(result.equivalent) == sum(within)
+    equivalent = [
+        w and (r is best or r["ks_pvalue_geomean"] >= A.KS_LEVEL)
+        for w, r in zip(within, result.rows, strict=True)
+    ]
+    assert len(result.equivalent) == sum(equivalent)
     with pytest.raises(ValueError, match="seeds"):
         A.calibrate(grid, n=2, seeds=(1, 1), t_max=2.0)
     with pytest.raises(ValueError, match="unknown calibration parameter"):

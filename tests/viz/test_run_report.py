@@ -476,7 +476,7 @@ def test_the_report_says_the_maps_include_the_soil_uncertainty(tmp_path):
     _, text, page = report(tmp_path / "drawn", drawn)
     assert page.errors == []
     assert "include model uncertainty" in text
-    assert "rolling_resistance uniform in [0.1, 0.2]" in text
+    assert "rolling_resistance uniform in [0.1, 0.15]" in text
 
 
 def test_map_window_is_the_reached_cells_plus_the_margin_whatever_the_zoning_rasters():

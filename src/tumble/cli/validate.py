@@ -77,8 +77,9 @@ def add_parser(sub) -> None:
         "--equivalent",
         action="store_true",
         help="also run every calibration grid point P1 cannot tell apart from the best "
-        "(objective within one standard error of the minimum; the stored set, or this run's "
-        "with --calibrate) on the same releases and report their pooled prediction",
+        "(objective within one standard error of the best, and P1's KS test of the run-out "
+        "passed; the stored sets, or this run's with --calibrate) on the same releases, each "
+        "rock drawing one, and report the pooled prediction",
     )
     p.add_argument(
         "--bandwidth",
@@ -380,8 +381,11 @@ def run(args) -> int:
                         "grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
                         "best": calibration.best.as_dict(),
                         "equivalent": [p.as_dict() for p in calibration.equivalent],
-                        "equivalent_rule": "objective within one standard error (over the "
-                        "seeds) of the minimum",
+                        "equivalent_rule": "the best (smallest objective among the points "
+                        "whose geometric mean KS p-value on P1 over the seeds is >= "
+                        f"{authume.KS_LEVEL}"
+                        "), and the points within one standard error (over the seeds) of its "
+                        "objective that also pass that KS test",
                         "seconds": calibration.seconds,
                     },
                     indent=2,
@@ -405,7 +409,9 @@ def run(args) -> int:
         )
         print(
             f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (objective within "
-            "one standard error of the minimum); see calibration.csv, column within_one_se"
+            "one standard error of the best, and P1's KS test passed on the geometric mean of "
+            "the seeds' p-values); see "
+            "calibration.csv, columns within_one_se, passes_ks, equivalent"
         )
     print(f"soil parameters {parameters.as_dict()}")
     header = (

@@ -143,9 +143,9 @@ AUTHUME_SOURCE = (
 )
 #: Source of their spreads: the grid points P1 cannot tell apart, and the band of ``mu_r``
 AUTHUME_SPREAD_SOURCE = (
-    "the 4 grid points of the Authume calibration whose objective on P1 lies within one "
-    "standard error of the best (CALIBRATION_EQUIVALENT); P1 leaves mu_r between 0.1 and 0.2 "
-    "(docs/validation_authume.md)"
+    "the 2 grid points of the Authume calibration whose objective on P1 lies within one "
+    "standard error of the best and that pass P1's KS test of the run-out "
+    "(CALIBRATION_EQUIVALENT); the mu_r range is theirs, 0.1-0.15 (docs/validation_authume.md)"
 )
 #: The friction law the Authume categories start from (Lu et al. 2019 after Bartelt 2016)
 _LU = {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
@@ -223,46 +223,31 @@ CATALOGUE = {
         "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.2 (mu = 10)",
         "wheel demonstration: no slip (box rolling down a 27 degree slope)",
     ),
-    # the Authume zones: calibrated sets 1-4 are (vegetation drag kg/s, vegetated friction
-    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.15), (700, 1.5, 0.3, 0.1),
-    # (700, 1.5, 0.3, 0.2), (900, 1.25, 0.3, 0.05); the rocky zone keeps the base friction
+    # the Authume zones: calibrated sets 1-2 are (vegetation drag kg/s, vegetated friction
+    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.15), (700, 1.5, 0.3, 0.1); the
+    # rocky zone keeps the base friction
     "authume_vegetated": SoilPreset(
         _authume(1.5, drag=700.0),
         AUTHUME_SOURCE,
         "vegetated talus slope with bushes and young trees (Authume zone Blue); drag of a 1 m^3 "
         "block",
-        sets=(
-            _authume(1.5, drag=700.0),
-            _authume(1.5, drag=700.0),
-            _authume(1.5, drag=700.0),
-            _authume(1.25, drag=900.0),
-        ),
+        sets=(_authume(1.5, drag=700.0), _authume(1.5, drag=700.0)),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_hard": SoilPreset(
         _authume(0.3, rolling_resistance=0.15),
         AUTHUME_SOURCE,
         "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
-        spread={"rolling_resistance": (0.1, 0.2)},
-        sets=(
-            _authume(0.3, rolling_resistance=0.15),
-            _authume(0.3, rolling_resistance=0.1),
-            _authume(0.3, rolling_resistance=0.2),
-            _authume(0.3, rolling_resistance=0.05),
-        ),
+        spread={"rolling_resistance": (0.1, 0.15)},
+        sets=(_authume(0.3, rolling_resistance=0.15), _authume(0.3, rolling_resistance=0.1)),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_rocky": SoilPreset(
         _authume(1.0, rolling_resistance=0.15),
         AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it)",
         "rocky slope below the quarry (Authume zone Red)",
-        spread={"rolling_resistance": (0.1, 0.2)},
-        sets=(
-            _authume(1.0, rolling_resistance=0.15),
-            _authume(1.0, rolling_resistance=0.1),
-            _authume(1.0, rolling_resistance=0.2),
-            _authume(1.0, rolling_resistance=0.05),
-        ),
+        spread={"rolling_resistance": (0.1, 0.15)},
+        sets=(_authume(1.0, rolling_resistance=0.15), _authume(1.0, rolling_resistance=0.1)),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
 }

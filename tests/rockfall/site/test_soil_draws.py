@@ -68,7 +68,7 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
     }
     setup = build_run(config(dem, soil=soil))
     ens = setup.ensemble
-    which = set_index(soil_uniforms(9, N)[:, 0], 4)
+    which = set_index(soil_uniforms(9, N)[:, 0], len(CATALOGUE["authume_hard"].sets))
     for k in range(N):
         s = ens.soil_of(k)
         veg = CATALOGUE["authume_vegetated"].sets[which[k]]
@@ -121,7 +121,7 @@ def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
         "classes": {"1": "medium", "2": {"preset": "authume_hard", "uncertainty": "sets"}},
     }
     setup = build_run(config(dem, soil=soil))
-    which = set_index(soil_uniforms(9, N)[:, 0], 4)
+    which = set_index(soil_uniforms(9, N)[:, 0], len(CATALOGUE["authume_hard"].sets))
     for k in range(N):
         s = setup.ensemble.soil_of(k)
         assert at(s.mu_min, 12, 5) == CATALOGUE["medium"].values["mu_min"]

@@ -96,8 +96,8 @@ def test_every_catalogue_entry_has_a_source_and_every_spread_its_own():
 def test_the_summary_names_mode_category_and_spread():
     out = describe({"soil": ("authume_hard", "category")})
     assert out["mode"] == "category"
-    assert out["categories"]["soil"]["uniform"] == {"rolling_resistance": [0.1, 0.2]}
+    assert out["categories"]["soil"]["uniform"] == {"rolling_resistance": [0.1, 0.15]}
     mixed = describe({"class 1": ("authume_hard", "sets"), "class 2": ("medium", "none")})
     assert mixed["mode"] == "sets" and list(mixed["categories"]) == ["class 1"]
-    assert mixed["categories"]["class 1"]["sets"] == 4
+    assert mixed["categories"]["class 1"]["sets"] == 2
     assert describe({"soil": ("medium", "none")}) == {"mode": "none", "categories": {}}

@@ -42,6 +42,7 @@ Wadsworth (1984): the one-standard-error rule.
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import time
@@ -57,12 +58,21 @@ from scipy.stats import ks_2samp, wasserstein_distance
 from tumble.validation.authume import data
 from tumble.validation.authume.data import MeasuredEndpoints
 from tumble.validation.authume.runs import ROCKS_PER_PROFILE, T_MAX, ProfileRun, run_profile
-from tumble.validation.authume.soils import CALIBRATION_GRID, CALIBRATION_SEEDS, SoilParameters
+from tumble.validation.authume.soils import (
+    CALIBRATION_GRID,
+    CALIBRATION_SEEDS,
+    CALIBRATION_TABLE,
+    SoilParameters,
+)
 from tumble.validation.authume.terrain import ZONE_OUTSIDE, authume_terrain
 
 #: Stop envelope: content and kernel standard deviation (m).
 ENVELOPE_CONTENT = 0.95
 ENVELOPE_BANDWIDTH = 3.0
+#: Level of the KS test of the run-out that a calibration point must pass on P1, on the geometric
+#: mean of its p-values over the calibration seeds (:func:`select_calibration`): the level of the
+#: validation's goal.
+KS_LEVEL = 0.05
 
 # ---------------------------------------------------------------------------------------------
 # metrics
@@ -315,14 +325,67 @@ class Calibration:
 
     @property
     def equivalent(self) -> tuple[SoilParameters, ...]:
-        """The grid points P1 cannot tell apart from the best: those whose objective exceeds
-        the minimum by at most the minimum's standard error over the seeds (the
-        one-standard-error rule of Breiman et al. 1984), the best first, then in grid order.
-        With a single seed the standard error is unknown and only the best is returned."""
+        """The grid points P1 cannot tell apart from the best and that pass P1's own KS test
+        (the rows flagged ``equivalent`` by :func:`select_calibration`), the best first, then in
+        grid order. With a single seed the standard error is unknown and only the best is
+        returned."""
         names = [f.name for f in fields(SoilParameters)]
-        chosen = [row for row in self.rows if row["within_one_se"]]
+        chosen = [row for row in self.rows if row["equivalent"]]
         others = [SoilParameters(**{k: row[k] for k in names}) for row in chosen]
         return (self.best, *(p for p in others if p != self.best))
+
+
+def select_calibration(rows: list[dict[str, Any]], level: float = KS_LEVEL) -> int:
+    """Mark the rows of a calibration table in place and return the index of the best row.
+
+    Each row needs ``objective_m``, ``objective_se_m`` and ``ks_pvalue_geomean`` (the geometric
+    mean over the calibration seeds of the KS p-value of P1's run-out, ``exp(mean(log p))``). A
+    row **passes P1's KS test** (``passes_ks``) when that mean is at least ``level``: the
+    run-out distribution the point predicts is, on the average seed, not rejected by P1's own
+    measured blocks. The log p-value is averaged over the seeds as the objective averages the
+    distances: one seed's p-value moves by a factor of several, and a median of three hinges
+    on one seed. The **best** is the smallest objective among the rows that pass (the first on
+    ties; among all rows if none passes). ``within_one_se``: the objective exceeds the best's by
+    at most the best's standard error over the seeds (the one-standard-error rule of Breiman et
+    al. 1984), so P1's Wasserstein distances cannot tell the point from the best.
+    ``equivalent``: the best, and every row within one standard error that also passes the KS
+    test.
+    """
+    if not rows:
+        raise ValueError("the calibration table has no rows")
+    level = float(level)
+    if not (0.0 < level < 1.0):
+        raise ValueError(f"the KS level must lie in (0, 1), got {level!r}")
+    for row in rows:
+        row["passes_ks"] = bool(float(row["ks_pvalue_geomean"]) >= level)
+    candidates = [i for i, row in enumerate(rows) if row["passes_ks"]] or list(range(len(rows)))
+    i_best = min(candidates, key=lambda i: (float(rows[i]["objective_m"]), i))
+    se = float(rows[i_best]["objective_se_m"])
+    limit = float(rows[i_best]["objective_m"]) + (se if math.isfinite(se) else 0.0)
+    for i, row in enumerate(rows):
+        row["within_one_se"] = i == i_best or bool(float(row["objective_m"]) <= limit)
+        row["equivalent"] = i == i_best or (row["within_one_se"] and row["passes_ks"])
+    return i_best
+
+
+def stored_calibration(path: str | os.PathLike[str] = CALIBRATION_TABLE) -> list[dict[str, Any]]:
+    """The rows of a calibration table written by ``tumble validate authume --calibrate``
+    (``calibration.csv``; by default the stored one,
+    :data:`~tumble.validation.authume.soils.CALIBRATION_TABLE`): numbers as floats, the flags
+    as booleans, ``drop_offset`` None where empty."""
+    with open(path, newline="") as handle:
+        raw = list(csv.DictReader(handle))
+    if not raw:
+        raise ValueError(f"{path}: the calibration table has no rows")
+
+    def value(key: str, text: str) -> Any:
+        if text in ("True", "False"):
+            return text == "True"
+        if key == "drop_offset" and text in ("", "None", "nan"):
+            return None
+        return float(text)
+
+    return [{k: value(k, v) for k, v in row.items()} for row in raw]
 
 
 def calibration_points(grid: Mapping[str, Iterable[float]]) -> list[SoilParameters]:
@@ -403,13 +466,15 @@ def calibrate(
                 "ks_statistic": means["ks_statistic"],
                 "ks_pvalue_min": float(min(pvalues)),
                 "ks_pvalue_max": float(max(pvalues)),
+                # a p-value of 0 counts as the smallest positive float
+                "ks_pvalue_geomean": float(
+                    np.exp(np.mean(np.log(np.maximum(pvalues, np.finfo(float).tiny))))
+                ),
+                **{f"ks_pvalue_seed{s}": float(p) for s, p in zip(seeds, pvalues, strict=True)},
                 "fraction_measured_inside_envelope": means["fraction_measured_inside_envelope"],
                 "n_used": int(sum(m["n_used"] for m in per_seed)),
                 "seconds": seconds,
             }
         )
-    i_best = int(np.argmin([row["objective_m"] for row in rows]))
-    limit = rows[i_best]["objective_m"] + rows[i_best]["objective_se_m"]
-    for i, row in enumerate(rows):
-        row["within_one_se"] = i == i_best or bool(row["objective_m"] <= limit)
+    i_best = select_calibration(rows)
     return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)

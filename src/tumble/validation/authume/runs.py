@@ -30,7 +30,7 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.simulate import DT, PGS_TOL
 from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
+from tumble.rockfall.soil import FIELDS
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation.authume import data
 from tumble.validation.authume.releases import N_CYCLE, AuthumeReleases, authume_releases
@@ -85,6 +86,9 @@ class ProfileRun:
     #: ``parameters``), and each rock's set (n,)
     sets: tuple[SoilParameters, ...] = ()
     soil_set: np.ndarray | None = None
+    #: the fields drawn per rock from a category's spread (``spread`` of :func:`run_profile`):
+    #: field -> each rock's value (n,); empty without
+    drawn: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.status)
@@ -112,6 +116,7 @@ def run_profile(
     progress: Callable[[int], None] | None = None,
     sets: Sequence[SoilParameters] = (),
     repeat: int = 1,
+    spread: Mapping[str, tuple[float, float]] | None = None,
 ) -> ProfileRun:
     """Simulate ``n`` releases on a profile with the per-zone soil of ``parameters``.
 
@@ -128,6 +133,13 @@ def run_profile(
     (:func:`tumble.rockfall.site.soil_uncertainty.soil_uniforms`, set ``floor(u_0 n_sets)``). With
     ``repeat`` the ``n`` releases run ``repeat`` times (rock ``k`` is release ``k mod n``), each
     repetition with its own draws: ``n repeat`` rocks.
+
+    ``spread``: field of :class:`SoilParameters` that is also a field of
+    :class:`~tumble.rockfall.soil.Soil` (``rolling_resistance``) -> range ``(low, high)``; each
+    rock draws it uniformly, ``low + (high - low) u_{1+j}`` with ``j`` the field's index in
+    :data:`~tumble.rockfall.soil.FIELDS` and ``u`` the rock's soil uniforms, as every run with
+    ``soil.uncertainty = "category"`` draws a category's spread (the same quantile in every zone
+    that has the field); ``repeat`` works as with ``sets``.
     """
     if not isinstance(parameters, SoilParameters):
         raise ValueError(f"parameters must be SoilParameters, got {type(parameters).__name__}")
@@ -144,15 +156,28 @@ def run_profile(
         raise ValueError("sets must be SoilParameters")
     if any(p.drop_offset != parameters.drop_offset for p in sets):
         raise ValueError("every equivalent set must have the drop offset of parameters")
-    if repeat > 1 and not sets:
-        raise ValueError("repeat is for runs that draw their parameters from sets")
+    spread = {k: (float(v[0]), float(v[1])) for k, v in (spread or {}).items()}
+    for name, (low, high) in spread.items():
+        if name not in FIELDS or not hasattr(parameters, name):
+            raise ValueError(f"spread of {name!r}: only fields of both SoilParameters and Soil")
+        if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low <= high):
+            raise ValueError(f"spread of {name} must be 0 <= low <= high, got {(low, high)!r}")
+    if sets and spread:
+        raise ValueError("a run draws either from sets or from a spread, not both")
+    if repeat > 1 and not (sets or spread):
+        raise ValueError("repeat is for runs that draw their parameters (sets or spread)")
     start = time.perf_counter()
     terrain = authume_terrain(data_dir, spacing)
     releases = _repeated(
         authume_releases(profile, n, seed, data_dir, drop_offset=parameters.drop_offset), repeat
     )
     n = n * repeat
-    soil_set = set_index(soil_uniforms(seed, n)[:, 0], len(sets)) if sets else None
+    uniforms = soil_uniforms(seed, n) if (sets or spread) else np.zeros((n, 1 + len(FIELDS)))
+    soil_set = set_index(uniforms[:, 0], len(sets)) if sets else None
+    drawn = {
+        name: low + (high - low) * uniforms[:, 1 + FIELDS.index(name)]
+        for name, (low, high) in spread.items()
+    }
     at_rest = np.zeros((n, 3))
     codes = np.empty(n, dtype=np.int64)
     steps = np.empty(n, dtype=np.int64)
@@ -168,6 +193,18 @@ def run_profile(
             # the general path of soil.uncertainty: a table of soils, one row per rock
             soils = [zone_soil(terrain.soil["zone"], p.table(volume)) for p in sets]
             table = {"soils": soils, "soil_row": soil_set[rocks]}
+        elif drawn:
+            # soil.uncertainty = "category": one soil per rock (its own draw)
+            soils = [
+                zone_soil(
+                    terrain.soil["zone"],
+                    dataclasses.replace(
+                        parameters, **{k: float(v[k_rock]) for k, v in drawn.items()}
+                    ).table(volume),
+                )
+                for k_rock in rocks
+            ]
+            table = {"soils": soils, "soil_row": np.arange(rocks.size)}
         states = ReleaseStates(
             releases.position[rocks], releases.quaternion[rocks], at_rest[rocks], at_rest[rocks]
         )
@@ -211,6 +248,7 @@ def run_profile(
         spacing=float(spacing),
         sets=sets,
         soil_set=soil_set,
+        drawn=drawn,
     )
 
 
