@@ -224,3 +224,56 @@ def test_points_in_background_do_not_run_the_callers_script_again(tmp_path):
     )
     assert (tmp_path / "log.txt").read_text() == "ran\n"
     assert pyogrio.raw.read(tmp_path / "p.gpkg")[3][0].tolist() == list(range(20))
+
+
+def test_the_arrow_writer_writes_the_layer_written_feature_by_feature(tmp_path, monkeypatch):
+    """GDAL's Arrow writer (used where GDAL >= 3.8) and the feature-by-feature writer give the
+    same layer: schema (field names, SQL types, geometry column and type, CRS, spatial index),
+    fids, geometries (a point without finite coordinates null) and every value, NaN, -0.0,
+    large integers, booleans and text (empty, accented) included."""
+    import sqlite3
+
+    from tumble.io import vectors
+
+    xyz = np.array([[1.0, 2.0, 3.0], [np.nan, 0.0, 0.0], [-4.5, 1e7, -0.0], [0.1, 0.2, 0.3]])
+    attributes = {
+        "energy": np.array([1.5, np.nan, -0.0, 1e300]),
+        "rock": np.array([0, 2**40, -3, 7], dtype=np.int64),
+        "steps": np.array([1, 2, 3, 4], dtype=np.int32),
+        "share": np.array([0.5, 0.25, 1.0, 0.0], dtype=np.float32),
+        "kept": np.array([True, False, True, False]),
+        "status": np.array(["stopped", "", "left_domain", "Zone é"], dtype=object),
+    }
+    assert vectors._arrow_table(np.full(4, None, dtype=object), ["a"], [np.zeros(4)]) is not None
+    arrow = write_points(tmp_path / "arrow.gpkg", xyz, attributes, crs="EPSG:2056")
+    monkeypatch.setattr(vectors, "_arrow_table", lambda *args: None)
+    plain = write_points(tmp_path / "plain.gpkg", xyz, attributes, crs="EPSG:2056")
+
+    def schema(path):
+        with sqlite3.connect(path) as db:
+            tables = sorted(
+                r[0].replace(path.stem, "LAYER")
+                for r in db.execute("select name from sqlite_master where type='table'")
+            )
+            sql = db.execute("select sql from sqlite_master where name=?", (path.stem,))
+            columns = db.execute(
+                "select column_name, geometry_type_name, srs_id, z, m from gpkg_geometry_columns"
+            ).fetchall()
+        return tables, sql.fetchone()[0].replace(f'"{path.stem}"', "LAYER"), columns
+
+    assert schema(arrow) == schema(plain)
+    a = pyogrio.raw.read(arrow, return_fids=True)
+    b = pyogrio.raw.read(plain, return_fids=True)
+    assert a[0]["crs"] == b[0]["crs"] and a[0]["geometry_type"] == b[0]["geometry_type"]
+    assert list(a[0]["fields"]) == list(b[0]["fields"])
+    assert np.array_equal(a[1], b[1])
+    assert list(a[2]) == list(b[2]) and a[2][1] is None
+    for x, y in zip(a[3], b[3], strict=True):
+        assert x.dtype == y.dtype
+        if x.dtype.kind == "f":
+            assert np.array_equal(
+                x.view(np.int64 if x.itemsize == 8 else np.int32),
+                y.view(np.int64 if y.itemsize == 8 else np.int32),
+            )
+        else:
+            assert list(x) == list(y)

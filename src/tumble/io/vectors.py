@@ -71,6 +71,35 @@ def _fields(
     return names, columns
 
 
+#: name of the geometry column of the layers written (GDAL's default for a GeoPackage)
+GEOMETRY_COLUMN = "geom"
+#: field types GDAL takes from an Arrow stream as it takes them from numpy arrays
+_ARROW_KINDS = {"b", "i", "f", "O"}
+
+
+def _arrow_table(geometry: np.ndarray, names: list[str], columns: list[np.ndarray]) -> Any:
+    """The layer as an Arrow table (the fields, then the geometry as WKB, null where None), for
+    GDAL's Arrow writer, which inserts the features about twice as fast as feature by feature
+    and writes the same layer (fields, types, fids, geometries, spatial index); None where GDAL
+    or pyogrio cannot write Arrow, or a field has a type (unsigned integers) whose mapping could
+    differ, so that the caller writes feature by feature."""
+    import pyogrio
+
+    if not hasattr(pyogrio.raw, "write_arrow") or pyogrio.__gdal_version__ < (3, 8, 0):
+        return None
+    if GEOMETRY_COLUMN in names:
+        return None
+    if any(c.dtype.kind not in _ARROW_KINDS for c in columns):
+        return None
+    import pyarrow as pa
+
+    arrays = [
+        pa.array(c, type=pa.string()) if c.dtype.kind == "O" else pa.array(c) for c in columns
+    ]
+    arrays.append(pa.array(list(geometry), type=pa.binary()))
+    return pa.Table.from_arrays(arrays, names=[*names, GEOMETRY_COLUMN])
+
+
 def _write_layer(
     path: str | os.PathLike,
     geometry: np.ndarray,
@@ -93,16 +122,28 @@ def _write_layer(
         with warnings.catch_warnings():
             # a file without a CRS is what the caller asked for
             warnings.filterwarnings("ignore", "'crs' was not provided", UserWarning)
-            pyogrio.raw.write(
-                staged,
-                geometry,
-                columns,
-                names,
-                layer=path.stem,
-                driver=VECTOR_DRIVER,
-                geometry_type=geometry_type,
-                crs=wkt,
-            )
+            table = _arrow_table(geometry, names, columns)
+            if table is not None:
+                pyogrio.raw.write_arrow(
+                    table,
+                    staged,
+                    layer=path.stem,
+                    driver=VECTOR_DRIVER,
+                    geometry_name=GEOMETRY_COLUMN,
+                    geometry_type=geometry_type,
+                    crs=wkt,
+                )
+            else:
+                pyogrio.raw.write(
+                    staged,
+                    geometry,
+                    columns,
+                    names,
+                    layer=path.stem,
+                    driver=VECTOR_DRIVER,
+                    geometry_type=geometry_type,
+                    crs=wkt,
+                )
         os.replace(staged, path)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
