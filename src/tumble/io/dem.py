@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tumble.errors import DataError, DemError
 from tumble.io.cog import COG_BLOCKSIZE as COG_BLOCKSIZE  # part of this module's interface
@@ -285,6 +286,13 @@ def _row_blocks(grid: np.ndarray, holes: np.ndarray) -> Iterator[tuple[np.ndarra
         yield grid[a : a + CHECK_ROWS], holes[a : a + CHECK_ROWS]
 
 
+def _float_grid(values: ArrayLike) -> np.ndarray:
+    """``values`` as float64, or as they are when float32 (exact in float64 too: a large grid of
+    counts or flags is then not doubled before it is written)."""
+    grid = np.asarray(values)
+    return grid if grid.dtype == np.float32 else grid.astype(np.float64, copy=False)
+
+
 def write_raster(
     path: str | os.PathLike,
     values: np.ndarray,
@@ -332,7 +340,7 @@ def write_raster(
     driver = raster_driver(path)
     if dtype not in RASTER_DTYPES:
         raise ValueError(f"raster dtype must be one of {', '.join(RASTER_DTYPES)}; got {dtype!r}")
-    grid = np.asarray(values, dtype=np.float64)
+    grid = _float_grid(values)
     if grid.ndim != 2 or min(grid.shape) < 1:
         raise ValueError(f"a raster needs a 2-D array of values; got shape {grid.shape}")
     ny, nx = grid.shape if shape is None else (int(shape[0]), int(shape[1]))

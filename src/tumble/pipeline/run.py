@@ -62,6 +62,7 @@ from tumble.rockfall.ensemble.outputs import (
     write_trajectories_gpkg,
     write_tree_impacts,
 )
+from tumble.rockfall.ensemble.rasters import Rasters
 from tumble.rockfall.hazard.convergence import Convergence, write_converged
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.hazard.reach import (
@@ -371,7 +372,11 @@ class RockfallRun:
                 stage,
                 summary=result.summary,
                 terrain=ensemble.terrain,
-                rasters={**result.rasters, **zoning, **extra, **forest_maps(ensemble, result)},
+                # full grids only where they are given so: the hazard rasters stay windowed
+                rasters=rasters_with_grids(
+                    result.rasters,
+                    {**zoning, **extra, **forest_maps(ensemble, result)},
+                ),
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,
@@ -411,6 +416,16 @@ class RockfallRun:
             )
         summary = paths.read_json(paths.summary)
         return RunOutcome(paths.path, summary, [], reused=True)
+
+
+def rasters_with_grids(
+    rasters: Mapping[str, np.ndarray], grids: Mapping[str, np.ndarray]
+) -> Mapping[str, np.ndarray]:
+    """The run's hazard rasters and the full ``grids`` beside them, without building a full grid
+    of a windowed raster (:meth:`tumble.rockfall.ensemble.rasters.Rasters.with_grids`)."""
+    if isinstance(rasters, Rasters):
+        return rasters.with_grids(grids)
+    return {**rasters, **grids}
 
 
 def forest_maps(ensemble: Any, result: Any) -> dict[str, np.ndarray]:

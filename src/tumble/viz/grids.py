@@ -47,8 +47,8 @@ def window_values(
 ) -> np.ndarray:
     """Raster ``name`` over rows ``j0 .. j1 - 1`` and columns ``i0 .. i1 - 1`` of the DEM grid,
     without building the full grid of a :class:`~tumble.rockfall.ensemble.rasters.Rasters`."""
-    if not isinstance(rasters, Rasters):
-        return np.asarray(rasters[name], dtype=np.float64)[j0:j1, i0:i1]
+    if not isinstance(rasters, Rasters) or rasters.is_grid(name):
+        return np.asarray(rasters[name][j0:j1, i0:i1], dtype=np.float64)
     out = np.full((j1 - j0, i1 - i0), rasters.background(name))
     w = rasters.window
     a0, a1, b0, b1 = max(j0, w.j0), min(j1, w.j1), max(i0, w.i0), min(i1, w.i1)

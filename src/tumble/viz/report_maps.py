@@ -247,11 +247,19 @@ def multidirectional_hillshade(terrain: Terrain, exaggeration: float) -> np.ndar
     """Mean of the hillshades lit from :data:`HILLSHADE_AZIMUTHS` at
     :data:`HILLSHADE_ALTITUDE`, heights scaled by ``exaggeration``; in [0, 1], layout of
     ``terrain.heights``."""
-    shades = [
-        terrain.hillshade(azimuth, HILLSHADE_ALTITUDE, z_factor=exaggeration)
-        for azimuth in HILLSHADE_AZIMUTHS
-    ]
-    return np.mean(shades, axis=0)
+    # summed in place in the order of the azimuths, then divided: the numbers of np.mean over
+    # the stacked shades, without holding them all at once (a large DEM's overview)
+    total: np.ndarray | None = None
+    for azimuth in HILLSHADE_AZIMUTHS:
+        shade = np.asarray(terrain.hillshade(azimuth, HILLSHADE_ALTITUDE, z_factor=exaggeration))
+        if total is None:
+            total = np.array(shade, dtype=np.float64)
+        else:
+            total += shade
+        del shade
+    assert total is not None
+    total /= len(HILLSHADE_AZIMUTHS)
+    return total
 
 
 def _norm(name: str, values: np.ndarray) -> colors.Normalize:

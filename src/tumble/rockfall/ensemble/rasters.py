@@ -256,7 +256,8 @@ class Rasters(Mapping[str, np.ndarray]):
     0 (counts, reach probability) or NaN (values) elsewhere.
 
     ``rasters[name]`` builds the full (ny, nx) grid (a new array each time);
-    :meth:`in_window` gives the window's array without building it."""
+    :meth:`in_window` gives the window's array without building it. :meth:`with_grids` adds
+    rasters given on the whole grid (zoning, forest maps), which are returned as they are."""
 
     def __init__(
         self,
@@ -273,9 +274,29 @@ class Rasters(Mapping[str, np.ndarray]):
             if grid.shape != size:
                 raise ValueError(f"raster {name}: shape {grid.shape}, window {size}")
         self._values = dict(values)
+        self._grids: dict[str, np.ndarray] = {}
+
+    def with_grids(self, grids: Mapping[str, np.ndarray]) -> Rasters:
+        """These rasters and ``grids`` (name -> an array of the whole grid's shape, which
+        replaces a windowed raster of the same name), without building any full grid."""
+        out = Rasters(self.shape, self.window, self._values, self._outside)
+        out._grids = dict(self._grids)
+        for name, grid in grids.items():
+            if np.shape(grid) != self.shape:
+                raise ValueError(f"raster {name}: shape {np.shape(grid)}, grid {self.shape}")
+            out._values.pop(name, None)
+            out._grids[name] = grid
+        return out
+
+    def is_grid(self, name: str) -> bool:
+        """Whether ``name`` was given on the whole grid (:meth:`with_grids`)."""
+        return name in self._grids
 
     def in_window(self, name: str) -> np.ndarray:
         """The raster over :attr:`window` (not a copy)."""
+        if name in self._grids:
+            w = self.window
+            return self._grids[name][w.j0 : w.j1, w.i0 : w.i1]
         return self._values[name]
 
     def background(self, name: str) -> float:
@@ -286,6 +307,8 @@ class Rasters(Mapping[str, np.ndarray]):
         return 0.0 if name in ZERO_OUTSIDE else np.nan
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if name in self._grids:
+            return self._grids[name]
         inner = self._values[name]
         grid = np.full(self.shape, self.background(name))
         w = self.window
@@ -294,13 +317,13 @@ class Rasters(Mapping[str, np.ndarray]):
 
     def __contains__(self, name: object) -> bool:
         # not Mapping's, which would build the full grid to answer
-        return name in self._values
+        return name in self._values or name in self._grids
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        return iter([*self._values, *self._grids])
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self._values) + len(self._grids)
 
 
 def cells_window(shape: tuple[int, int], cells: np.ndarray) -> Window:

@@ -37,8 +37,12 @@ def source_reach(
 
 
 def source_count(reached: np.ndarray) -> np.ndarray:
-    """Per cell, the number of sources that reached it."""
-    return reached.sum(axis=0).astype(np.float64)
+    """Per cell, the number of sources that reached it (uint16: a quarter of the memory of
+    float64 on a large DEM; counts above 65535 sources saturate)."""
+    n = reached.shape[0]
+    if n <= np.iinfo(np.uint16).max:
+        return reached.sum(axis=0, dtype=np.uint16)
+    return np.minimum(reached.sum(axis=0), np.iinfo(np.uint16).max).astype(np.uint16)
 
 
 def write_source_count(terrain: Any, count: np.ndarray, directory: str | os.PathLike) -> Path:
@@ -46,10 +50,11 @@ def write_source_count(terrain: Any, count: np.ndarray, directory: str | os.Path
     none did; 254 stands for 254 or more), nodata 255 in the DEM's holes."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    holes = ~np.isfinite(np.asarray(terrain.heights))
+    grid = np.minimum(count, 254).astype(np.float32)  # whole numbers, exact in float32
+    grid[~np.isfinite(np.asarray(terrain.heights))] = np.nan
     return terrain.write_raster(
         directory / f"{SOURCE_COUNT}.tif",
-        np.where(holes, np.nan, np.minimum(count, 254)),
+        grid,
         nodata=255,
         dtype="uint8",
         description="number of release areas whose rocks' centres passed the cell",
