@@ -123,9 +123,9 @@ def test_points_in_background_are_the_file_written_in_process(tmp_path, monkeypa
     one write_points writes in the caller's process: the same CRS, fields, types, fids,
     geometries (a point with a NaN coordinate without one) and values (NaN, negative, huge and
     tiny floats, integers, text). A table below the threshold is written at once, in process."""
-    from tumble.io import vectors
+    from tumble.io import points_process
 
-    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 100)
+    monkeypatch.setattr(points_process, "BACKGROUND_POINTS", 100)
     rng = np.random.default_rng(4)
     n = 300
     xyz = rng.standard_normal((n, 3)) * 1e3
@@ -139,7 +139,9 @@ def test_points_in_background_are_the_file_written_in_process(tmp_path, monkeypa
             rng.integers(0, 3, n)
         ],
     }
-    with vectors.PointsInBackground(tmp_path / "bg.gpkg", xyz, attributes, "EPSG:2056") as bg:
+    with points_process.PointsInBackground(
+        tmp_path / "bg.gpkg", xyz, attributes, "EPSG:2056"
+    ) as bg:
         assert bg._process is not None  # in a process of its own
         assert bg.wait() == tmp_path / "bg.gpkg"
     write_points(tmp_path / "fg.gpkg", xyz, attributes, "EPSG:2056")
@@ -150,7 +152,7 @@ def test_points_in_background_are_the_file_written_in_process(tmp_path, monkeypa
     for b, f in zip(background[5], foreground[5], strict=True):
         np.testing.assert_array_equal(b, f)
     small = {name: column[:50] for name, column in attributes.items()}
-    with vectors.PointsInBackground(tmp_path / "small.gpkg", xyz[:50], small) as pending:
+    with points_process.PointsInBackground(tmp_path / "small.gpkg", xyz[:50], small) as pending:
         assert pending._process is None and (tmp_path / "small.gpkg").exists()
 
 
@@ -159,18 +161,18 @@ def test_points_in_background_raise_the_writers_error_and_stop_on_the_callers(
 ):
     """The writer's error comes back to the caller (an attribute of the wrong length); an error
     of the caller stops the writer before the block is left, and nothing is left behind."""
-    from tumble.io import vectors
+    from tumble.io import points_process
 
-    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
+    monkeypatch.setattr(points_process, "BACKGROUND_POINTS", 10)
     xyz = np.zeros((20, 3))
     with (
         pytest.raises(ValueError, match="one value per feature"),
-        vectors.PointsInBackground(tmp_path / "a.gpkg", xyz, {"k": np.arange(3)}) as bg,
+        points_process.PointsInBackground(tmp_path / "a.gpkg", xyz, {"k": np.arange(3)}) as bg,
     ):
         bg.wait()
     with (
         pytest.raises(KeyError),
-        vectors.PointsInBackground(tmp_path / "b.gpkg", xyz, {"k": np.arange(20)}) as bg,
+        points_process.PointsInBackground(tmp_path / "b.gpkg", xyz, {"k": np.arange(20)}) as bg,
     ):
         raise KeyError("the caller failed")
     assert bg._process is None
@@ -183,11 +185,11 @@ def test_points_in_background_raise_an_error_of_their_start(tmp_path, monkeypatc
     the error of the start is raised by wait(), in the caller, and no process is left."""
     import pickle
 
-    from tumble.io import vectors
+    from tumble.io import points_process
 
-    monkeypatch.setattr(vectors, "BACKGROUND_POINTS", 10)
+    monkeypatch.setattr(points_process, "BACKGROUND_POINTS", 10)
     column = np.array([lambda: 0] * 20, dtype=object)
-    bg = vectors.PointsInBackground(tmp_path / "c.gpkg", np.zeros((20, 3)), {"k": column})
+    bg = points_process.PointsInBackground(tmp_path / "c.gpkg", np.zeros((20, 3)), {"k": column})
     with pytest.raises((pickle.PicklingError, AttributeError)):
         bg.wait()
     assert bg._process is None and not (tmp_path / "c.gpkg").exists()
@@ -207,11 +209,11 @@ def test_points_in_background_do_not_run_the_callers_script_again(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(
         "import numpy as np\n"
-        "from tumble.io import vectors\n"
+        "from tumble.io import points_process\n"
         f"with open({str(tmp_path / 'log.txt')!r}, 'a') as log:\n"
         "    log.write('ran\\n')\n"
-        "vectors.BACKGROUND_POINTS = 10\n"
-        f"with vectors.PointsInBackground({str(tmp_path / 'p.gpkg')!r}, np.zeros((20, 3)),\n"
+        "points_process.BACKGROUND_POINTS = 10\n"
+        f"with points_process.PointsInBackground({str(tmp_path / 'p.gpkg')!r}, np.zeros((20, 3)),\n"
         "                                {'k': np.arange(20)}) as pending:\n"
         "    pending.wait()\n"
     )

@@ -19,16 +19,15 @@ from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS
 from tumble.rockfall.release import Release
+from tumble.viz.relief import EXAGGERATION_RANGE, vertical_exaggeration
 from tumble.viz.report_html import crs_unit, percent, toml_text
 from tumble.viz.report_maps import (
-    EXAGGERATION_RANGE,
     MAPS,
     OPTIONAL_MAPS,
     Window,
     map_figure,
     map_window,
     round_length,
-    vertical_exaggeration,
 )
 from tumble.viz.run_report import write_run_report
 

@@ -123,8 +123,9 @@ def write_visits(
     t = ensemble.terrain
     ny, nx = t.heights.shape
     crs = t.crs.to_wkt() if getattr(t, "crs", None) is not None else None
-    grid = VisitGrid(nx, ny, float(t.x0), float(t.y0), float(t.dx), float(t.dy), ensemble.n_rocks)
-    grid = VisitGrid(**{**grid.__dict__, "crs": crs})
+    grid = VisitGrid(
+        nx, ny, float(t.x0), float(t.y0), float(t.dx), float(t.dy), ensemble.n_rocks, crs
+    )
     schema = _schema(grid)
     names = pa.array([str(s) for s in source_names], type=pa.string())
     source_of = np.asarray(source_of, dtype=np.int32)

@@ -537,9 +537,7 @@ class Terrain:
         ``options`` go to :func:`tumble.io.dem.write_raster`: ``dtype``, ``description``,
         ``unit``, ``cog``, and ``offset`` (row, column): ``values`` is then a window of the
         grid from there on, and the rest of the grid is nodata."""
-        grid = np.asarray(values)
-        if grid.dtype != np.float32:  # float32 kept: exact, and half the memory of a copy
-            grid = grid.astype(np.float64, copy=False)
+        grid = np.asarray(values)  # write_raster takes it to float64 (float32 as it is)
         if "offset" in options:
             options["shape"] = self.shape
         elif grid.shape != self.shape:

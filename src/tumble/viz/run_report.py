@@ -77,6 +77,7 @@ if TYPE_CHECKING:
 
 
 from tumble.viz.map_overlays import EXIT_MAPS
+from tumble.viz.relief import multidirectional_hillshade, vertical_exaggeration
 from tumble.viz.report_html import (
     RECORD_TABLES,
     RUN_KEYS,
@@ -108,9 +109,7 @@ from tumble.viz.report_maps import (
     _colorbar_label,
     map_figure,
     map_window,
-    multidirectional_hillshade,
     relief,
-    vertical_exaggeration,
 )
 
 __all__ = [

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.io.vectors import PointsInBackground, write_lines, write_points
+from tumble.io.points_process import PointsInBackground
+from tumble.io.vectors import write_lines, write_points
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, Rasters
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def deposits_gpkg_in_background(
     path: str | os.PathLike, rocks: Mapping[str, np.ndarray], crs: Any
 ) -> PointsInBackground:
     """:func:`write_deposits_gpkg` in a process of its own beside the caller's work (for many
-    rocks, :class:`~tumble.io.vectors.PointsInBackground`): the same file, once ``wait()``
+    rocks, :class:`~tumble.io.points_process.PointsInBackground`): the same file, once ``wait()``
     returns."""
     xyz = np.column_stack([np.asarray(rocks[axis], dtype=np.float64) for axis in "xyz"])
     return PointsInBackground(path, xyz, rocks, crs)
