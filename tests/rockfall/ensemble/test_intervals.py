@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import binom, binomtest
+from scipy.stats import beta, binom, binomtest
 
 from tumble.rockfall.ensemble.cells import N_BINS, bin_edges, bin_index, chunk_cells
 from tumble.rockfall.ensemble.intervals import (
+    beta_ppf,
     bin_quantile_interval,
+    binom_ppf,
     clopper_pearson,
     order_statistic_ranks,
     relative_half_width,
@@ -120,3 +122,44 @@ def test_relative_half_width():
         np.array([0.5, 0.0, 2.0]), np.array([0.4, 0.0, np.nan]), np.array([0.55, 0.1, 3.0])
     )
     assert out[0] == pytest.approx(0.2) and np.isinf(out[1]) and np.isinf(out[2])
+
+
+def _bits(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64).view(np.int64)
+
+
+def test_the_quantiles_without_scipy_stats_are_its_quantiles_bit_for_bit():
+    """beta_ppf and binom_ppf against scipy.stats.beta.ppf and binom.ppf, bit for bit, on the
+    arguments the intervals take (counts of 1 to 10^7 trials, the ends k = 0 and k = n, where
+    beta.ppf gives NaN, and invalid counts) at the levels of the maps and the summary."""
+    rng = np.random.default_rng(7)
+    n = np.concatenate([np.arange(1, 200), rng.integers(200, 10**7, size=3000)]).astype(float)
+    k = np.concatenate([np.zeros(5), n[5:] * rng.random(n.size - 5)]).round()
+    k[-5:] = n[-5:]
+    for q in (0.025, 0.975, 0.5):
+        for a, b in ((k, n - k + 1.0), (k + 1.0, n - k), (k, n - k)):
+            assert np.array_equal(_bits(beta_ppf(q, a, b)), _bits(beta.ppf(q, a, b)))
+    m = np.concatenate([np.arange(0, 300), rng.integers(300, 10**7, size=3000)])
+    for q in (0.025, 0.975):
+        for prob in (0.05, 0.5, 0.95, 0.99, 0.0, 1.0):
+            assert np.array_equal(_bits(binom_ppf(q, m, prob)), _bits(binom.ppf(q, m, prob)))
+    odd = np.array([-1.0, 2.5, 3.0])
+    assert np.array_equal(_bits(binom_ppf(0.975, odd, 0.95)), _bits(binom.ppf(0.975, odd, 0.95)))
+
+
+def test_a_run_does_not_import_scipy_stats():
+    """The intervals and the summary's quantile intervals leave scipy.stats unimported (its
+    import costs a run about 0.3 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from tumble.rockfall.ensemble.intervals import clopper_pearson, order_statistic_ranks\n"
+        "from tumble.rockfall.ensemble.reduce import quantile_ci\n"
+        "clopper_pearson(np.array([0, 3, 10]), 10); order_statistic_ranks(np.array([100]), 0.95)\n"
+        "quantile_ci(np.arange(100.0), 0.95)\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

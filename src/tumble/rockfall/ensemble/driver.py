@@ -365,16 +365,14 @@ class Ensemble:
 
     def warm_up(self) -> float:
         """Compile (or load from the cache) the parallel kernel for this ensemble's array types
-        and the compiled reductions of the chunks without simulating a rock, and load the
-        statistics module of the final reduction (scipy.stats, about half a second); returns
-        the seconds it took."""
+        and the compiled reductions of the chunks without simulating a rock; returns the
+        seconds it took."""
         t0 = time.perf_counter()
         rocks = np.zeros(0, dtype=np.int64)
         raw = self._kernel(rocks, 1)
         none = np.zeros(0, dtype=np.int64)
         reduce_visits(rocks, none, none, raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES))
         load_merge()
-        import scipy.stats  # noqa: F401
 
         return time.perf_counter() - t0
 

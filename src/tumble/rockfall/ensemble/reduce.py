@@ -54,6 +54,7 @@ from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percen
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
+from tumble.rockfall.ensemble.intervals import binom_ppf
 from tumble.rockfall.ensemble.kernels import (
     M_DROP,
     N_MAXIMA,
@@ -196,15 +197,13 @@ def quantile_ci(values: np.ndarray, q: float, level: float = CI_LEVEL) -> list[f
     Nonparametric Statistics, 3rd ed., Wiley 1999, section 3.2). None when ``n`` is too small
     for an interval at that level on both sides. Exact, deterministic, no resampling.
     """
-    from scipy.stats import binom
-
     x = np.sort(values[np.isfinite(values)])
     n = x.size
     if n == 0:
         return None
     alpha = 1.0 - level
-    low = int(binom.ppf(alpha / 2.0, n, q))
-    high = int(binom.ppf(1.0 - alpha / 2.0, n, q)) + 1
+    low = int(binom_ppf(alpha / 2.0, n, q))
+    high = int(binom_ppf(1.0 - alpha / 2.0, n, q)) + 1
     if low < 1 or high > n:
         return None
     return [float(x[low - 1]), float(x[high - 1])]
