@@ -43,6 +43,7 @@ from tumble.pipeline.auto import (
     near_release_record,
     near_release_warning,
 )
+from tumble.pipeline.drawing import DrawingInBackground, can_draw_in_background
 from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import (
     KeptRocks,
@@ -283,12 +284,30 @@ class RockfallRun:
         result.rocks.update(setup.soil_draws.columns())
         result.summary["soil"] = {"uncertainty": setup.soil_draws.described}
         crs = ensemble.terrain.crs
+        kept = choose_rocks(setup.site, config.output.trajectories, config.seed)
+        geometry = run_geometry(ensemble, setup.release, kept.rocks, setup.barrier_sides)
+        # full grids only where they are given so: the hazard rasters stay windowed
+        report_rasters = rasters_with_grids(
+            result.rasters, {**zoning, **extra, **forest_maps(ensemble, result)}
+        )
+        in_background = config.output.figures and can_draw_in_background(
+            int(ensemble.terrain.heights.size)
+        )
+        if in_background:
+            # matplotlib and the maps' modules imported once, before the fork, for both processes
+            import tumble.viz.run_report  # noqa: F401
         with (
             ResultDir(out, inside=True, last=(layout.SUMMARY,)) as stage,
             # many rocks' points go in a process of their own, beside the rest of the write-out
             deposits_gpkg_in_background(
                 stage / layout.DEPOSITS_GPKG, result.rocks, crs
             ) as deposits_gpkg,
+            # the report's maps in a copy of this process, beside the rest of the write-out
+            DrawingInBackground(
+                lambda: _report_maps(stage, ensemble, result, report_rasters, config, geometry),
+                "drawing the report's maps",
+                background=in_background,
+            ) as report_maps,
         ):
             staged = layout.RunPaths(stage)
             result.write_rasters(ensemble.terrain, staged.rasters, ascii=config.output.ascii)
@@ -321,7 +340,6 @@ class RockfallRun:
             if result.exits is not None:
                 write_exits_gpkg(stage / layout.EXITS_GPKG, result.exits, crs)
             first = ensemble.trajectory(0, save_every=1)
-            kept = choose_rocks(setup.site, config.output.trajectories, config.seed)
             if kept.rocks.size:
                 every = config.output.trajectory_every
                 sample = trajectory_sample(ensemble, kept.rocks, every, known={0: first})
@@ -334,7 +352,6 @@ class RockfallRun:
                     list(setup.site.class_names),
                 )
                 _describe_sample(result.summary, kept, every, ensemble, sample, result.crossings)
-            geometry = run_geometry(ensemble, setup.release, kept.rocks, setup.barrier_sides)
             staged.geometry.write_text(json.dumps(geometry) + "\n")
             if ensemble.n_rocks == 1:
                 columns = trajectory_columns(first)
@@ -368,22 +385,21 @@ class RockfallRun:
             )
             from tumble.viz.run_report import write_run_report
 
+            drawn_maps = report_maps.result()
+            map_paths = {path for path, _ in drawn_maps}
             write_run_report(
                 stage,
                 summary=result.summary,
                 terrain=ensemble.terrain,
-                # full grids only where they are given so: the hazard rasters stay windowed
-                rasters=rasters_with_grids(
-                    result.rasters,
-                    {**zoning, **extra, **forest_maps(ensemble, result)},
-                ),
+                rasters=report_rasters,
                 rocks=result.rocks,
                 exits=result.exits,
                 config=resolved,
                 provenance=record,
-                figures=sorted(staged.figures.glob("*.png")),
+                figures=sorted(p for p in staged.figures.glob("*.png") if p not in map_paths),
                 draw_maps=config.output.figures,
                 geometry=geometry,
+                drawn_maps=drawn_maps,
             )
             deposits_gpkg.wait()
             result.write_summary(staged.summary)
@@ -473,6 +489,29 @@ def _manifest(paths: layout.RunPaths) -> dict[str, Any]:
         return dict(json.loads((paths.chunks / layout.MANIFEST).read_text()))
     except (OSError, ValueError):
         return {}
+
+
+def _report_maps(
+    stage: Path,
+    ensemble: Any,
+    result: Any,
+    rasters: Mapping[str, np.ndarray],
+    config: RockfallConfig,
+    geometry: Mapping[str, Any],
+) -> list[tuple[Path, str]]:
+    """The maps of ``report.html`` (:func:`tumble.viz.run_report.draw_report_maps`)."""
+    from tumble.viz.run_report import draw_report_maps
+
+    return draw_report_maps(
+        stage,
+        terrain=ensemble.terrain,
+        rasters=rasters,
+        rocks=result.rocks,
+        exits=result.exits,
+        n_rocks=result.summary.get("n_rocks"),
+        draw_maps=config.output.figures,
+        geometry=geometry,
+    )
 
 
 def _figures(directory: Path, ensemble: Any, result: Any, first: Any) -> None:

@@ -117,6 +117,7 @@ __all__ = [
     "MapFigure",
     "Window",
     "barrier_records",
+    "draw_report_maps",
     "map_figure",
     "map_window",
     "multidirectional_hillshade",
@@ -237,39 +238,24 @@ def _energy_line_field(record: Mapping[str, Any]) -> str:
     )
 
 
-def write_run_report(
+def draw_report_maps(
     directory: Path,
     *,
-    summary: dict,
     terrain: Terrain,
     rasters: Mapping[str, np.ndarray],
     rocks: Mapping[str, np.ndarray],
     exits: Mapping[str, np.ndarray] | None = None,
-    config: Mapping[str, Any],
-    provenance: Mapping[str, Any],
-    figures: Sequence[str | os.PathLike] = (),
+    n_rocks: Any = None,
     draw_maps: bool = True,
     geometry: Mapping[str, Any] | None = None,
-) -> Path:
-    """Write ``directory / "report.html"`` and its maps ``directory / "figures" /
-    "report_<raster>.png"`` (module docstring) and return the page's path.
-
-    ``summary``: the content of ``summary.json``; ``terrain``: the run's DEM; ``rasters`` and
-    ``rocks``: the hazard rasters and the per-rock table of the ensemble result; ``exits``: its
-    exit table (where rocks left the DEM, drawn on the reach and deposit maps); ``config``: the
-    resolved configuration (``RockfallConfig.model_dump()``); ``provenance``: the record of
-    :func:`tumble.io.provenance.provenance`; ``figures``: other images of the run inside
-    ``directory`` (paths relative to it, or absolute), shown at the end. ValueError for a figure
-    outside ``directory`` or missing. ``draw_maps=False`` leaves the maps out (a run without
-    figures); the page says so. ``geometry``: the run's ``geometry.json`` record, whose barrier
-    lines (with names) and release areas (outlines) the maps draw.
-    """
+) -> list[tuple[Path, str]]:
+    """Draw the maps of :func:`write_run_report` (its arguments) into ``directory / "figures" /
+    "report_<raster>.png"``; returns each map's path and caption in the page's order (none when
+    ``draw_maps`` is False)."""
     directory = Path(directory)
-    others = [_relative(directory, f) for f in figures]
     figure_dir = directory / layout.FIGURES
     figure_dir.mkdir(parents=True, exist_ok=True)
-    n_rocks = summary.get("n_rocks")
-    maps = []
+    maps: list[tuple[Path, str]] = []
     names = [name for name in (*MAPS, *OPTIONAL_MAPS) if name in rasters] if draw_maps else []
     window = map_window(terrain, rasters, rocks)
     shaded = relief(terrain, window) if names else None
@@ -293,7 +279,7 @@ def write_run_report(
             "Overview of the whole DEM with the reach probability; the dashed frame is the "
             "extent of the detailed maps below (the reached area with a margin)."
         )
-        maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
+        maps.append((path, caption))
     series = (
         MapSeries(terrain, window, rocks=rocks, shaded=shaded, exits=exits, geometry=geometry)
         if names
@@ -312,7 +298,57 @@ def write_run_report(
         save_png(drawn.figure, path, 120)
         info = RASTER_INFO.get(name) or ZONING_RASTERS.get(name)
         caption = f"{_colorbar_label(name)}: {info.description}." if info else name
-        maps.append(_figure(path, path.relative_to(directory).as_posix(), caption))
+        maps.append((path, caption))
+    return maps
+
+
+def write_run_report(
+    directory: Path,
+    *,
+    summary: dict,
+    terrain: Terrain,
+    rasters: Mapping[str, np.ndarray],
+    rocks: Mapping[str, np.ndarray],
+    exits: Mapping[str, np.ndarray] | None = None,
+    config: Mapping[str, Any],
+    provenance: Mapping[str, Any],
+    figures: Sequence[str | os.PathLike] = (),
+    draw_maps: bool = True,
+    geometry: Mapping[str, Any] | None = None,
+    drawn_maps: Sequence[tuple[Path, str]] | None = None,
+) -> Path:
+    """Write ``directory / "report.html"`` and its maps ``directory / "figures" /
+    "report_<raster>.png"`` (module docstring) and return the page's path.
+
+    ``summary``: the content of ``summary.json``; ``terrain``: the run's DEM; ``rasters`` and
+    ``rocks``: the hazard rasters and the per-rock table of the ensemble result; ``exits``: its
+    exit table (where rocks left the DEM, drawn on the reach and deposit maps); ``config``: the
+    resolved configuration (``RockfallConfig.model_dump()``); ``provenance``: the record of
+    :func:`tumble.io.provenance.provenance`; ``figures``: other images of the run inside
+    ``directory`` (paths relative to it, or absolute), shown at the end. ValueError for a figure
+    outside ``directory`` or missing. ``draw_maps=False`` leaves the maps out (a run without
+    figures); the page says so. ``geometry``: the run's ``geometry.json`` record, whose barrier
+    lines (with names) and release areas (outlines) the maps draw. ``drawn_maps``: the maps
+    :func:`draw_report_maps` drew for these arguments (in another process, beside the rest of
+    the write-out: :mod:`tumble.pipeline.drawing`), None to draw them here.
+    """
+    directory = Path(directory)
+    others = [_relative(directory, f) for f in figures]
+    n_rocks = summary.get("n_rocks")
+    if drawn_maps is None:
+        drawn_maps = draw_report_maps(
+            directory,
+            terrain=terrain,
+            rasters=rasters,
+            rocks=rocks,
+            exits=exits,
+            n_rocks=n_rocks,
+            draw_maps=draw_maps,
+            geometry=geometry,
+        )
+    maps = [
+        _figure(path, path.relative_to(directory).as_posix(), text) for path, text in drawn_maps
+    ]
     missing = [MAPS[name][0].lower() for name in MAPS if name not in rasters]
     if not draw_maps:
         maps.append(
