@@ -13,7 +13,7 @@ from scipy.stats import ks_2samp, wasserstein_distance
 from tumble.cli.main import main
 from tumble.rockfall.simulate import PGS_TOL, simulate
 from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
-from tumble.rockfall.soil import FIELDS
+from tumble.rockfall.soil import FIELDS, Soil
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.validation import authume as A
 from tumble.validation.authume import data as field_data
@@ -575,6 +575,27 @@ def test_calibration_selection_requires_p1_ks_test():
         A.select_calibration(rows, level=1.5)
 
 
+def test_scar_strength_puts_the_scar_layer_of_lu2019_in_every_zone():
+    """``scar_strength`` adds the layer with Lu et al.'s ``C_s`` (the category medium_scar's) to
+    every zone row and changes nothing else; 0 leaves the table of the model without it."""
+    plain = A.CALIBRATED.table()
+    scarred = dataclasses.replace(A.CALIBRATED, scar_strength=30000.0).table()
+    assert A.SCAR_CS == 1.5 == Soil.preset("medium_scar").scar_cs
+    for zone in A.ZONES:
+        assert plain[zone]["scar_strength"] == 0.0 and plain[zone]["scar_cs"] == 0.0
+        assert scarred[zone]["scar_strength"] == 30000.0 and scarred[zone]["scar_cs"] == 1.5
+        rest = set(FIELDS) - {"scar_strength", "scar_cs"}
+        assert {k: scarred[zone][k] for k in rest} == {k: plain[zone][k] for k in rest}
+    with pytest.raises(ValueError, match="scar_strength"):
+        A.SoilParameters(scar_strength=-1.0)
+    # the joint grid is the standard grid's axes with the soil strength added
+    assert set(A.CALIBRATION_GRIDS) == {"standard", "scar"}
+    assert set(A.SCAR_CALIBRATION_GRID) == set(A.CALIBRATION_GRID) | {"scar_strength"}
+    points = A.calibration_points(A.SCAR_CALIBRATION_GRID)
+    assert len(points) == math.prod(len(v) for v in A.SCAR_CALIBRATION_GRID.values())
+    assert {p.scar_strength for p in points} == set(A.SCAR_CALIBRATION_GRID["scar_strength"])
+
+
 def test_stored_equivalent_sets_follow_from_the_stored_calibration_table():
     """CALIBRATION_EQUIVALENT is the rule of select_calibration applied to the stored calibration
     table (P1 only; the grid points that the full grid put within one standard error of its best,
@@ -586,7 +607,8 @@ def test_stored_equivalent_sets_follow_from_the_stored_calibration_table():
     rows = A.stored_calibration()
     grid = A.calibration_points(A.CALIBRATION_GRID)
     names = list(A.CALIBRATED.as_dict())
-    points = [A.SoilParameters(**{k: r[k] for k in names}) for r in rows]
+    # tables written before the scar layer's axis have no scar_strength column (0: no layer)
+    points = [A.SoilParameters(**{k: r[k] for k in names if k in r}) for r in rows]
     assert sorted(grid.index(p) for p in points) == [grid.index(p) for p in points]
     for row in rows:
         pvalues = [row[f"ks_pvalue_seed{s}"] for s in A.CALIBRATION_SEEDS]

@@ -67,6 +67,14 @@ def add_parser(sub) -> None:
         help="scheme of the calibration runs (default implicit)",
     )
     p.add_argument(
+        "--calibration-grid",
+        choices=("standard", "scar"),
+        default="standard",
+        help="grid of the calibration: 'standard' (vegetation drag, friction factors, rolling "
+        "resistance) or 'scar' (the same with the scar layer of Lu et al. 2019, its soil "
+        "strength searched; docs/reach_and_start.md)",
+    )
+    p.add_argument(
         "--calibration-seeds",
         type=_seed_list,
         default=None,
@@ -197,12 +205,13 @@ def run(args) -> int:
     calibration = None
     parameters = authume.CALIBRATED
     if args.calibrate:
-        points = len(authume.calibration_points(authume.CALIBRATION_GRID))
+        grid = authume.CALIBRATION_GRIDS[args.calibration_grid]
+        points = len(authume.calibration_points(grid))
         seeds = args.calibration_seeds or authume.CALIBRATION_SEEDS
         bar = _progress(points * len(seeds), "calibration on P1")
         advance = _advance(bar)
         calibration = authume.calibrate(
-            authume.CALIBRATION_GRID,
+            grid,
             scheme=args.calibration_scheme,
             n=n,
             seeds=seeds,
@@ -328,7 +337,9 @@ def run(args) -> int:
         "equivalent": bool(args.equivalent),
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
         "calibration_seeds": list(calibration.seeds) if calibration is not None else None,
-        "calibration_grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
+        "calibration_grid": {
+            k: list(v) for k, v in authume.CALIBRATION_GRIDS[args.calibration_grid].items()
+        },
         "bandwidth": args.bandwidth,
         "soil_parameters": parameters.as_dict(),
         "data_dir": str(authume.data_directory(args.data_dir)),
@@ -378,7 +389,10 @@ def run(args) -> int:
                         "seeds": list(calibration.seeds),
                         "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1, "
                         "mean over the seeds",
-                        "grid": {k: list(v) for k, v in authume.CALIBRATION_GRID.items()},
+                        "grid": {
+                            k: list(v)
+                            for k, v in authume.CALIBRATION_GRIDS[args.calibration_grid].items()
+                        },
                         "best": calibration.best.as_dict(),
                         "equivalent": [p.as_dict() for p in calibration.equivalent],
                         "equivalent_rule": "the best (smallest objective among the points "

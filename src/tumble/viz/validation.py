@@ -224,9 +224,9 @@ def plot_calibration(
 ) -> None:
     """Objective of the calibration grid on P1: a heat map over vegetation drag and friction
     factor, each cell the best over the other grid axes (their values at that best point written
-    under the objective: drop offset, vegetated-slope friction factor and rolling resistance,
-    where the grid varies them), the chosen point circled; ``rows`` as
-    :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
+    under the objective: drop offset, vegetated-slope friction factor, rolling resistance and
+    the scar layer's soil strength, where the grid varies them), the chosen point circled;
+    ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
     rows = list(rows)
     if not rows:
         raise ValueError("no calibration rows to draw")
@@ -236,6 +236,7 @@ def plot_calibration(
         "drop_offset": "{:g} m",
         "vegetated_friction": "Blue x{:g}",
         "rolling_resistance": "mu_r {:g}",
+        "scar_strength": "Me {:g}",
     }
     others = [k for k in labels if len({row.get(k) for row in rows}) > 1]
     grid = np.full((len(friction), len(drag)), np.nan)

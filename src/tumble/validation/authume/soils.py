@@ -77,6 +77,9 @@ VEGETATION_LEVER = 0.0
 VEGETATION_REFERENCE_VOLUME = 1.0
 #: The friction law every zone starts from (Lu et al. 2019 after Bartelt 2016).
 BASE_FRICTION = {k: float(v) for k, v in PRESETS["lu2019"].items()}
+#: ``C_s`` of the scar layer where ``SoilParameters.scar_strength`` is set: Lu et al. 2019's
+#: whole-trajectory calibration at Chant Sura (the category ``medium_scar``).
+SCAR_CS = float(PRESETS["medium_scar"]["scar_cs"])
 
 
 def vegetation_scale(volume: ArrayLike) -> np.ndarray:
@@ -99,7 +102,8 @@ class SoilParameters:
     ``vegetated_friction``: factor on ``mu_min`` and ``mu_max`` of the Blue zone;
     ``rolling_resistance``: dimensionless ``mu_r`` of the Gray and Red zones;
     ``rocky_friction``: factor on ``mu_min`` and ``mu_max`` of the Red zone (not calibrated:
-    no calibration profile crosses it).
+    no calibration profile crosses it); ``scar_strength``: the soil strength ``Me`` (kN/m^2) of
+    the scar layer of Lu et al. 2019 in every zone, with ``C_s`` = :data:`SCAR_CS`; 0 = no layer.
     """
 
     vegetation_drag: float = 0.0
@@ -108,6 +112,7 @@ class SoilParameters:
     vegetated_friction: float = 1.0
     rolling_resistance: float = 0.0
     rocky_friction: float = 1.0
+    scar_strength: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -130,6 +135,8 @@ class SoilParameters:
         (:data:`ZONES`) -> every field of :class:`Soil`."""
         drag = self.vegetation_drag * float(vegetation_scale(volume))
         base = dict.fromkeys(FIELDS, 0.0) | BASE_FRICTION
+        if self.scar_strength > 0.0:
+            base |= {"scar_strength": self.scar_strength, "scar_cs": SCAR_CS}
 
         def row(friction: float, **fields: float) -> dict[str, float]:
             """The base row, its friction scaled by ``friction``, with ``fields`` set."""
@@ -161,6 +168,21 @@ CALIBRATION_GRID = {
     "vegetated_friction": (1.25, 1.5),
     "rolling_resistance": (0.0, 0.05, 0.1, 0.15, 0.2),
 }
+#: The joint grid with the scar layer of Lu et al. 2019 (``tumble validate authume --calibrate
+#: --calibration-grid scar``): ``scar_strength`` Me in every zone (``C_s`` = :data:`SCAR_CS`)
+#: from Lu et al.'s 15 MN/m^2 to eight times stronger (a shallower scar), searched with the
+#: vegetation drag, the two friction factors and a rolling resistance of at most 0.05, since the
+#: layer takes the energy the rolling resistance takes without it (docs/reach_and_start.md).
+SCAR_CALIBRATION_GRID = {
+    "vegetation_drag": (300.0, 500.0, 700.0),
+    "hard_friction": (0.2, 0.3),
+    "drop_offset": (3.5,),
+    "vegetated_friction": (1.25, 1.5),
+    "rolling_resistance": (0.0, 0.05),
+    "scar_strength": (15000.0, 30000.0, 60000.0, 120000.0),
+}
+#: The grids ``tumble validate authume --calibrate --calibration-grid NAME`` searches.
+CALIBRATION_GRIDS = {"standard": CALIBRATION_GRID, "scar": SCAR_CALIBRATION_GRID}
 #: Release seeds of every calibration point; the objective is averaged over them.
 CALIBRATION_SEEDS = (0, 1, 2)
 #: The calibration table (the columns of ``calibration.csv`` of :data:`CALIBRATION_COMMAND`) of
