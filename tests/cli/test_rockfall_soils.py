@@ -23,11 +23,13 @@ def test_soils_lists_every_preset_with_its_source(capsys):
 def test_soils_lists_each_spread_with_its_source(capsys):
     assert main(["rockfall", "soils", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["soils"]}
-    assert rows["medium"]["uncertainty"] == [] and rows["medium"]["spread"] == {}
+    assert rows["lu2019"]["uncertainty"] == [] and rows["lu2019"]["spread"] == {}
+    assert rows["medium"]["uncertainty"] == ["category", "sets"]
+    assert rows["medium"]["spread"] == {"rolling_resistance": [0.1, 0.15]}
     hard = rows["authume_hard"]
     assert hard["uncertainty"] == ["category", "sets"]
     assert hard["spread"] == {"rolling_resistance": [0.1, 0.15]}
-    assert [s["rolling_resistance"] for s in hard["sets"]] == [0.15, 0.1]
+    assert [s["rolling_resistance"] for s in hard["sets"]] == [0.1, 0.15]
     assert hard["spread_source"] == CATALOGUE["authume_hard"].spread_source
     assert main(["rockfall", "soils"]) == 0
     out = capsys.readouterr().out

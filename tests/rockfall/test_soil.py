@@ -9,6 +9,7 @@ import pytest
 
 from tumble.rockfall.soil import (
     BETA,
+    CATALOGUE,
     DRAG,
     DRAG_HEIGHT,
     DRAG_TORQUE,
@@ -123,10 +124,12 @@ def test_preset_names_are_those_of_the_table():
 
 
 def test_rolling_resistance_of_the_presets():
-    """The default soil carries the rolling resistance of the Authume calibration (0.15, the
-    best of the 0.1-0.15 that profile P1 leaves); every published set has none."""
-    assert Soil.preset("medium").rolling_resistance == 0.15
-    assert Soil.preset("medium_scar").rolling_resistance == 0.15
+    """The default soil carries the rolling resistance of the Authume calibration (0.1, the
+    best of the 0.1-0.15 that profile P1 leaves, its spread); every published set has none."""
+    assert Soil.preset("medium").rolling_resistance == 0.1
+    assert Soil.preset("medium_scar").rolling_resistance == 0.1
+    assert CATALOGUE["medium"].spread == {"rolling_resistance": (0.1, 0.15)}
+    assert [s["rolling_resistance"] for s in CATALOGUE["medium"].sets] == [0.1, 0.15]
     for name in ("lu2019", "l14_scarring", "l14_wheel"):
         assert Soil.preset(name).rolling_resistance == 0.0, name
 

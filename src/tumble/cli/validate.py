@@ -68,11 +68,19 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--calibration-grid",
-        choices=("standard", "scar"),
-        default="standard",
+        choices=("standard", "scar", "all"),
+        default="all",
         help="grid of the calibration: 'standard' (vegetation drag, friction factors, rolling "
-        "resistance) or 'scar' (the same with the scar layer of Lu et al. 2019, its soil "
-        "strength searched; docs/reach_and_start.md)",
+        "resistance), 'scar' (with the scar layer of Lu et al. 2019, its soil strength "
+        "searched; docs/reach_and_start.md) or 'all' (both; the default)",
+    )
+    p.add_argument(
+        "--calibration-refine-seeds",
+        type=_seed_list,
+        default=None,
+        help="release seeds with which the grid points within one standard error of the best "
+        "are run again to choose the best and the equivalent sets, comma separated (default "
+        "0,...,9)",
     )
     p.add_argument(
         "--calibration-seeds",
@@ -208,8 +216,14 @@ def run(args) -> int:
         grid = authume.CALIBRATION_GRIDS[args.calibration_grid]
         points = len(authume.calibration_points(grid))
         seeds = args.calibration_seeds or authume.CALIBRATION_SEEDS
-        bar = _progress(points * len(seeds), "calibration on P1")
-        advance = _advance(bar)
+        bars = [_progress(points * len(seeds), "calibration on P1")]
+
+        def advance(i: int, total: int) -> None:
+            if total > bars[0].total:  # the refinement's runs
+                bars[0].close()
+                bars[0] = _progress(total - bars[0].total, "calibration on P1, refinement")
+            bars[0].update(1)
+
         calibration = authume.calibrate(
             grid,
             scheme=args.calibration_scheme,
@@ -218,9 +232,10 @@ def run(args) -> int:
             t_max=args.t_max,
             workers=workers,
             data_dir=args.data_dir,
-            progress=lambda i, total: advance(i),
+            progress=advance,
+            refine_seeds=args.calibration_refine_seeds or authume.REFINE_SEEDS,
         )
-        bar.close()
+        bars[0].close()
         parameters = calibration.best
         timings["calibration"] = calibration.seconds
 
@@ -337,9 +352,10 @@ def run(args) -> int:
         "equivalent": bool(args.equivalent),
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
         "calibration_seeds": list(calibration.seeds) if calibration is not None else None,
-        "calibration_grid": {
-            k: list(v) for k, v in authume.CALIBRATION_GRIDS[args.calibration_grid].items()
-        },
+        "calibration_grid": [
+            {k: list(v) for k, v in g.items()}
+            for g in authume.CALIBRATION_GRIDS[args.calibration_grid]
+        ],
         "bandwidth": args.bandwidth,
         "soil_parameters": parameters.as_dict(),
         "data_dir": str(authume.data_directory(args.data_dir)),
@@ -389,10 +405,12 @@ def run(args) -> int:
                         "seeds": list(calibration.seeds),
                         "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1, "
                         "mean over the seeds",
-                        "grid": {
-                            k: list(v)
-                            for k, v in authume.CALIBRATION_GRIDS[args.calibration_grid].items()
-                        },
+                        "grid": [
+                            {k: list(v) for k, v in g.items()}
+                            for g in authume.CALIBRATION_GRIDS[args.calibration_grid]
+                        ],
+                        "refine_seeds": list(calibration.seeds),
+                        "grid_seeds": list(calibration.grid_seeds),
                         "best": calibration.best.as_dict(),
                         "equivalent": [p.as_dict() for p in calibration.equivalent],
                         "equivalent_rule": "the best (smallest objective among the points "
@@ -406,11 +424,17 @@ def run(args) -> int:
                 )
                 + "\n"
             )
+            if calibration.grid_rows:
+                columns = {
+                    k: np.array([row[k] for row in calibration.grid_rows])
+                    for k in calibration.grid_rows[0]
+                }
+                write_csv(stage / "calibration_grid.csv", columns)
             plot_calibration(
-                calibration.rows,
+                calibration.grid_rows or calibration.rows,
                 stage / "calibration.png",
                 title=f"calibration on P1 ({calibration.scheme}, {n} rocks, "
-                f"seeds {', '.join(map(str, calibration.seeds))})",
+                f"seeds {', '.join(map(str, calibration.grid_seeds or calibration.seeds))})",
             )
         timings["output"] = time.perf_counter() - start
         write_provenance(stage, config=config, timings=timings, seed=args.seed)

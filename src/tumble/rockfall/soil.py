@@ -21,8 +21,9 @@ step and ``R_k`` its distance from the centre of mass (the rolling radius of a s
 the impulse that stops the rotation about that direction, so that it never reverses it. It makes
 a rock rolling like a wheel on a hard surface come to rest. ``rolling_resistance`` is the
 dimensionless coefficient ``mu_r``; none is published with the seed's model. The default soil
-``medium`` takes ``mu_r = 0.15`` from tumble's Authume calibration
-(:data:`MEDIUM_ROLLING_RESISTANCE`); ``lu2019`` is the published set without it.
+``medium`` takes ``mu_r = 0.1`` from tumble's Authume calibration
+(:data:`MEDIUM_ROLLING_RESISTANCE`; its spread 0.1-0.15, :data:`MEDIUM_ROLLING_RANGE`);
+``lu2019`` is the published set without it.
 
 Scar layer (off unless ``scar_strength > 0``; Lu et al. 2019, :mod:`tumble.rockfall.step.scar`):
 a rock landing after a flight ploughs into the soil to the depth ``d_max = 0.1 M^(1/3)
@@ -85,10 +86,13 @@ FIELDS = (
 
 #: rolling resistance ``mu_r`` of the default soil ``medium``: the value the Authume field tests
 #: gave for the unvegetated zones (:data:`tumble.validation.authume.CALIBRATED`, calibrated on
-#: profile P1 only, which leaves 0.1-0.2 within the scatter of its objective). Without it a rock
+#: profile P1 only; P1 cannot tell it from 0.15, :data:`MEDIUM_ROLLING_RANGE`). Without it a rock
 #: rolls like a wheel over long moderate slopes and real-terrain reach angles fall far below
 #: the observed ones (``docs/reach_and_start.md``).
-MEDIUM_ROLLING_RESISTANCE = 0.15
+MEDIUM_ROLLING_RESISTANCE = 0.1
+#: the rolling resistances of the Authume calibration's equivalent sets
+#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`): the spread of ``medium``
+MEDIUM_ROLLING_RANGE = (0.1, 0.15)
 
 
 #: the scar layer of Lu et al. 2019 as their whole-trajectory calibration gives it: the soil
@@ -143,12 +147,18 @@ AUTHUME_SOURCE = (
 )
 #: Source of their spreads: the grid points P1 cannot tell apart, and the band of ``mu_r``
 AUTHUME_SPREAD_SOURCE = (
-    "the 2 grid points of the Authume calibration whose objective on P1 lies within one "
-    "standard error of the best and that pass P1's KS test of the run-out "
-    "(CALIBRATION_EQUIVALENT); the mu_r range is theirs, 0.1-0.15 (docs/validation_authume.md)"
+    "the 2 grid points of the Authume calibration whose objective on P1 (refined over 10 "
+    "seeds) lies within one standard error of the best and that pass P1's KS test of the "
+    "run-out (CALIBRATION_EQUIVALENT); the mu_r range is theirs, 0.1-0.15 "
+    "(docs/validation_authume.md)"
 )
 #: The friction law the Authume categories start from (Lu et al. 2019 after Bartelt 2016)
 _LU = {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
+
+
+def _medium(rolling_resistance: float) -> dict[str, float]:
+    """The friction law of Lu et al. 2019 (after Bartelt 2016) with ``mu_r``."""
+    return {**_LU, "rolling_resistance": rolling_resistance}
 
 
 def _authume(
@@ -179,17 +189,14 @@ def _authume(
 #: (:data:`UNSOURCED`).
 CATALOGUE = {
     "medium": SoilPreset(
-        {
-            "mu_min": 0.55,
-            "mu_max": 2.0,
-            "kappa": 3.0,
-            "beta": 185.0,
-            "rolling_resistance": MEDIUM_ROLLING_RESISTANCE,
-        },
+        _medium(MEDIUM_ROLLING_RESISTANCE),
         "friction: Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura "
-        "tests); rolling resistance mu_r = 0.15: the Authume field calibration of tumble "
-        "(profile P1, unvegetated zones, docs/validation_authume.md; P1 leaves 0.1-0.2)",
+        "tests); rolling resistance mu_r = 0.1: the Authume field calibration of tumble "
+        "(profile P1, unvegetated zones, docs/validation_authume.md)",
         "a medium soil; the default",
+        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
+        sets=tuple(_medium(mu_r) for mu_r in MEDIUM_ROLLING_RANGE),
+        spread_source=AUTHUME_SPREAD_SOURCE + "; the friction is Lu et al.'s single set",
     ),
     "medium_scar": SoilPreset(
         {
@@ -203,7 +210,7 @@ CATALOGUE = {
         },
         "medium with the scar layer of Lu et al. 2019, Landslides 16:2353-2367 (soil strength "
         "Me = 15 MN/m^2 and C_s = 1.5 of their whole-trajectory calibration at Chant Sura); "
-        "mu_r = 0.15 as medium (Authume calibration, without the scar layer)",
+        "mu_r = 0.1 as medium (Authume calibration, without the scar layer)",
         "a medium soil in which a landing rock ploughs a scar: the complete model of Lu et al. "
         "2019; reach on real terrain in docs/reach_and_start.md",
     ),
@@ -224,7 +231,7 @@ CATALOGUE = {
         "wheel demonstration: no slip (box rolling down a 27 degree slope)",
     ),
     # the Authume zones: calibrated sets 1-2 are (vegetation drag kg/s, vegetated friction
-    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.15), (700, 1.5, 0.3, 0.1); the
+    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.1), (700, 1.5, 0.3, 0.15); the
     # rocky zone keeps the base friction
     "authume_vegetated": SoilPreset(
         _authume(1.5, drag=700.0),
@@ -235,19 +242,19 @@ CATALOGUE = {
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_hard": SoilPreset(
-        _authume(0.3, rolling_resistance=0.15),
+        _authume(0.3, rolling_resistance=0.1),
         AUTHUME_SOURCE,
         "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
         spread={"rolling_resistance": (0.1, 0.15)},
-        sets=(_authume(0.3, rolling_resistance=0.15), _authume(0.3, rolling_resistance=0.1)),
+        sets=(_authume(0.3, rolling_resistance=0.1), _authume(0.3, rolling_resistance=0.15)),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_rocky": SoilPreset(
-        _authume(1.0, rolling_resistance=0.15),
+        _authume(1.0, rolling_resistance=0.1),
         AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it)",
         "rocky slope below the quarry (Authume zone Red)",
         spread={"rolling_resistance": (0.1, 0.15)},
-        sets=(_authume(1.0, rolling_resistance=0.15), _authume(1.0, rolling_resistance=0.1)),
+        sets=(_authume(1.0, rolling_resistance=0.1), _authume(1.0, rolling_resistance=0.15)),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
 }
@@ -259,9 +266,9 @@ UNSOURCED = {
     "not been read and checked; no per-category table of the open papers searched (Caviezel et "
     "al. 2021; Noel et al. 2022, Earth Surf. Dynam. 10:1141; Noel et al. 2023, Landslides; the "
     "Mel de la Niva benchmark, Geosciences 13:200, 2023) could be checked either",
-    "a spread of the medium set": "Lu et al. 2019 give one value per parameter, no range or "
-    "standard deviation; medium is drawn from nothing (uncertainty needs a category with a "
-    "spread)",
+    "a spread of the medium friction": "Lu et al. 2019 give one value per parameter, no range "
+    "or standard deviation; medium's spread is its rolling resistance alone (the Authume "
+    "calibration's equivalent sets)",
     "Rockyfor3D soil types 0-7 and roughness": "another contact model (restitution "
     "coefficients and roughness, Dorren 2016), not parameters of the slippage friction law",
 }

@@ -83,7 +83,7 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
     ("soil", "key", "message"),
     [
         ({"uncertainty": "wide"}, "soil.uncertainty", "soil.uncertainty"),
-        ({"preset": "medium", "uncertainty": "category"}, "soil.uncertainty", "no published"),
+        ({"preset": "lu2019", "uncertainty": "category"}, "soil.uncertainty", "no published"),
         (
             {"preset": "authume_hard", "uncertainty": "sets", "mu_min": 0.3},
             "soil.uncertainty",

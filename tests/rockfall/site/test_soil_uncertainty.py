@@ -72,9 +72,9 @@ def test_the_soil_stream_is_not_the_release_stream():
 
 def test_modes_a_category_cannot_draw_are_refused():
     with pytest.raises(ValueError, match="no published spread"):
-        check_mode(CATALOGUE["medium"], "medium", "category")
+        check_mode(CATALOGUE["lu2019"], "lu2019", "category")
     with pytest.raises(ValueError, match="no equivalent parameter sets"):
-        check_mode(CATALOGUE["medium"], "medium", "sets")
+        check_mode(CATALOGUE["lu2019"], "lu2019", "sets")
     with pytest.raises(ValueError, match="unknown soil uncertainty 'wide'"):
         check_mode(CATALOGUE["authume_hard"], "authume_hard", "wide")
     check_mode(CATALOGUE["authume_vegetated"], "authume_vegetated", "sets")

@@ -46,8 +46,8 @@ import csv
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from itertools import product
 from typing import Any
 
@@ -314,7 +314,8 @@ def _outside_fraction(
 @dataclass(frozen=True, eq=False)
 class Calibration:
     """Result of :func:`calibrate`: one row per grid point (parameters, metrics on P1, objective)
-    in grid order, and the best parameters (smallest objective; the first on ties)."""
+    in grid order, and the best parameters (:func:`select_calibration`). With a refinement the
+    rows are those of the refined points over :attr:`seeds`, the grid's in :attr:`grid_rows`."""
 
     rows: list[dict]
     best: SoilParameters
@@ -322,6 +323,10 @@ class Calibration:
     n: int
     seeds: tuple[int, ...]
     seconds: float
+    #: the grid's rows over :attr:`grid_seeds` when :attr:`rows` are those of the refinement
+    #: (:func:`calibrate` with ``refine_seeds``); empty without a refinement
+    grid_rows: list[dict] = field(default_factory=list)
+    grid_seeds: tuple[int, ...] = ()
 
     @property
     def equivalent(self) -> tuple[SoilParameters, ...]:
@@ -388,8 +393,13 @@ def stored_calibration(path: str | os.PathLike[str] = CALIBRATION_TABLE) -> list
     return [{k: value(k, v) for k, v in row.items()} for row in raw]
 
 
-def calibration_points(grid: Mapping[str, Iterable[float]]) -> list[SoilParameters]:
-    """Every combination of a grid (parameter name -> values), the last name varying fastest."""
+def calibration_points(
+    grid: Mapping[str, Iterable[float]] | Sequence[Mapping[str, Iterable[float]]],
+) -> list[SoilParameters]:
+    """Every combination of a grid (parameter name -> values), the last name varying fastest;
+    of several grids, their points one grid after the other."""
+    if not isinstance(grid, Mapping):
+        return [point for one in grid for point in calibration_points(one)]
     names = [f.name for f in fields(SoilParameters)]
     unknown = sorted(set(grid) - set(names))
     if unknown:
@@ -404,7 +414,8 @@ def calibration_points(grid: Mapping[str, Iterable[float]]) -> list[SoilParamete
 
 
 def calibrate(
-    grid: Mapping[str, Iterable[float]] = CALIBRATION_GRID,
+    grid: Mapping[str, Iterable[float]]
+    | Sequence[Mapping[str, Iterable[float]]] = CALIBRATION_GRID,
     scheme: str = "implicit",
     n: int = ROCKS_PER_PROFILE,
     seeds: Iterable[int] = CALIBRATION_SEEDS,
@@ -413,6 +424,7 @@ def calibrate(
     spacing: float = 0.5,
     data_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    refine_seeds: Iterable[int] | None = None,
 ) -> Calibration:
     """Grid search of the soil parameters on profile **P1 only**.
 
@@ -420,16 +432,78 @@ def calibrate(
     ``scheme``; the objective is ``runout_wasserstein_m + lateral_wasserstein_m`` against P1's
     measured stop points, averaged over the seeds. Each row holds the means over the seeds and
     the range of the KS p-value. P2 is never read. ``progress(i, total)`` is called after each
-    run (``total`` = grid points times seeds).
+    run (``total`` = grid points times seeds, then the refinement's runs added).
+
+    ``refine_seeds`` (e.g. :data:`~tumble.validation.authume.soils.REFINE_SEEDS`): the grid
+    points whose objective lies within one standard error of the best
+    (:func:`select_calibration`) are run again with these seeds, and the best and the
+    equivalent points are chosen among them on those runs: three seeds leave a standard error
+    of about 0.25 m, larger than the differences near the minimum, and which point comes first
+    changes with the seeds drawn.
     """
     start = time.perf_counter()
     points = calibration_points(grid)
+    seeds = _seed_tuple(seeds)
+    measured = data.measured_endpoints("p1", data_dir)
+    total = len(points) * len(seeds)
+
+    def evaluate(points: list[SoilParameters], seeds: tuple[int, ...], done: int) -> list[dict]:
+        return _calibration_rows(
+            points,
+            seeds,
+            scheme,
+            n,
+            t_max,
+            workers,
+            spacing,
+            data_dir,
+            measured,
+            None if progress is None else (lambda k: progress(done + k, total)),
+        )
+
+    rows = evaluate(points, seeds, 0)
+    i_best = select_calibration(rows)
+    if refine_seeds is None:
+        return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
+    refine = _seed_tuple(refine_seeds)
+    candidates = [p for p, row in zip(points, rows, strict=True) if row["within_one_se"]]
+    done = total
+    total += len(candidates) * len(refine)
+    refined = evaluate(candidates, refine, done)
+    i_best = select_calibration(refined)
+    return Calibration(
+        refined,
+        candidates[i_best],
+        scheme,
+        int(n),
+        refine,
+        time.perf_counter() - start,
+        grid_rows=rows,
+        grid_seeds=seeds,
+    )
+
+
+def _seed_tuple(seeds: Iterable[int]) -> tuple[int, ...]:
     seeds = tuple(int(s) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
         raise ValueError(f"seeds must be distinct non-negative integers, got {seeds!r}")
-    measured = data.measured_endpoints("p1", data_dir)
+    return seeds
+
+
+def _calibration_rows(
+    points: list[SoilParameters],
+    seeds: tuple[int, ...],
+    scheme: str,
+    n: int,
+    t_max: float,
+    workers: int,
+    spacing: float,
+    data_dir: str | os.PathLike[str] | None,
+    measured: MeasuredEndpoints,
+    progress: Callable[[int], None] | None,
+) -> list[dict[str, Any]]:
+    """One row per point: the metrics on P1 averaged over ``seeds`` (:func:`calibrate`)."""
     rows: list[dict[str, Any]] = []
-    total = len(points) * len(seeds)
     for i, parameters in enumerate(points):
         per_seed = []
         seconds = 0.0
@@ -438,7 +512,7 @@ def calibrate(
             per_seed.append(profile_metrics(run, measured, data_dir))
             seconds += run.seconds
             if progress is not None:
-                progress(i * len(seeds) + j, total)
+                progress(i * len(seeds) + j)
 
         means = {
             key: float(np.mean([m[key] for m in per_seed]))
@@ -476,5 +550,4 @@ def calibrate(
                 "seconds": seconds,
             }
         )
-    i_best = select_calibration(rows)
-    return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
+    return rows
