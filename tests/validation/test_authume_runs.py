@@ -723,3 +723,48 @@ def test_the_refinement_reruns_the_points_within_one_standard_error():
             assert row[key] == alone[key], key
     chosen = [dict(r) for r in result.rows]
     assert result.best == kept[A.select_calibration(chosen)]
+
+
+def test_the_calibration_command_writes_the_grid_and_its_refinement(tmp_path):
+    """``--calibrate --calibration-grid scar`` with a refinement: ``calibration_grid.csv`` holds
+    every point of the joint grid over the calibration seeds, ``calibration.csv`` the points
+    within one standard error of its best over the refinement's seeds, and the best of
+    ``calibration.json`` is chosen among them by the rule."""
+    out = tmp_path / "cal"
+    code = main(
+        [
+            "validate",
+            "authume",
+            "--out",
+            str(out),
+            "--scheme",
+            "implicit",
+            "--rocks-per-profile",
+            "2",
+            "--t-max",
+            "2",
+            "--workers",
+            "2",
+            "--calibrate",
+            "--calibration-grid",
+            "scar",
+            "--calibration-seeds",
+            "0,1",
+            "--calibration-refine-seeds",
+            "2,3",
+        ]
+    )
+    assert code == 0
+    grid = A.stored_calibration(out / "calibration_grid.csv")
+    refined = A.stored_calibration(out / "calibration.csv")
+    assert len(grid) == len(A.calibration_points(A.SCAR_CALIBRATION_GRID))
+    assert "ks_pvalue_seed1" in grid[0] and "ks_pvalue_seed3" in refined[0]
+    names = list(A.CALIBRATED.as_dict())
+    key = [n for n in names if n != "drop_offset"]
+    within = [tuple(r[k] for k in key) for r in grid if r["within_one_se"]]
+    assert [tuple(r[k] for k in key) for r in refined] == within
+    meta = json.loads((out / "calibration.json").read_text())
+    assert meta["grid_seeds"] == [0, 1] and meta["refine_seeds"] == [2, 3]
+    best = refined[A.select_calibration(refined)]
+    assert all(meta["best"][k] == best[k] for k in key)
+    assert (out / "calibration.png").stat().st_size > 0

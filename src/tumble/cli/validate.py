@@ -435,6 +435,7 @@ def run(args) -> int:
                 stage / "calibration.png",
                 title=f"calibration on P1 ({calibration.scheme}, {n} rocks, "
                 f"seeds {', '.join(map(str, calibration.grid_seeds or calibration.seeds))})",
+                chosen=calibration.best.as_dict(),
             )
         timings["output"] = time.perf_counter() - start
         write_provenance(stage, config=config, timings=timings, seed=args.seed)

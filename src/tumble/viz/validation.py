@@ -220,13 +220,18 @@ def plot_runout(
 
 
 def plot_calibration(
-    rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], title: str = ""
+    rows: Iterable[Mapping[str, Any]],
+    path: str | os.PathLike[str],
+    title: str = "",
+    chosen: Mapping[str, Any] | None = None,
 ) -> None:
     """Objective of the calibration grid on P1: a heat map over vegetation drag and friction
     factor, each cell the best over the other grid axes (their values at that best point written
     under the objective: drop offset, vegetated-slope friction factor, rolling resistance and
     the scar layer's soil strength, where the grid varies them), the chosen point circled;
-    ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`."""
+    ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`; ``chosen`` (its
+    ``vegetation_drag`` and ``hard_friction``) is the point circled, by default the smallest
+    objective."""
     rows = list(rows)
     if not rows:
         raise ValueError("no calibration rows to draw")
@@ -248,7 +253,7 @@ def plot_calibration(
             notes[cell] = "\n".join(
                 labels[k].format(row[k]) if row.get(k) is not None else f"{k} -" for k in others
             )
-    best = min(rows, key=lambda row: row["objective_m"])
+    best = chosen if chosen is not None else min(rows, key=lambda row: row["objective_m"])
     fig, ax = plt.subplots(
         figsize=(1.6 * len(drag) + 2.5, (1.1 + 0.3 * len(others)) * len(friction) + 1.8)
     )
