@@ -591,7 +591,11 @@ def test_scar_strength_puts_the_scar_layer_of_lu2019_in_every_zone():
     with pytest.raises(ValueError, match="scar_strength"):
         A.SoilParameters(scar_strength=-1.0)
     # the joint grid is the standard grid's axes with the soil strength added
-    assert set(A.CALIBRATION_GRIDS) == {"standard", "scar"}
+    assert A.CALIBRATION_GRIDS == {
+        "standard": (A.CALIBRATION_GRID,),
+        "scar": (A.SCAR_CALIBRATION_GRID,),
+        "all": (A.CALIBRATION_GRID, A.SCAR_CALIBRATION_GRID),
+    }
     assert set(A.SCAR_CALIBRATION_GRID) == set(A.CALIBRATION_GRID) | {"scar_strength"}
     points = A.calibration_points(A.SCAR_CALIBRATION_GRID)
     assert len(points) == math.prod(len(v) for v in A.SCAR_CALIBRATION_GRID.values())
