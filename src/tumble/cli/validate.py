@@ -214,14 +214,14 @@ def run(args) -> int:
     parameters = authume.CALIBRATED
     if args.calibrate:
         grid = authume.CALIBRATION_GRIDS[args.calibration_grid]
-        points = len(authume.calibration_points(grid))
         seeds = args.calibration_seeds or authume.CALIBRATION_SEEDS
-        bars = [_progress(points * len(seeds), "calibration on P1")]
+        grid_runs = len(authume.calibration_points(grid)) * len(seeds)
+        bars = [_progress(grid_runs, "calibration on P1")]
 
         def advance(i: int, total: int) -> None:
-            if total > bars[0].total:  # the refinement's runs
+            if i == grid_runs:  # the first run of the refinement
                 bars[0].close()
-                bars[0] = _progress(total - bars[0].total, "calibration on P1, refinement")
+                bars[0] = _progress(total - grid_runs, "calibration on P1, refinement")
             bars[0].update(1)
 
         calibration = authume.calibrate(
@@ -341,6 +341,9 @@ def run(args) -> int:
                 )
 
     terrain = authume.authume_terrain(args.data_dir)
+    grid_record = [
+        {k: list(v) for k, v in g.items()} for g in authume.CALIBRATION_GRIDS[args.calibration_grid]
+    ]
     config = {
         "site": args.site,
         "schemes": list(schemes),
@@ -351,11 +354,13 @@ def run(args) -> int:
         "calibrate": bool(args.calibrate),
         "equivalent": bool(args.equivalent),
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
-        "calibration_seeds": list(calibration.seeds) if calibration is not None else None,
-        "calibration_grid": [
-            {k: list(v) for k, v in g.items()}
-            for g in authume.CALIBRATION_GRIDS[args.calibration_grid]
-        ],
+        "calibration_seeds": list(calibration.grid_seeds or calibration.seeds)
+        if calibration is not None
+        else None,
+        "calibration_refine_seeds": list(calibration.seeds)
+        if calibration is not None and calibration.grid_seeds
+        else None,
+        "calibration_grid": grid_record,
         "bandwidth": args.bandwidth,
         "soil_parameters": parameters.as_dict(),
         "data_dir": str(authume.data_directory(args.data_dir)),
@@ -405,10 +410,7 @@ def run(args) -> int:
                         "seeds": list(calibration.seeds),
                         "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1, "
                         "mean over the seeds",
-                        "grid": [
-                            {k: list(v) for k, v in g.items()}
-                            for g in authume.CALIBRATION_GRIDS[args.calibration_grid]
-                        ],
+                        "grid": grid_record,
                         "refine_seeds": list(calibration.seeds),
                         "grid_seeds": list(calibration.grid_seeds),
                         "best": calibration.best.as_dict(),
