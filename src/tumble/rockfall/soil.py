@@ -91,7 +91,8 @@ FIELDS = (
 #: the observed ones (``docs/reach_and_start.md``).
 MEDIUM_ROLLING_RESISTANCE = 0.1
 #: the rolling resistances of the Authume calibration's equivalent sets
-#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`): the spread of ``medium``
+#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`): the spread of ``medium``, and of
+#: the rolling resistance of ``authume_hard`` and ``authume_rocky``
 MEDIUM_ROLLING_RANGE = (0.1, 0.15)
 
 
@@ -199,15 +200,8 @@ CATALOGUE = {
         spread_source=AUTHUME_SPREAD_SOURCE + "; the friction is Lu et al.'s single set",
     ),
     "medium_scar": SoilPreset(
-        {
-            "mu_min": 0.55,
-            "mu_max": 2.0,
-            "kappa": 3.0,
-            "beta": 185.0,
-            "rolling_resistance": MEDIUM_ROLLING_RESISTANCE,
-            "scar_strength": LU_SCAR_STRENGTH,
-            "scar_cs": LU_SCAR_CS,
-        },
+        _medium(MEDIUM_ROLLING_RESISTANCE)
+        | {"scar_strength": LU_SCAR_STRENGTH, "scar_cs": LU_SCAR_CS},
         "medium with the scar layer of Lu et al. 2019, Landslides 16:2353-2367 (soil strength "
         "Me = 15 MN/m^2 and C_s = 1.5 of their whole-trajectory calibration at Chant Sura); "
         "mu_r = 0.1 as medium (Authume calibration, without the scar layer)",
@@ -245,16 +239,16 @@ CATALOGUE = {
         _authume(0.3, rolling_resistance=0.1),
         AUTHUME_SOURCE,
         "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
-        spread={"rolling_resistance": (0.1, 0.15)},
-        sets=(_authume(0.3, rolling_resistance=0.1), _authume(0.3, rolling_resistance=0.15)),
+        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
+        sets=tuple(_authume(0.3, rolling_resistance=m) for m in MEDIUM_ROLLING_RANGE),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_rocky": SoilPreset(
         _authume(1.0, rolling_resistance=0.1),
         AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it)",
         "rocky slope below the quarry (Authume zone Red)",
-        spread={"rolling_resistance": (0.1, 0.15)},
-        sets=(_authume(1.0, rolling_resistance=0.1), _authume(1.0, rolling_resistance=0.15)),
+        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
+        sets=tuple(_authume(1.0, rolling_resistance=m) for m in MEDIUM_ROLLING_RANGE),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
 }

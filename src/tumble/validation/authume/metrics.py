@@ -336,7 +336,7 @@ class Calibration:
         returned."""
         names = [f.name for f in fields(SoilParameters)]
         chosen = [row for row in self.rows if row["equivalent"]]
-        others = [SoilParameters(**{k: row[k] for k in names if k in row}) for row in chosen]
+        others = [SoilParameters(**{k: row[k] for k in names}) for row in chosen]
         return (self.best, *(p for p in others if p != self.best))
 
 

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tumble.rockfall.soil import FIELDS, PRESETS, Soil
+from tumble.rockfall.soil import FIELDS, LU_SCAR_CS, PRESETS, Soil
 from tumble.validation.authume.terrain import ZONE_OUTSIDE
 
 #: Zone id -> row of the soil table; zone 0 (outside the survey) takes the Gray row.
@@ -79,7 +79,7 @@ VEGETATION_REFERENCE_VOLUME = 1.0
 BASE_FRICTION = {k: float(v) for k, v in PRESETS["lu2019"].items()}
 #: ``C_s`` of the scar layer where ``SoilParameters.scar_strength`` is set: Lu et al. 2019's
 #: whole-trajectory calibration at Chant Sura (the category ``medium_scar``).
-SCAR_CS = float(PRESETS["medium_scar"]["scar_cs"])
+SCAR_CS = LU_SCAR_CS
 
 
 def vegetation_scale(volume: ArrayLike) -> np.ndarray:
