@@ -16,11 +16,10 @@ import numpy as np
 import pytest
 
 from tumble.rockfall.step.contact import (
+    C_G,
     C_GAMMA_B,
     C_GINV,
     C_P,
-    C_RN,
-    C_RT,
     C_VERTEX,
     C_W,
     C_WARM,
@@ -131,8 +130,8 @@ def test_prepare_contacts_delassus_block_of_a_vertex_below_the_centre():
     row = contacts[0]
     g_inv = row[C_GINV : C_GINV + 9].reshape(3, 3)
     np.testing.assert_allclose(g_inv, np.diag([MASS, 1.0 / g_tt, 1.0 / g_tt]), atol=1e-15)
-    assert row[C_RN] == pytest.approx(MASS, abs=1e-15)
-    assert row[C_RT] == pytest.approx(1.0 / g_tt, abs=1e-15)
+    assert 1.0 / row[C_G] == pytest.approx(MASS, abs=1e-15)  # r_N
+    assert 1.0 / max(row[C_G + 4], row[C_G + 8]) == pytest.approx(1.0 / g_tt, abs=1e-15)  # r_T
     assert row[C_GAMMA_B] == pytest.approx(-V_DOWN, abs=1e-15)
 
 
@@ -316,3 +315,44 @@ def test_warm_start_is_stored_per_vertex_and_forgotten():
     forget_percussions(contacts)
     assert not contacts[:, C_WARM : C_WARM + 3].any()
     np.testing.assert_array_equal(contacts[:, :C_WARM], before[:, :C_WARM])
+
+
+def test_warm_start_of_a_new_contact_set_holds_only_its_vertices():
+    """A box resting on its face (four closed vertices) and then on one edge (two of them, the
+    box tilted by 0.3 rad about x): after the second solve the C_WARM columns are exactly those
+    of a buffer cleared in full before it (the edge's two percussions, zero for every other
+    vertex, the other two face vertices included), and forget_percussions leaves the next solve
+    nothing to clear."""
+    heights, grid = flat_ground()
+    vertices = box_vertices(0.5, 0.5, 0.5)
+    contacts = np.zeros((8, NCOL))
+    forget_percussions(contacts)
+    u_before = (1.0, 0.5, -2.0, 0.3, -0.2, 0.1)
+    n, _ = find_contacts(heights, grid, vertices, (5.0, 5.0, 0.5), IDENTITY, GAP_TOL, contacts)
+    assert n == 4
+    assert prepare_contacts(contacts, n, 1.0, isotropic(1.0 / 6.0), u_before)
+    solve_pgs(contacts, n, u_before, 0.4, 0.2, PGS_TOL, 1000)
+    face = {int(k) for k in contacts[:n, C_VERTEX]}
+    assert np.abs(contacts[list(face), C_WARM]).sum() > 0.0
+
+    angle = 0.3
+    p = (math.cos(angle / 2), math.sin(angle / 2), 0.0, 0.0)
+    c, s = math.cos(angle), math.sin(angle)
+    z = -min(s * v[1] + c * v[2] for v in vertices)  # the lowest edge on the ground
+    n, _ = find_contacts(heights, grid, vertices, (5.0, 5.0, z), p, GAP_TOL, contacts)
+    assert n == 2
+    edge = {int(k) for k in contacts[:n, C_VERTEX]}
+    assert edge < face
+    fresh = contacts.copy()
+    forget_percussions(fresh)
+    for buffer in (contacts, fresh):
+        assert prepare_contacts(buffer, n, 1.0, isotropic(1.0 / 6.0), u_before)
+        solve_pgs(buffer, n, u_before, 0.4, 0.2, PGS_TOL, 1000)
+    # the second solve started from the face's percussions in one buffer and from none in the
+    # other, so its own percussions differ in the last bits; which columns hold one does not
+    expected = np.zeros((8, 3))
+    for row in contacts[:n]:
+        expected[int(row[C_VERTEX])] = row[C_P : C_P + 3]
+    np.testing.assert_array_equal(contacts[:, C_WARM : C_WARM + 3], expected)
+    assert not fresh[sorted(set(range(8)) - edge), C_WARM : C_WARM + 3].any()
+    assert np.abs(expected[sorted(edge)]).sum() > 0.0

@@ -86,21 +86,23 @@ from tumble.rotation.vec3 import Mat3, matvec
 Vec6 = tuple[float, float, float, float, float, float]
 
 #: buffer columns of the closed contact in row i: vertex index, gap, W (3 directions x
-#: (3 translational + 3 rotational)), M^-1 W (same layout), r_N, r_T, gamma_N at the beginning of
-#: the step, P (N, T1, T2), the diagonal block G_ii of the Delassus matrix and its inverse (row
+#: (3 translational + 3 rotational)), M^-1 W (same layout), gamma_N at the beginning of the step,
+#: P (N, T1, T2), the diagonal block G_ii of the Delassus matrix and its inverse (row
 #: major); and, in row k for vertex k, the percussion of vertex k in the previous step (C_WARM,
-#: zero if it was not in contact), which starts the iteration
+#: zero if it was not in contact), which starts the iteration; the vertices whose C_WARM columns
+#: the last solve wrote (C_LAST of rows 0 .. n - 1, in their order) and their number n (C_N_LAST
+#: of row 0), so that only those rows are cleared before the next solve writes its own
 C_VERTEX = 0
 C_GAP = 1
 C_W = 2
 C_MW = 20
-C_RN = 38
-C_RT = 39
-C_GAMMA_B = 40
-C_P = 41
-C_G = 44
-C_GINV = 53
-C_WARM = 62
+C_GAMMA_B = 38
+C_P = 39
+C_G = 42
+C_GINV = 51
+C_WARM = 60
+C_LAST = 63
+C_N_LAST = 64
 NCOL = 65
 
 
@@ -108,8 +110,9 @@ NCOL = 65
 def prepare_contacts(
     contacts: np.ndarray, n: int, m_inv: float, rot_inv: Mat3, u_start: Vec6
 ) -> bool:
-    """Fill ``M^-1 W``, the Delassus blocks ``G_ii`` and their inverses, the prox parameters
-    r_N, r_T and gamma_N at ``u_start``; returns False if a block is singular.
+    """Fill ``M^-1 W``, the Delassus blocks ``G_ii`` and their inverses and gamma_N at
+    ``u_start``; returns False if a block is singular. (The prox parameters r_N and r_T are
+    taken from ``G_ii`` where :func:`solve_pgs` needs them, in its rare prox steps.)
 
     ``m_inv`` is the inverse translational mass (a scalar), ``rot_inv`` the inverse of the
     rotational matrix of the scheme (three row tuples), ``u_start`` the 6-tuple ``(v, omega)`` at
@@ -164,8 +167,6 @@ def prepare_contacts(
         for j in range(3):
             for k in range(3):
                 row[C_GINV + 3 * j + k] = g_inv[j][k]
-        row[C_RN] = 1.0 / g[0][0]
-        row[C_RT] = 1.0 / max(g[1][1], g[2][2])
         row[C_GAMMA_B] = (
             row[C_W] * u_start[0]
             + row[C_W + 1] * u_start[1]
@@ -340,8 +341,9 @@ def solve_pgs(
                 if not ok_slide:
                     # one prox step: normal on R+, tangential on the disc of radius mu P_N
                     exact = False
-                    p_n = max(p_n0 - row[C_RN] * xi_n, 0.0)
-                    r_t = row[C_RT]
+                    # r_N = 1 / G_NN, r_T = 1 / max(G_T1T1, G_T2T2) (module docstring)
+                    p_n = max(p_n0 - (1.0 / row[C_G]) * xi_n, 0.0)
+                    r_t = 1.0 / max(row[C_G + 4], row[C_G + 8])
                     p_t1 = p_t10 - r_t * xi_t1
                     p_t2 = p_t20 - r_t * xi_t2
                     limit = mu * p_n
@@ -370,13 +372,23 @@ def solve_pgs(
         if change <= tol * largest or (n == 1 and exact):
             ok = True
             break
-    forget_percussions(contacts)
+    # the warm start of the next step: only the vertices the last solve wrote can hold one
+    # (forget_percussions clears the rest), so only their rows are cleared
+    first = contacts[0]
+    for i in range(int(first[C_N_LAST])):
+        warm = contacts[int(contacts[i, C_LAST])]
+        warm[C_WARM] = 0.0
+        warm[C_WARM + 1] = 0.0
+        warm[C_WARM + 2] = 0.0
     for i in range(n):
         row = contacts[i]
-        warm = contacts[int(row[C_VERTEX])]
+        vertex = row[C_VERTEX]
+        warm = contacts[int(vertex)]
         warm[C_WARM] = row[C_P]
         warm[C_WARM + 1] = row[C_P + 1]
         warm[C_WARM + 2] = row[C_P + 2]
+        row[C_LAST] = vertex
+    first[C_N_LAST] = n
     return _apply(contacts, n, u_free), sweeps, ok
 
 
@@ -406,6 +418,8 @@ def forget_percussions(contacts: np.ndarray) -> None:
         contacts[k, C_WARM] = 0.0
         contacts[k, C_WARM + 1] = 0.0
         contacts[k, C_WARM + 2] = 0.0
+    if contacts.shape[0] > 0:
+        contacts[0, C_N_LAST] = 0.0
 
 
 @jit_leaf
@@ -416,6 +430,13 @@ def contact_work(contacts: np.ndarray, n: int, u_start: Vec6, u_end: Vec6) -> tu
     """
     work = 0.0
     loaded = 0
+    # the sums u_start + u_end, formed once for every direction of every contact
+    s0 = u_start[0] + u_end[0]
+    s1 = u_start[1] + u_end[1]
+    s2 = u_start[2] + u_end[2]
+    s3 = u_start[3] + u_end[3]
+    s4 = u_start[4] + u_end[4]
+    s5 = u_start[5] + u_end[5]
     for i in range(n):
         row = contacts[i]
         if row[C_P] > 0.0:
@@ -423,7 +444,11 @@ def contact_work(contacts: np.ndarray, n: int, u_start: Vec6, u_end: Vec6) -> tu
         for j in range(3):
             base = C_W + 6 * j
             g = 0.0
-            for k in range(6):
-                g += row[base + k] * 0.5 * (u_start[k] + u_end[k])
+            g += row[base] * 0.5 * s0
+            g += row[base + 1] * 0.5 * s1
+            g += row[base + 2] * 0.5 * s2
+            g += row[base + 3] * 0.5 * s3
+            g += row[base + 4] * 0.5 * s4
+            g += row[base + 5] * 0.5 * s5
             work += row[C_P + j] * g
     return work, loaded

@@ -19,7 +19,7 @@ import numpy as np
 
 from tumble._jit import jit_leaf
 from tumble.rockfall.step.contact import C_GAP, C_VERTEX, C_W
-from tumble.rockfall.step.surface import bilinear, surface
+from tumble.rockfall.step.surface import bilinear, cell_at, cell_height, cell_normal
 from tumble.rotation.quaternion import Quat, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, cross
 
@@ -196,12 +196,15 @@ def _vertex_contact(
     dz = a[2][0] * rk[0] + a[2][1] * rk[1] + a[2][2] * rk[2]
     px = r[0] + (a[0][0] * rk[0] + a[0][1] * rk[1] + a[0][2] * rk[2])
     py = r[1] + (a[1][0] * rk[0] + a[1][1] * rk[1] + a[1][2] * rk[2])
-    z, normal, inside = surface(heights, x0, y0, dx, dy, px, py)
+    # the surface of :func:`tumble.rockfall.step.surface.surface`, its normal for a closed
+    # contact only
+    h00, h10, h01, h11, eta, xi, inside = cell_at(heights, x0, y0, dx, dy, px, py)
     if not inside:
         return 0, False
-    gap = r[2] + dz - z
+    gap = r[2] + dz - cell_height(h00, h10, h01, h11, eta, xi)
     if gap > gap_tol:
         return 0, True
+    normal = cell_normal(h00, h10, h01, h11, eta, xi, dx, dy)
     t1, t2 = tangent_frame(normal)
     row = contacts[n]
     row[C_VERTEX] = k

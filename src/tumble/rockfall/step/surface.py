@@ -44,7 +44,7 @@ EDGE_SLACK = 1e-9
 
 
 @jit_leaf
-def _cell(
+def cell_at(
     values: np.ndarray, x0: float, y0: float, dx: float, dy: float, x: float, y: float
 ) -> tuple[float, float, float, float, float, float, bool]:
     """The four samples of the cell holding (x, y) and the local coordinates (eta, xi) in it.
@@ -59,7 +59,7 @@ def _cell(
 def _cell_uv(
     values: np.ndarray, u: float, v: float
 ) -> tuple[float, float, float, float, float, float, bool]:
-    """:func:`_cell` at the grid coordinates ``u = (x - x0) / dx``, ``v = (y - y0) / dy``."""
+    """:func:`cell_at` at the grid coordinates ``u = (x - x0) / dx``, ``v = (y - y0) / dy``."""
     nx = values.shape[1]
     ny = values.shape[0]
     if not (
@@ -124,21 +124,35 @@ def surface(
     Returns ``(z, (n_x, n_y, n_z), inside)``; outside the grid ``inside`` is False and the other
     values are meaningless.
     """
-    h00, h10, h01, h11, eta, xi, inside = _cell(heights, x0, y0, dx, dy, x, y)
+    h00, h10, h01, h11, eta, xi, inside = cell_at(heights, x0, y0, dx, dy, x, y)
     if not inside:
         return 0.0, (0.0, 0.0, 1.0), False
-    z = (
+    z = cell_height(h00, h10, h01, h11, eta, xi)
+    return z, cell_normal(h00, h10, h01, h11, eta, xi, dx, dy), True
+
+
+@jit_leaf
+def cell_height(h00: float, h10: float, h01: float, h11: float, eta: float, xi: float) -> float:
+    """The bilinear height in a cell at the local coordinates (eta, xi) (:func:`surface`)."""
+    return (
         h00 * (1.0 - eta) * (1.0 - xi)
         + h10 * eta * (1.0 - xi)
         + h01 * (1.0 - eta) * xi
         + h11 * eta * xi
     )
-    # unnormalised normal of L14 eq. 7: (-dz/dx dx dy, -dz/dy dx dy, dx dy)
+
+
+@jit_leaf
+def cell_normal(
+    h00: float, h10: float, h01: float, h11: float, eta: float, xi: float, dx: float, dy: float
+) -> Vec3:
+    """The unit upward normal in a cell at the local coordinates (eta, xi) (:func:`surface`):
+    L14 eq. 7, ``(-dz/dx dx dy, -dz/dy dx dy, dx dy)`` normalised."""
     n_x = -((h10 - h00) * (1.0 - xi) + (h11 - h01) * xi) * dy
     n_y = -((h01 - h00) * (1.0 - eta) + (h11 - h10) * eta) * dx
     n_z = dx * dy
     inv = 1.0 / math.sqrt(n_x * n_x + n_y * n_y + n_z * n_z)
-    return z, (n_x * inv, n_y * inv, n_z * inv), True
+    return (n_x * inv, n_y * inv, n_z * inv)
 
 
 #: relative round-off margin of :func:`upper_plane`
@@ -174,7 +188,7 @@ def upper_plane(
     v_hi = (y + half - y0) / dy
     if not (u_lo >= 0.0 and v_lo >= 0.0 and u_hi <= nx - 1 and v_hi <= ny - 1):
         return 0.0, 0.0, 0.0, False
-    h00, h10, h01, h11, eta, xi, inside = _cell(heights, x0, y0, dx, dy, x, y)
+    h00, h10, h01, h11, eta, xi, inside = cell_at(heights, x0, y0, dx, dy, x, y)
     if not inside:
         return 0.0, 0.0, 0.0, False
     g_x = ((h10 - h00) * (1.0 - xi) + (h11 - h01) * xi) / dx
