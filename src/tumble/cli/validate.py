@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.cli import validate_tschamut
 from tumble.cli.common import non_negative_int, positive_float, positive_int
 from tumble.rockfall.ensemble.progress import Progress
 
@@ -21,9 +22,17 @@ SCHEME_CHOICES = ("both", "implicit", "explicit")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    validate = sub.add_parser(
         "validate",
-        help="compare simulated with measured stop points of field tests (Authume quarry)",
+        help="compare simulated with measured stop points of field tests (Authume, Tschamut)",
+        description="Compare simulated with measured stop points of field tests: 'authume' "
+        "(calibration on P1, P2 held out; data in the package) or 'tschamut' (held out, never "
+        "tuned on; data not shipped, --data-dir).",
+    )
+    sites = validate.add_subparsers(dest="site", required=True, metavar="SITE")
+    p = sites.add_parser(
+        "authume",
+        help="the Authume quarry tests (calibration on P1, P2 held out)",
         description=(
             "Simulate the releases of the Authume quarry field tests on both profiles (P1, P2) "
             "with per-zone soils, compare the stop points with the measured ones (run-out along "
@@ -36,7 +45,6 @@ def add_parser(sub) -> None:
             "for tuning (docs/validation_authume.md)."
         ),
     )
-    p.add_argument("site", choices=("authume",), help="field test site")
     p.add_argument("--out", default="out/authume", help="output directory")
     p.add_argument(
         "--scheme", choices=SCHEME_CHOICES, default="both", help="rotation scheme(s) to run"
@@ -110,6 +118,7 @@ def add_parser(sub) -> None:
         "in the package)",
     )
     p.set_defaults(run=run)
+    validate_tschamut.add_parser(sites)
 
 
 def _seed_list(text: str) -> tuple[int, ...]:

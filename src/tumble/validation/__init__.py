@@ -12,4 +12,6 @@ as any user would use it; a paper's published numbers and a site's own data live
   section 6, on the ``slope40`` scenario, and their comparison with two runs;
 * :mod:`tumble.validation.authume`: the Authume quarry full-scale rockfall tests: field data,
   terrain, releases, per-zone soils, profile runs, metrics and calibration.
+* :mod:`tumble.validation.tschamut`: the Tschamut 2014 tests (data not shipped), a held-out check
+  of the soil categories, never tuned on.
 """
