@@ -11,10 +11,10 @@ against half the measured one (early stops), the share past 65 m), each set's ow
 over its rocks, and whether the seed passes: KS p >= 0.05, the 5 % quantile above the
 early-stop limit, and on the held-out P2 at least 80 % of the measured blocks inside.
 
-With ``--uncertainty category`` each rock instead draws the rolling resistance of the hard and
-rocky zones uniformly from the range of the catalogue's category ``authume_hard``
-(``soil.uncertainty = "category"``, the same quantile on both zones), the other numbers at the
-calibrated set (``run_profile(..., spread=..., repeat=4)``).
+With ``--uncertainty category`` each rock instead draws the soil strength ``Me`` of the scar
+layer on the soil zone uniformly from the spread of the catalogue's category ``medium``
+(``soil.uncertainty = "category"``), the other numbers at the calibrated set
+(``run_profile(..., spread=..., repeat=4)``).
 
 Run from the repository root:
 
@@ -44,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     category = args.uncertainty == "category"
     sets = (authume.CALIBRATED,) if category else authume.CALIBRATION_EQUIVALENT
-    spread = dict(CATALOGUE["authume_hard"].spread) if category else None
+    spread = dict(CATALOGUE["medium"].spread) if category else None
     measured = authume.measured_endpoints(args.profile)
     observed = authume.profile_coordinates(args.profile, measured.position)
     half_p05 = 0.5 * np.quantile(observed[:, 0], 0.05)
@@ -75,9 +75,9 @@ def main() -> None:
         if category:
             # the KS p-value of the rocks in each third of the drawn range
             assert spread is not None
-            low, high = spread["rolling_resistance"]
-            mu_r = run.drawn["rolling_resistance"]
-            third = np.minimum((3 * (mu_r - low) / (high - low)).astype(int), 2)
+            low, high = spread["scar_strength"]
+            drawn = run.drawn["scar_strength"]
+            third = np.minimum((3 * (drawn - low) / (high - low)).astype(int), 2)
         else:
             assert run.soil_set is not None
             third = run.soil_set

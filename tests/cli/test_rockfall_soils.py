@@ -25,16 +25,16 @@ def test_soils_lists_each_spread_with_its_source(capsys):
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["soils"]}
     assert rows["lu2019"]["uncertainty"] == [] and rows["lu2019"]["spread"] == {}
     assert rows["medium"]["uncertainty"] == ["category", "sets"]
-    assert rows["medium"]["spread"] == {"rolling_resistance": [0.1, 0.15]}
-    hard = rows["authume_hard"]
-    assert hard["uncertainty"] == ["category", "sets"]
-    assert hard["spread"] == {"rolling_resistance": [0.1, 0.15]}
-    assert [s["rolling_resistance"] for s in hard["sets"]] == [0.1, 0.15]
-    assert hard["spread_source"] == CATALOGUE["authume_hard"].spread_source
+    assert rows["medium"]["spread"] == {"scar_strength": [15000.0, 60000.0]}
+    assert [s["scar_strength"] for s in rows["medium"]["sets"]] == [15000.0, 60000.0]
+    assert rows["medium"]["spread_source"] == CATALOGUE["medium"].spread_source
+    veg = rows["authume_vegetated"]
+    assert veg["uncertainty"] == ["sets"] and len(veg["sets"]) == 3
+    assert rows["authume_hard"]["uncertainty"] == []
     assert main(["rockfall", "soils"]) == 0
     out = capsys.readouterr().out
-    assert "uncertainty = 'category': rolling_resistance uniform in [0.1, 0.15]" in out
-    assert "one of 2 equivalent sets" in out
+    assert "uncertainty = 'category': scar_strength uniform in [15000, 60000]" in out
+    assert "one of 3 equivalent sets" in out
 
 
 def test_soils_say_on_which_slopes_the_friction_holds_a_sliding_rock(capsys):

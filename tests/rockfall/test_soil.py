@@ -86,9 +86,8 @@ def test_coulomb_soil_has_constant_friction():
 # Lu19 (Bartelt 2016)  0.55   2.0    3     185  0
 PUBLISHED = {
     "l14_scarring": {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0, "restitution": 0.0},
-    "medium": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
     # Lu 2019 with their scar layer: soil strength Me = 15 MN/m^2 (in kN/m^2) and C_s = 1.5
-    "medium_scar": {
+    "medium": {
         "mu_min": 0.55,
         "mu_max": 2.0,
         "kappa": 3.0,
@@ -123,13 +122,15 @@ def test_preset_names_are_those_of_the_table():
     assert set(PRESETS) == set(PUBLISHED) | CALIBRATED
 
 
-def test_rolling_resistance_of_the_presets():
-    """The default soil carries the rolling resistance of the Authume calibration (0.1, the
-    best of the 0.1-0.15 that profile P1 leaves, its spread); every published set has none."""
+def test_rolling_resistance_and_spread_of_the_presets():
+    """The default soil carries the rolling resistance of the Authume calibration (0.1, which
+    every equivalent set has) and the spread of the soil strength its equivalent sets give on
+    the soil zone (Lu et al.'s 15 MN/m^2 and 60 MN/m^2); every published set has no rolling
+    resistance."""
     assert Soil.preset("medium").rolling_resistance == 0.1
-    assert Soil.preset("medium_scar").rolling_resistance == 0.1
-    assert CATALOGUE["medium"].spread == {"rolling_resistance": (0.1, 0.15)}
-    assert [s["rolling_resistance"] for s in CATALOGUE["medium"].sets] == [0.1, 0.15]
+    assert CATALOGUE["medium"].spread == {"scar_strength": (15000.0, 60000.0)}
+    assert [s["scar_strength"] for s in CATALOGUE["medium"].sets] == [15000.0, 60000.0]
+    assert all(s["rolling_resistance"] == 0.1 for s in CATALOGUE["medium"].sets)
     for name in ("lu2019", "l14_scarring", "l14_wheel"):
         assert Soil.preset(name).rolling_resistance == 0.0, name
 
@@ -140,6 +141,9 @@ def test_preset_overrides_and_unknown_name():
     assert (soil.restitution, soil.mu_min, soil.kappa) == (0.25, 0.55, 3.0)
     with pytest.raises(ValueError, match="preset 'hard'"):
         Soil.preset("hard")
+    # a retired name says what to use now
+    with pytest.raises(ValueError, match="'medium_scar' is retired: use medium"):
+        Soil.preset("medium_scar")
 
 
 def test_field_indices_follow_fields():

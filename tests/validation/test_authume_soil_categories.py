@@ -14,12 +14,26 @@ def test_authume_categories_are_the_calibrated_zone_rows(name):
     preset = CATALOGUE[name]
     row = ROWS[name]
     assert preset.values == CALIBRATED.table(1.0)[row]
-    assert len(preset.sets) == len(CALIBRATION_EQUIVALENT)
-    for drawn, parameters in zip(preset.sets, CALIBRATION_EQUIVALENT, strict=True):
+    # the equivalent sets' zone rows, in their order, distinct ones only; none where they all
+    # agree on the zone (a single set is no spread)
+    rows = []
+    for parameters in CALIBRATION_EQUIVALENT:
         table = parameters.table(1.0)[row]
-        assert {f: drawn.get(f, 0.0) for f in FIELDS} == {f: table.get(f, 0.0) for f in FIELDS}
-    # the category's mu_r range is that of the equivalent sets (P1's band that passes its own
-    # KS test)
-    if "rolling_resistance" in preset.spread:
-        mu_r = [p.rolling_resistance for p in CALIBRATION_EQUIVALENT]
-        assert preset.spread["rolling_resistance"] == (min(mu_r), max(mu_r))
+        full = {f: table.get(f, 0.0) for f in FIELDS}
+        if full not in rows:
+            rows.append(full)
+    expected = rows if len(rows) > 1 else []
+    assert [{f: s.get(f, 0.0) for f in FIELDS} for s in preset.sets] == expected
+    assert not preset.spread
+
+
+def test_medium_takes_the_soil_strengths_and_rolling_resistance_of_the_equivalent_sets():
+    """medium: Lu et al.'s soil with the Authume mu_r (every equivalent set has the same) and the
+    range of the soil zone's Me over the equivalent sets as its spread."""
+    medium = CATALOGUE["medium"]
+    assert {p.rolling_resistance for p in CALIBRATION_EQUIVALENT} == {
+        medium.values["rolling_resistance"]
+    }
+    strengths = [p.scar_strength for p in CALIBRATION_EQUIVALENT]
+    assert medium.spread["scar_strength"] == (min(strengths), max(strengths))
+    assert sorted({s["scar_strength"] for s in medium.sets}) == sorted(set(strengths))

@@ -471,11 +471,11 @@ def test_the_report_says_the_maps_include_the_soil_uncertainty(tmp_path):
     _, _, summary = fake_run(terrain)
     _, plain, _ = report(tmp_path / "plain", summary)
     assert "Soil parameter uncertainty" not in plain
-    drawn = {**summary, "soil": {"uncertainty": describe({"soil": ("authume_hard", "category")})}}
+    drawn = {**summary, "soil": {"uncertainty": describe({"soil": ("medium", "category")})}}
     _, text, page = report(tmp_path / "drawn", drawn)
     assert page.errors == []
     assert "include model uncertainty" in text
-    assert "rolling_resistance uniform in [0.1, 0.15]" in text
+    assert "scar_strength uniform in [15000, 60000]" in text
 
 
 def test_map_window_is_the_reached_cells_plus_the_margin_whatever_the_zoning_rasters():

@@ -86,7 +86,7 @@ def add_parser(sub) -> None:
         "--calibration-refine-seeds",
         type=_seed_list,
         default=None,
-        help="release seeds with which the grid points within one standard error of the best "
+        help="release seeds with which the grid points within two standard errors of the best "
         "are run again to choose the best and the equivalent sets, comma separated (default "
         "0,...,9)",
     )
@@ -101,8 +101,9 @@ def add_parser(sub) -> None:
         "--equivalent",
         action="store_true",
         help="also run every calibration grid point P1 cannot tell apart from the best "
-        "(objective within one standard error of the best, and P1's KS test of the run-out "
-        "passed; the stored sets, or this run's with --calibrate) on the same releases, each "
+        "(at least as good in 5 %% of the bootstrap resamples of P1's measured blocks, and "
+        "P1's KS test of the run-out passed; the stored sets, or this run's with --calibrate) "
+        "on the same releases, each "
         "rock drawing one, and report the pooled prediction",
     )
     p.add_argument(
@@ -427,8 +428,12 @@ def run(args) -> int:
                         "equivalent_rule": "the best (smallest objective among the points "
                         "whose geometric mean KS p-value on P1 over the seeds is >= "
                         f"{authume.KS_LEVEL}"
-                        "), and the points within one standard error (over the seeds) of its "
-                        "objective that also pass that KS test",
+                        "), and the refined points that also pass that KS test and whose "
+                        "objective is at most the best's in at least "
+                        f"{authume.EQUIVALENCE_SHARE:.0%} of "
+                        f"{authume.BOOTSTRAP_RESAMPLES} bootstrap resamples of P1's "
+                        "measured blocks (column bootstrap_share); without a refinement, the "
+                        "points within one standard error (over the seeds) of its objective",
                         "seconds": calibration.seconds,
                     },
                     indent=2,
@@ -458,10 +463,11 @@ def run(args) -> int:
             f"{calibration.seconds:.1f} s; best {calibration.best.as_dict()}"
         )
         print(
-            f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (objective within "
-            "one standard error of the best, and P1's KS test passed on the geometric mean of "
-            "the seeds' p-values); see "
-            "calibration.csv, columns within_one_se, passes_ks, equivalent"
+            f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (P1's KS test "
+            "passed on the geometric mean of the seeds' p-values, and at least as good as the "
+            "best in 5 % of the bootstrap resamples of P1's measured blocks, or within one "
+            "standard error without a refinement); see calibration.csv, columns passes_ks, "
+            "bootstrap_share, within_one_se, equivalent"
         )
     print(f"soil parameters {parameters.as_dict()}")
     header = (

@@ -21,7 +21,7 @@ A run is described by one TOML document (every key optional; defaults below)::
     # density = 2740.0          # kg/m^3
 
     [soil]
-    preset = "medium"           # Lu et al. 2019 mu_min 0.55, mu_max 2, kappa 3, beta 185; mu_r 0.15
+    preset = "medium"           # Lu et al. 2019 with its scar layer; mu_r 0.1 (Authume)
     # mu_min = 0.4              # a number, or a raster file on the DEM grid
     # restitution = 0.0
     # uncertainty = "none"      # or "category" / "sets": each rock draws its parameters from

@@ -22,15 +22,15 @@ the impulse that stops the rotation about that direction, so that it never rever
 a rock rolling like a wheel on a hard surface come to rest. ``rolling_resistance`` is the
 dimensionless coefficient ``mu_r``; none is published with the seed's model. The default soil
 ``medium`` takes ``mu_r = 0.1`` from tumble's Authume calibration
-(:data:`MEDIUM_ROLLING_RESISTANCE`; its spread 0.1-0.15, :data:`MEDIUM_ROLLING_RANGE`);
-``lu2019`` is the published set without it.
+(:data:`MEDIUM_ROLLING_RESISTANCE`); ``lu2019`` is the published friction without it.
 
 Scar layer (off unless ``scar_strength > 0``; Lu et al. 2019, :mod:`tumble.rockfall.step.scar`):
 a rock landing after a flight ploughs into the soil to the depth ``d_max = 0.1 M^(1/3)
 Me^(-0.4) |V_perp|^0.8`` against the drag ``1/2 (1 + C_s) rho A v^2`` (``rho = 1700 kg/m^3``)
 before it meets hard ground; ``scar_strength`` is the soil strength ``Me`` in kN/m^2 and
 ``scar_cs`` the coefficient ``C_s``. Lu et al.'s whole-trajectory calibration (Chant Sura) gives
-``Me = 15 MN/m^2`` and ``C_s = 1.5`` (category ``medium_scar``).
+``Me = 15 MN/m^2`` and ``C_s = 1.5``: the default category ``medium`` (its spread of ``Me``,
+15-60 MN/m^2, from tumble's Authume calibration, :data:`MEDIUM_SCAR_RANGE`).
 
 Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
 discrete element simulations, Powder Technology 206:269-282.
@@ -86,20 +86,24 @@ FIELDS = (
 
 #: rolling resistance ``mu_r`` of the default soil ``medium``: the value the Authume field tests
 #: gave for the unvegetated zones (:data:`tumble.validation.authume.CALIBRATED`, calibrated on
-#: profile P1 only; P1 cannot tell it from 0.15, :data:`MEDIUM_ROLLING_RANGE`). Without it a rock
-#: rolls like a wheel over long moderate slopes and real-terrain reach angles fall far below
-#: the observed ones (``docs/reach_and_start.md``).
+#: profile P1 only; every set P1 cannot tell from the best has it). Without it a rock rolls like
+#: a wheel over long moderate slopes and real-terrain reach angles fall far below the observed
+#: ones (``docs/reach_and_start.md``).
 MEDIUM_ROLLING_RESISTANCE = 0.1
-#: the rolling resistances of the Authume calibration's equivalent sets
-#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`): the spread of ``medium``, and of
-#: the rolling resistance of ``authume_hard`` and ``authume_rocky``
-MEDIUM_ROLLING_RANGE = (0.1, 0.15)
-
 
 #: the scar layer of Lu et al. 2019 as their whole-trajectory calibration gives it: the soil
 #: strength ``Me`` (kN/m^2) and the drag coefficient ``C_s`` (``C_d = 1 + C_s``)
 LU_SCAR_STRENGTH = 15000.0
 LU_SCAR_CS = 1.5
+#: the soil strengths of the Authume calibration's equivalent sets on its soil zone
+#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`: Lu et al.'s 15 MN/m^2, and
+#: 60 MN/m^2): the spread of ``medium``
+MEDIUM_SCAR_RANGE = (LU_SCAR_STRENGTH, 60000.0)
+#: categories that were merged into others, with the name to use now
+RETIRED = {
+    "medium_scar": "medium (the scar layer of Lu et al. 2019 is part of it since the Authume "
+    "calibration accepted the layer on its soil zone)",
+}
 
 
 @dataclass(frozen=True)
@@ -148,26 +152,36 @@ AUTHUME_SOURCE = (
 )
 #: Source of their spreads: the grid points P1 cannot tell apart, and the band of ``mu_r``
 AUTHUME_SPREAD_SOURCE = (
-    "the 2 grid points of the Authume calibration whose objective on P1 (refined over 10 "
-    "seeds) lies within one standard error of the best and that pass P1's KS test of the "
-    "run-out (CALIBRATION_EQUIVALENT); the mu_r range is theirs, 0.1-0.15 "
-    "(docs/validation_authume.md)"
+    "the 3 refined grid points of the Authume calibration that pass P1's KS test and that P1's "
+    "41 measured blocks cannot tell from the best (at least as good in >= 5 % of bootstrap "
+    "resamples; CALIBRATION_EQUIVALENT, docs/validation_authume.md): all with mu_r 0.1, the soil "
+    "zone with Me 15 or 60 MN/m^2 and friction factor 1.25 or 1.5"
 )
 #: The friction law the Authume categories start from (Lu et al. 2019 after Bartelt 2016)
 _LU = {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
 
 
-def _medium(rolling_resistance: float) -> dict[str, float]:
-    """The friction law of Lu et al. 2019 (after Bartelt 2016) with ``mu_r``."""
-    return {**_LU, "rolling_resistance": rolling_resistance}
+def _medium(scar_strength: float) -> dict[str, float]:
+    """The medium soil of Lu et al. 2019 (friction law after Bartelt 2016, scar layer with
+    ``Me = scar_strength`` and their ``C_s``) with the Authume ``mu_r``."""
+    return {
+        **_LU,
+        "rolling_resistance": MEDIUM_ROLLING_RESISTANCE,
+        "scar_strength": scar_strength,
+        "scar_cs": LU_SCAR_CS,
+    }
 
 
 def _authume(
-    friction: float, drag: float = 0.0, rolling_resistance: float = 0.0
+    friction: float,
+    drag: float = 0.0,
+    rolling_resistance: float = 0.0,
+    scar_strength: float = 0.0,
 ) -> dict[str, float]:
     """One Authume zone row: the base friction law with ``mu_min`` and ``mu_max`` scaled by
     ``friction``, the vegetation drag of a 1 m^3 block (drag height 2 m when present), and
-    ``mu_r``; the formulas of :meth:`tumble.validation.authume.soils.SoilParameters.table`."""
+    ``mu_r``, the scar layer of soil strength ``scar_strength`` (with Lu et al.'s ``C_s``; 0: none);
+    the formulas of :meth:`tumble.validation.authume.soils.SoilParameters.table`."""
     return {
         "mu_min": _LU["mu_min"] * friction,
         "mu_max": _LU["mu_max"] * friction,
@@ -178,8 +192,8 @@ def _authume(
         "drag_torque": 0.0,
         "drag_height": 2.0 if drag > 0.0 else 0.0,
         "rolling_resistance": rolling_resistance,
-        "scar_strength": 0.0,
-        "scar_cs": 0.0,
+        "scar_strength": scar_strength,
+        "scar_cs": LU_SCAR_CS if scar_strength > 0.0 else 0.0,
     }
 
 
@@ -190,23 +204,16 @@ def _authume(
 #: (:data:`UNSOURCED`).
 CATALOGUE = {
     "medium": SoilPreset(
-        _medium(MEDIUM_ROLLING_RESISTANCE),
-        "friction: Lu et al. 2019, Landslides 16:2353-2367, after Bartelt 2016 (Chant Sura "
-        "tests); rolling resistance mu_r = 0.1: the Authume field calibration of tumble "
-        "(profile P1, unvegetated zones, docs/validation_authume.md)",
-        "a medium soil; the default",
-        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
-        sets=tuple(_medium(mu_r) for mu_r in MEDIUM_ROLLING_RANGE),
+        _medium(LU_SCAR_STRENGTH),
+        "Lu et al. 2019, Landslides 16:2353-2367: friction law after Bartelt 2016 and scar layer "
+        "(Me = 15 MN/m^2, C_s = 1.5) of their whole-trajectory calibration at Chant Sura; rolling "
+        "resistance mu_r = 0.1: the Authume field calibration of tumble (profile P1, "
+        "unvegetated zones; the scar layer on its soil zone with Lu et al.'s Me is its best "
+        "point, docs/validation_authume.md)",
+        "a medium soil in which a landing rock ploughs a scar; the default",
+        spread={"scar_strength": MEDIUM_SCAR_RANGE},
+        sets=tuple(_medium(me) for me in MEDIUM_SCAR_RANGE),
         spread_source=AUTHUME_SPREAD_SOURCE + "; the friction is Lu et al.'s single set",
-    ),
-    "medium_scar": SoilPreset(
-        _medium(MEDIUM_ROLLING_RESISTANCE)
-        | {"scar_strength": LU_SCAR_STRENGTH, "scar_cs": LU_SCAR_CS},
-        "medium with the scar layer of Lu et al. 2019, Landslides 16:2353-2367 (soil strength "
-        "Me = 15 MN/m^2 and C_s = 1.5 of their whole-trajectory calibration at Chant Sura); "
-        "mu_r = 0.1 as medium (Authume calibration, without the scar layer)",
-        "a medium soil in which a landing rock ploughs a scar: the complete model of Lu et al. "
-        "2019; reach on real terrain in docs/reach_and_start.md",
     ),
     "lu2019": SoilPreset(
         {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
@@ -224,32 +231,32 @@ CATALOGUE = {
         "Leine et al. 2014, Multibody Syst Dyn 32:241-271, section 5.2 (mu = 10)",
         "wheel demonstration: no slip (box rolling down a 27 degree slope)",
     ),
-    # the Authume zones: calibrated sets 1-2 are (vegetation drag kg/s, vegetated friction
-    # factor, hard friction factor, mu_r) = (700, 1.5, 0.3, 0.1), (700, 1.5, 0.3, 0.15); the
+    # the Authume zones: the calibrated set is (vegetation drag kg/s, vegetated friction
+    # factor, hard friction factor, mu_r, Me of the soil zone) = (700, 1.5, 0.3, 0.1, 15000);
+    # the equivalent sets differ on the soil zone only: (1.25, 15000) and (1.5, 60000); the
     # rocky zone keeps the base friction
     "authume_vegetated": SoilPreset(
-        _authume(1.5, drag=700.0),
-        AUTHUME_SOURCE,
-        "vegetated talus slope with bushes and young trees (Authume zone Blue); drag of a 1 m^3 "
-        "block",
-        sets=(_authume(1.5, drag=700.0), _authume(1.5, drag=700.0)),
+        _authume(1.5, drag=700.0, scar_strength=LU_SCAR_STRENGTH),
+        AUTHUME_SOURCE + "; the scar layer of Lu et al. 2019 with their C_s",
+        "vegetated talus slope with bushes and young trees (Authume zone Blue), its soil "
+        "ploughed by landing blocks; drag of a 1 m^3 block",
+        sets=(
+            _authume(1.5, drag=700.0, scar_strength=LU_SCAR_STRENGTH),
+            _authume(1.25, drag=700.0, scar_strength=LU_SCAR_STRENGTH),
+            _authume(1.5, drag=700.0, scar_strength=60000.0),
+        ),
         spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_hard": SoilPreset(
-        _authume(0.3, rolling_resistance=0.1),
-        AUTHUME_SOURCE,
+        _authume(0.3, rolling_resistance=MEDIUM_ROLLING_RESISTANCE),
+        AUTHUME_SOURCE + "; the equivalent sets agree on this zone",
         "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
-        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
-        sets=tuple(_authume(0.3, rolling_resistance=m) for m in MEDIUM_ROLLING_RANGE),
-        spread_source=AUTHUME_SPREAD_SOURCE,
     ),
     "authume_rocky": SoilPreset(
-        _authume(1.0, rolling_resistance=0.1),
-        AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it)",
+        _authume(1.0, rolling_resistance=MEDIUM_ROLLING_RESISTANCE),
+        AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it); "
+        "the equivalent sets agree on this zone",
         "rocky slope below the quarry (Authume zone Red)",
-        spread={"rolling_resistance": MEDIUM_ROLLING_RANGE},
-        sets=tuple(_authume(1.0, rolling_resistance=m) for m in MEDIUM_ROLLING_RANGE),
-        spread_source=AUTHUME_SPREAD_SOURCE,
     ),
 }
 
@@ -273,6 +280,14 @@ SCENARIO_SOILS = {"slope40": "lu2019"}
 
 #: published parameter sets by name: the values of :data:`CATALOGUE`
 PRESETS = {name: preset.values for name, preset in CATALOGUE.items()}
+
+
+def unknown_preset(name: object) -> str:
+    """The message for a soil preset name that is not in the catalogue: what to use instead of
+    a retired one (:data:`RETIRED`), else the names there are."""
+    if isinstance(name, str) and name in RETIRED:
+        return f"soil preset {name!r} is retired: use {RETIRED[name]}"
+    return f"unknown soil preset {name!r}; choose one of {sorted(PRESETS)}"
 
 
 def holding_slippage(mu_min: float, mu_max: float, kappa: float, slope_deg: float) -> float:
@@ -430,7 +445,7 @@ class Soil:
     def preset(cls, name: str, **overrides: float | np.ndarray) -> Soil:
         """A published parameter set (:data:`PRESETS`), with fields optionally overridden."""
         if name not in PRESETS:
-            raise ValueError(f"unknown soil preset {name!r}; choose one of {sorted(PRESETS)}")
+            raise ValueError(unknown_preset(name))
         return cls(**{**PRESETS[name], **overrides})
 
     @property

@@ -48,8 +48,7 @@ angle ``atan(drop / horizontal distance)`` of the centre of mass, measured and s
 
 Held-out discipline: no parameter of tumble is fitted to these data.
 
-References: A. Volkwein, P. Brugger, W. Gerber, L. Gees,
-A. Ringenbach, C. Wendeler, Repetitive Rockfall Trajectory Testing, Geosciences 8 (2018) 88,
+References: A. Volkwein et al., Repetitive Rockfall Trajectory Testing, Geosciences 8 (2018) 88,
 doi:10.3390/geosciences8030088. Data: doi:10.16904/envidat.34.
 """
 

@@ -42,18 +42,18 @@ def config(dem, **sections):
     return validate(data)
 
 
-def test_one_soil_with_category_draws_gives_each_rock_its_own_mu_r(site):
+def test_one_soil_with_category_draws_gives_each_rock_its_own_scar_strength(site):
     dem, _ = site
-    setup = build_run(config(dem, soil={"preset": "authume_hard", "uncertainty": "category"}))
+    setup = build_run(config(dem, soil={"preset": "medium", "uncertainty": "category"}))
     ens = setup.ensemble
-    low, high = CATALOGUE["authume_hard"].spread["rolling_resistance"]
-    expected = low + (high - low) * soil_uniforms(9, N)[:, 1 + FIELDS.index("rolling_resistance")]
-    drawn = np.array([ens.soil_of(k).rolling_resistance for k in range(N)])
+    low, high = CATALOGUE["medium"].spread["scar_strength"]
+    expected = low + (high - low) * soil_uniforms(9, N)[:, 1 + FIELDS.index("scar_strength")]
+    drawn = np.array([ens.soil_of(k).scar_strength for k in range(N)])
     np.testing.assert_array_equal(drawn, expected)
-    np.testing.assert_array_equal(setup.soil_draws.columns()["soil_rolling_resistance"], expected)
+    np.testing.assert_array_equal(setup.soil_draws.columns()["soil_scar_strength"], expected)
     assert setup.soil_draws.described["mode"] == "category"
     # the releases are those of the run without uncertainty
-    plain = build_run(config(dem, soil={"preset": "authume_hard"}))
+    plain = build_run(config(dem, soil={"preset": "medium"}))
     np.testing.assert_array_equal(ens.states.position, plain.ensemble.states.position)
     np.testing.assert_array_equal(ens.states.orientation, plain.ensemble.states.orientation)
     assert plain.ensemble.soils is None and plain.soil_draws.columns() == {}
@@ -64,19 +64,22 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
     soil = {
         "map": str(path),
         "uncertainty": "sets",
-        "classes": {"1": "authume_vegetated", "2": "authume_hard"},
+        "classes": {"1": "authume_vegetated", "2": "medium"},
     }
     setup = build_run(config(dem, soil=soil))
     ens = setup.ensemble
-    which = set_index(soil_uniforms(9, N)[:, 0], len(CATALOGUE["authume_hard"].sets))
+    u = soil_uniforms(9, N)[:, 0]
+    which_veg = set_index(u, len(CATALOGUE["authume_vegetated"].sets))
+    which_med = set_index(u, len(CATALOGUE["medium"].sets))
     for k in range(N):
         s = ens.soil_of(k)
-        veg = CATALOGUE["authume_vegetated"].sets[which[k]]
-        hard = CATALOGUE["authume_hard"].sets[which[k]]
-        # class 1 on x < 20, class 2 beyond: the same set index in both classes
+        veg = CATALOGUE["authume_vegetated"].sets[which_veg[k]]
+        med = CATALOGUE["medium"].sets[which_med[k]]
+        # class 1 on x < 20, class 2 beyond: each class's set from the rock's one uniform
         assert at(s.mu_min, 12, 5) == veg["mu_min"] and at(s.drag, 12, 5) == veg["drag"]
-        assert at(s.rolling_resistance, 12, 30) == hard["rolling_resistance"]
-    assert len(ens.soils) == len(set(which.tolist()))
+        assert at(s.scar_strength, 12, 5) == veg["scar_strength"]
+        assert at(s.scar_strength, 12, 30) == med["scar_strength"]
+    assert len(ens.soils) == len(set(zip(which_veg.tolist(), which_med.tolist(), strict=True)))
 
 
 @pytest.mark.parametrize(
@@ -85,7 +88,7 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
         ({"uncertainty": "wide"}, "soil.uncertainty", "soil.uncertainty"),
         ({"preset": "lu2019", "uncertainty": "category"}, "soil.uncertainty", "no published"),
         (
-            {"preset": "authume_hard", "uncertainty": "sets", "mu_min": 0.3},
+            {"preset": "medium", "uncertainty": "sets", "mu_min": 0.3},
             "soil.uncertainty",
             "no field of its own",
         ),
@@ -99,7 +102,7 @@ def test_a_soil_map_with_sets_draws_one_joint_set_per_rock(site):
             {
                 "map": "MAP",
                 "uncertainty": "category",
-                "classes": {"1": "authume_hard", "2": "authume_rocky"},
+                "classes": {"1": "medium", "2": "authume_rocky"},
             },
             "soil.uncertainty",
             "one map per rock",
@@ -118,13 +121,14 @@ def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
     dem, path = site
     soil = {
         "map": str(path),
-        "classes": {"1": "medium", "2": {"preset": "authume_hard", "uncertainty": "sets"}},
+        "classes": {"1": "medium", "2": {"preset": "authume_vegetated", "uncertainty": "sets"}},
     }
     setup = build_run(config(dem, soil=soil))
-    which = set_index(soil_uniforms(9, N)[:, 0], len(CATALOGUE["authume_hard"].sets))
+    which = set_index(soil_uniforms(9, N)[:, 0], len(CATALOGUE["authume_vegetated"].sets))
     for k in range(N):
         s = setup.ensemble.soil_of(k)
         assert at(s.mu_min, 12, 5) == CATALOGUE["medium"].values["mu_min"]
-        expected = CATALOGUE["authume_hard"].sets[which[k]]["rolling_resistance"]
-        assert at(s.rolling_resistance, 12, 30) == expected
+        expected = CATALOGUE["authume_vegetated"].sets[which[k]]
+        assert at(s.mu_min, 12, 30) == expected["mu_min"]
+        assert at(s.scar_strength, 12, 30) == expected["scar_strength"]
     assert list(setup.soil_draws.described["categories"]) == ["class 2"]

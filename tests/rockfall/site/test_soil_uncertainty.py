@@ -23,25 +23,25 @@ N = 4000
 
 
 def test_category_draws_are_uniform_on_the_stated_range():
-    preset = CATALOGUE["authume_hard"]
-    low, high = preset.spread["rolling_resistance"]
+    preset = CATALOGUE["medium"]
+    low, high = preset.spread["scar_strength"]
     drawn = draw_values(preset, "category", soil_uniforms(11, N))
-    mu_r = drawn[:, FIELDS.index("rolling_resistance")]
-    assert low <= mu_r.min() and mu_r.max() <= high
+    me = drawn[:, FIELDS.index("scar_strength")]
+    assert low <= me.min() and me.max() <= high
     # mean within 4 standard errors of (low + high) / 2, sd within 5 % of (high - low) / sqrt 12
     sd = (high - low) / math.sqrt(12.0)
-    assert abs(mu_r.mean() - 0.5 * (low + high)) < 4.0 * sd / math.sqrt(N)
-    assert mu_r.std() == pytest.approx(sd, rel=0.05)
+    assert abs(me.mean() - 0.5 * (low + high)) < 4.0 * sd / math.sqrt(N)
+    assert me.std() == pytest.approx(sd, rel=0.05)
     # KS against U(low, high): a right distribution fails at 1e-3 once in a thousand
-    assert stats.kstest(mu_r, stats.uniform(loc=low, scale=high - low).cdf).pvalue > 1e-3
+    assert stats.kstest(me, stats.uniform(loc=low, scale=high - low).cdf).pvalue > 1e-3
     # the fields without a spread keep the category's values exactly
     for j, name in enumerate(FIELDS):
-        if name != "rolling_resistance":
+        if name != "scar_strength":
             assert np.all(drawn[:, j] == preset.values.get(name, 0.0)), name
 
 
 def test_set_draws_pick_each_equivalent_set_with_equal_probability():
-    preset = CATALOGUE["authume_hard"]
+    preset = CATALOGUE["authume_vegetated"]
     n_sets = len(preset.sets)
     drawn = draw_values(preset, "sets", soil_uniforms(5, N))
     rows = np.array([[s.get(f, 0.0) for f in FIELDS] for s in preset.sets])
@@ -76,7 +76,7 @@ def test_modes_a_category_cannot_draw_are_refused():
     with pytest.raises(ValueError, match="no equivalent parameter sets"):
         check_mode(CATALOGUE["lu2019"], "lu2019", "sets")
     with pytest.raises(ValueError, match="unknown soil uncertainty 'wide'"):
-        check_mode(CATALOGUE["authume_hard"], "authume_hard", "wide")
+        check_mode(CATALOGUE["medium"], "medium", "wide")
     check_mode(CATALOGUE["authume_vegetated"], "authume_vegetated", "sets")
 
 
@@ -94,10 +94,10 @@ def test_every_catalogue_entry_has_a_source_and_every_spread_its_own():
 
 
 def test_the_summary_names_mode_category_and_spread():
-    out = describe({"soil": ("authume_hard", "category")})
+    out = describe({"soil": ("medium", "category")})
     assert out["mode"] == "category"
-    assert out["categories"]["soil"]["uniform"] == {"rolling_resistance": [0.1, 0.15]}
-    mixed = describe({"class 1": ("authume_hard", "sets"), "class 2": ("medium", "none")})
+    assert out["categories"]["soil"]["uniform"] == {"scar_strength": [15000.0, 60000.0]}
+    mixed = describe({"class 1": ("authume_vegetated", "sets"), "class 2": ("medium", "none")})
     assert mixed["mode"] == "sets" and list(mixed["categories"]) == ["class 1"]
-    assert mixed["categories"]["class 1"]["sets"] == 2
+    assert mixed["categories"]["class 1"]["sets"] == 3
     assert describe({"soil": ("medium", "none")}) == {"mode": "none", "categories": {}}

@@ -117,7 +117,7 @@ def test_energy_balance_per_step_with_the_scar(scheme):
     step, to round-off, for a tumbling EOTA221 bouncing down a 40 degree slope of soil."""
     terrain = Terrain.plane(40.0, size=(200.0, 60.0), spacing=2.0)
     rock = Rock.eota221(mass=780.0)
-    soil = Soil(**{**PRESETS["medium_scar"]})
+    soil = Soil(**{**PRESETS["medium"]})
     traj = simulate(
         terrain,
         rock,
@@ -138,8 +138,9 @@ def test_energy_balance_per_step_with_the_scar(scheme):
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_without_strength_the_scar_layer_is_off(scheme):
-    """scar_strength 0 (every soil but medium_scar) leaves every step bit-identical, whatever
-    scar_cs says; with it the same drop ends lower (on the scar's floor)."""
+    """scar_strength 0 (every soil but medium and authume_vegetated) leaves every step
+    bit-identical, whatever scar_cs says; with it the same drop ends lower (on the scar's
+    floor)."""
     terrain = Terrain.plane(30.0, size=(80.0, 30.0), spacing=1.0)
     rock = Rock.eota221(mass=780.0)
     start = (10.0, 0.0, float(terrain.height(10.0, 0.0)) + 2.0)

@@ -48,7 +48,7 @@ from tumble.rockfall.site.rock_classes import (
 from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
 from tumble.rockfall.site.soil_uncertainty import describe
 from tumble.rockfall.site.stems import stems_from_config
-from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil
+from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil, unknown_preset
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
 
@@ -113,9 +113,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
         # a built-in terrain keeps the soil of the paper it reproduces (SCENARIO_SOILS)
         preset = SCENARIO_SOILS.get(config.scenario or DEFAULT_SCENARIO, preset)
     if preset is not None and preset not in PRESETS:
-        raise ConfigError(
-            f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}", "soil.preset"
-        )
+        raise ConfigError(unknown_preset(preset), "soil.preset")
     missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if getattr(c, n) is None]
     if preset is None and missing:
         raise ConfigError(

@@ -62,6 +62,7 @@ from tumble.validation.authume.soils import (
     CALIBRATION_GRID,
     CALIBRATION_SEEDS,
     CALIBRATION_TABLE,
+    REFINE_SE_FACTOR,
     SoilParameters,
 )
 from tumble.validation.authume.terrain import ZONE_OUTSIDE, authume_terrain
@@ -73,6 +74,12 @@ ENVELOPE_BANDWIDTH = 3.0
 #: mean of its p-values over the calibration seeds (:func:`select_calibration`): the level of the
 #: validation's goal.
 KS_LEVEL = 0.05
+#: Bootstrap of the refinement's equivalence (:func:`bootstrap_shares`): resamples of P1's
+#: measured blocks, their seed, and the share of resamples in which a point must score at
+#: least as well as the best to be equivalent (a one-sided test at 5 %).
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+EQUIVALENCE_SHARE = 0.05
 
 # ---------------------------------------------------------------------------------------------
 # metrics
@@ -354,7 +361,10 @@ def select_calibration(rows: list[dict[str, Any]], level: float = KS_LEVEL) -> i
     at most the best's standard error over the seeds (the one-standard-error rule of Breiman et
     al. 1984), so P1's Wasserstein distances cannot tell the point from the best.
     ``equivalent``: the best, and every row within one standard error that also passes the KS
-    test.
+    test. Rows of a refinement carry ``bootstrap_share`` (:func:`bootstrap_shares`): there
+    ``equivalent`` is the best and every row that passes the KS test and scores at least as
+    well as the best in at least :data:`EQUIVALENCE_SHARE` of the bootstrap resamples of P1's
+    measured blocks: the uncertainty of the 41 measurements, not only that of the seeds.
     """
     if not rows:
         raise ValueError("the calibration table has no rows")
@@ -369,8 +379,80 @@ def select_calibration(rows: list[dict[str, Any]], level: float = KS_LEVEL) -> i
     limit = float(rows[i_best]["objective_m"]) + (se if math.isfinite(se) else 0.0)
     for i, row in enumerate(rows):
         row["within_one_se"] = i == i_best or bool(float(row["objective_m"]) <= limit)
-        row["equivalent"] = i == i_best or (row["within_one_se"] and row["passes_ks"])
+        close = (
+            float(row["bootstrap_share"]) >= EQUIVALENCE_SHARE
+            if "bootstrap_share" in row
+            else row["within_one_se"]
+        )
+        row["equivalent"] = i == i_best or bool(close and row["passes_ks"])
     return i_best
+
+
+def bootstrap_shares(
+    observed: np.ndarray,
+    simulated: Sequence[Sequence[np.ndarray]],
+    i_best: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> np.ndarray:
+    """For each calibration point, the share of bootstrap resamples of the measured blocks in
+    which its objective is at most the best's.
+
+    ``observed`` (m, 2): the measured stops in profile coordinates (run-out, lateral offset);
+    ``simulated[i][j]`` (n_ij, 2): point ``i``'s simulated stops with the ``j``-th seed. A resample
+    draws ``m`` of the measured blocks with replacement (``numpy.random.default_rng(seed)``,
+    the same resamples for every point); the objective on it is the calibration's, the mean
+    over the seeds of the run-out and the lateral Wasserstein distances, with the measured
+    sample weighted by how often each block was drawn. The seeds' standard error measures only
+    the simulation's noise, which more seeds shrink without end; the measured sample is what
+    limits how well P1 can rank two points (Efron & Tibshirani 1993, the bootstrap of a
+    difference of statistics on the same sample). The best's own share is 1."""
+    observed = np.asarray(observed, dtype=np.float64)
+    if observed.ndim != 2 or observed.shape[1] != 2 or observed.shape[0] < 2:
+        raise ValueError(f"observed must be an (m >= 2, 2) array, got shape {observed.shape}")
+    if not 0 <= i_best < len(simulated):
+        raise ValueError(f"i_best {i_best} is not a point of the {len(simulated)} given")
+    if resamples < 1:
+        raise ValueError(f"resamples must be positive, got {resamples!r}")
+    rng = np.random.default_rng(seed)
+    m = observed.shape[0]
+    weights = [np.bincount(rng.integers(0, m, m), minlength=m) for _ in range(resamples)]
+    objective = np.empty((resamples, len(simulated)))
+    for i, per_seed in enumerate(simulated):
+        if not per_seed:
+            raise ValueError(f"point {i} has no simulated stops")
+        for b, w in enumerate(weights):
+            objective[b, i] = np.mean(
+                [
+                    wasserstein_distance(observed[:, 0], sim[:, 0], u_weights=w)
+                    + wasserstein_distance(observed[:, 1], sim[:, 1], u_weights=w)
+                    for sim in per_seed
+                ]
+            )
+    return np.mean(objective <= objective[:, [i_best]], axis=0)
+
+
+def screen_for_refinement(
+    rows: list[dict[str, Any]], i_best: int, factor: float = REFINE_SE_FACTOR
+) -> list[int]:
+    """Mark the rows of a grid's calibration table with ``screened`` and return the indices of
+    those the refinement runs again: the best (``i_best``, of :func:`select_calibration`) and every
+    row whose objective exceeds the best's by at most ``factor`` times the best's standard
+    error over the grid's seeds. The screen is wider than the one-standard-error rule the
+    refinement then applies: three seeds estimate a standard error only to within about half
+    its value (the standard deviation of three samples), so a best whose three seeds happen to
+    agree would otherwise leave out points that more seeds rank ahead of it."""
+    factor = float(factor)
+    if not (math.isfinite(factor) and factor >= 1.0):
+        raise ValueError(f"the screening factor must be finite and at least 1, got {factor!r}")
+    se = float(rows[i_best]["objective_se_m"])
+    limit = float(rows[i_best]["objective_m"]) + (factor * se if math.isfinite(se) else 0.0)
+    kept = []
+    for i, row in enumerate(rows):
+        row["screened"] = i == i_best or bool(float(row["objective_m"]) <= limit)
+        if row["screened"]:
+            kept.append(i)
+    return kept
 
 
 def stored_calibration(path: str | os.PathLike[str] = CALIBRATION_TABLE) -> list[dict[str, Any]]:
@@ -447,7 +529,12 @@ def calibrate(
     measured = data.measured_endpoints("p1", data_dir)
     total = len(points) * len(seeds)
 
-    def evaluate(points: list[SoilParameters], seeds: tuple[int, ...], done: int) -> list[dict]:
+    def evaluate(
+        points: list[SoilParameters],
+        seeds: tuple[int, ...],
+        done: int,
+        stops: list[list[np.ndarray]] | None = None,
+    ) -> list[dict]:
         return _calibration_rows(
             points,
             seeds,
@@ -459,6 +546,7 @@ def calibrate(
             data_dir,
             measured,
             None if progress is None else (lambda k: progress(done + k, total)),
+            stops,
         )
 
     rows = evaluate(points, seeds, 0)
@@ -466,10 +554,17 @@ def calibrate(
     if refine_seeds is None:
         return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
     refine = _seed_tuple(refine_seeds)
-    candidates = [p for p, row in zip(points, rows, strict=True) if row["within_one_se"]]
+    screened = screen_for_refinement(rows, i_best)
+    candidates = [points[i] for i in screened]
     done = total
     total += len(candidates) * len(refine)
-    refined = evaluate(candidates, refine, done)
+    stops: list[list[np.ndarray]] = []
+    refined = evaluate(candidates, refine, done, stops)
+    i_best = select_calibration(refined)
+    observed = data.profile_coordinates("p1", measured.position, data_dir)[:, :2]
+    shares = bootstrap_shares(observed, stops, i_best)
+    for row, share in zip(refined, shares, strict=True):
+        row["bootstrap_share"] = float(share)
     i_best = select_calibration(refined)
     return Calibration(
         refined,
@@ -501,15 +596,24 @@ def _calibration_rows(
     data_dir: str | os.PathLike[str] | None,
     measured: MeasuredEndpoints,
     progress: Callable[[int], None] | None,
+    stops: list[list[np.ndarray]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per point: the metrics on P1 averaged over ``seeds`` (:func:`calibrate`)."""
+    """One row per point: the metrics on P1 averaged over ``seeds`` (:func:`calibrate`).
+    ``stops``: if given, receives per point the list over the seeds of the profile coordinates
+    (run-out, lateral offset) of the rocks that ended regularly."""
     rows: list[dict[str, Any]] = []
     for i, parameters in enumerate(points):
         per_seed = []
         seconds = 0.0
+        if stops is not None:
+            stops.append([])
         for j, seed in enumerate(seeds):
             run = run_profile("p1", parameters, scheme, n, seed, t_max, workers, spacing, data_dir)
             per_seed.append(profile_metrics(run, measured, data_dir))
+            if stops is not None:
+                stops[-1].append(
+                    data.profile_coordinates("p1", run.stop[run.regular], data_dir)[:, :2]
+                )
             seconds += run.seconds
             if progress is not None:
                 progress(i * len(seeds) + j)
