@@ -11,7 +11,7 @@ held-out result.
 
 ``--scar-strength ME`` (kN/m^2) adds the scar layer of Lu et al. 2019 (``scar_strength`` ME,
 ``scar_cs`` ``--scar-cs``, default 1.5) to every zone: whether the Authume tests agree with the
-category ``medium_scar`` (Me = 15 000 kN/m^2).
+category ``medium`` (Me = 15 000 kN/m^2).
 
 Run from the repository root:
 

@@ -2,8 +2,9 @@
 bookkeeping of the ensemble kernel.
 
 The states are those of real trajectories: ``--rocks`` EOTA221 rocks of 780 kg released on
-``slope40`` (implicit scheme unless ``--scheme explicit``, ``medium`` soil, dt = 0.002 s) are run
-once, every step is saved, and :func:`tumble.rockfall.step.moreau.rock_step` is then timed from each
+``slope40`` (implicit scheme unless ``--scheme explicit``, slope40's soil ``lu2019``,
+dt = 0.002 s) are run once, every step is saved, and
+:func:`tumble.rockfall.step.moreau.rock_step` is then timed from each
 saved state, one core, split by whether the step had a closed contact. Consecutive contact steps
 of a rock are timed in their order, so that the Gauss-Seidel solver starts from the percussions
 of the step before, as in a run (the warm start is cleared after a flight step and between rocks).
@@ -46,6 +47,7 @@ from tumble.freerot.implicit_midpoint import midpoint_omega
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
+from tumble.rockfall.soil import SCENARIO_SOILS
 from tumble.rockfall.status import RUNNING
 from tumble.rockfall.step.contact import (
     NCOL,
@@ -94,6 +96,11 @@ I_R, I_P, I_MINV, I_ROT, I_UPRE, I_UFREE, I_MU, I_EPS = 0, 3, 7, 8, 11, 17, 23, 
 #: the plane above the terrain (m_0, m_1, m_2, height of r_m above it; I_BELOW 1 if there is one)
 I_PLANE, I_BELOW = 25, 29
 N_INPUT = 30
+
+
+#: the soil of the workload: slope40's own (Lu et al. 2019's friction, no rolling resistance and
+#: no scar layer), which is also what MuJoCo's Coulomb contact can be compared with
+SOIL = SCENARIO_SOILS["slope40"]
 
 
 def time_steps(model, states, follows, reps):
@@ -290,7 +297,7 @@ def trajectory_states(rocks, scheme, seed):
     terrain = Terrain.scenario("slope40")
     release = Release.for_scenario("slope40").draw(terrain, rocks, seed)
     ensemble = Ensemble(
-        terrain, Rock.eota221(mass=780.0), Soil.preset("medium"), release, scheme=scheme, seed=seed
+        terrain, Rock.eota221(mass=780.0), Soil.preset(SOIL), release, scheme=scheme, seed=seed
     )
     model = ensemble._packed["model"]
     vertices = ensemble._vertices(0)

@@ -5,7 +5,7 @@ MuJoCo height field), the same rock (the EOTA221 hull of 780 kg, its principal i
 vertices in the principal frame), the same release states (``Release.for_scenario("slope40")``,
 seed ``--seed``), dt = 0.002 s, gravity 9.81 m/s^2, ``--threads`` threads for both:
 
-* tumble: the ensemble kernel (implicit or explicit rotation, Lu 2019 medium soil), the rocks
+* tumble: the ensemble kernel (implicit or explicit rotation, slope40's soil ``lu2019``), the rocks
   simulated until they stop or reach ``--t-max``; the run's own rock-steps and wall time, the
   kernels compiled (or loaded from the cache) before the clock starts;
 * MuJoCo: ``--rocks-per-model`` free bodies in one model (25 by default: on this workload a
@@ -42,9 +42,15 @@ from tumble._jit import get_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release, ReleaseStates
+from tumble.rockfall.soil import SCENARIO_SOILS
 
 DT = 0.002
 GRAVITY = 9.81
+
+
+#: the soil of the workload: slope40's own (Lu et al. 2019's friction, no rolling resistance and
+#: no scar layer), which is also what MuJoCo's Coulomb contact can be compared with
+SOIL = SCENARIO_SOILS["slope40"]
 
 
 def _mujoco():
@@ -178,7 +184,7 @@ def run_tumble(
     """The ensemble run ``repeat`` times (the same numbers each time); rock-steps and the
     shortest wall time (each pass's in ``wall_times_s``)."""
     ensemble = Ensemble(
-        terrain, rock, Soil.preset("medium"), states, scheme=scheme, seed=seed, t_max=t_max
+        terrain, rock, Soil.preset(SOIL), states, scheme=scheme, seed=seed, t_max=t_max
     )
     ensemble.warm_up()
     walls = []

@@ -144,8 +144,8 @@ def energy_line_warning(record: dict[str, Any]) -> str | None:
         f"energy-line angle of {LOWEST_OBSERVED_DEG} degrees from their release (smallest "
         f"{record['min_deposit_angle_deg']:.1f} degrees), the lowest reach field records show "
         f"({LOWEST_OBSERVED_SOURCE}): the soil may let rocks run further than observed "
-        "rockfalls do; check the soil category and its rolling resistance (the category "
-        "medium_scar adds the scar layer of Lu et al. 2019, which shortens the reach on real "
+        "rockfalls do; check the soil category, its rolling resistance and its scar layer "
+        "(the default medium carries that of Lu et al. 2019, which shortens the reach on real "
         "terrain: docs/reach_and_start.md)"
     )
 

@@ -132,3 +132,15 @@ def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
         assert at(s.mu_min, 12, 30) == expected["mu_min"]
         assert at(s.scar_strength, 12, 30) == expected["scar_strength"]
     assert list(setup.soil_draws.described["categories"]) == ["class 2"]
+
+
+def test_a_retired_category_is_refused_naming_its_successor(site):
+    """medium_scar was merged into medium: the configuration error names the key and says what
+    to write instead; an unknown name lists the categories."""
+    dem, _ = site
+    with pytest.raises(ConfigError, match="'medium_scar' is retired: use medium") as err:
+        build_run(config(dem, soil={"preset": "medium_scar"}))
+    assert err.value.key == "soil.preset"
+    with pytest.raises(ConfigError, match="unknown soil preset 'hard'; choose one of") as err:
+        build_run(config(dem, soil={"preset": "hard"}))
+    assert err.value.key == "soil.preset"

@@ -78,7 +78,7 @@ VEGETATION_REFERENCE_VOLUME = 1.0
 #: The friction law every zone starts from (Lu et al. 2019 after Bartelt 2016).
 BASE_FRICTION = {k: float(v) for k, v in PRESETS["lu2019"].items()}
 #: ``C_s`` of the scar layer where ``SoilParameters.scar_strength`` is set: Lu et al. 2019's
-#: whole-trajectory calibration at Chant Sura (the category ``medium_scar``).
+#: whole-trajectory calibration at Chant Sura (the category ``medium``'s).
 SCAR_CS = LU_SCAR_CS
 #: Zones whose ground carries the scar layer where ``SoilParameters.scar_strength`` is set: the
 #: layer is soil a landing block ploughs (Lu et al. 2019), which the vegetated slopes (Blue) are;
