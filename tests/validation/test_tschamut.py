@@ -40,6 +40,20 @@ RUNS = (
 BLOCKS = {"1": ("Cube", 54.0, 0.15, (0.3, 0.3, 0.3)), "2": ("Slab", 48.0, 0.14, (0.4, 0.3, 0.2))}
 
 
+def assert_released_clear(data, states, shapes, shape_id):
+    """Every released rock lies over the terrain with its lowest point RELEASE_CLEARANCE above
+    it (the exact hull clearance, to 1e-9 m)."""
+    gap, on = rock_clearances(
+        data.terrain,
+        Hulls.of(shapes, shape_id),
+        0,
+        states.position,
+        quat_to_matrix(states.orientation),
+    )
+    assert on.all()
+    np.testing.assert_allclose(gap, T.RELEASE_CLEARANCE, atol=1e-9)
+
+
 def _height(x):
     return (LX - x) * TAN
 
@@ -167,15 +181,7 @@ def test_releases_sit_just_above_the_terrain_at_the_measured_point(tmp_path):
     np.testing.assert_array_equal(states.position[:, :2], data.release[run_index, :2])
     np.testing.assert_array_equal(states.velocity, data.velocity[run_index])
     assert not states.omega.any()
-    gap, on = rock_clearances(
-        data.terrain,
-        Hulls.of(shapes, shape_id),
-        0,
-        states.position,
-        quat_to_matrix(states.orientation),
-    )
-    assert on.all()
-    np.testing.assert_allclose(gap, T.RELEASE_CLEARANCE, atol=1e-9)
+    assert_released_clear(data, states, shapes, shape_id)
     # the box carries the measured mass; the EOTA111 the measured mass at EOTA_DENSITY
     assert shapes[0].mass == pytest.approx(54.0, rel=1e-12)
     eota = data.blocks["2"].rock("eota111")
@@ -264,15 +270,7 @@ def test_real_data_load_and_release():
     assert len(data) == 80
     assert len(data.blocks) == 3
     states, _, _, shapes, shape_id = T.releases(data, 1, seed=0)
-    gap, on = rock_clearances(
-        data.terrain,
-        Hulls.of(shapes, shape_id),
-        0,
-        states.position,
-        quat_to_matrix(states.orientation),
-    )
-    assert on.all()
-    np.testing.assert_allclose(gap, T.RELEASE_CLEARANCE, atol=1e-9)
+    assert_released_clear(data, states, shapes, shape_id)
     run = T.run_category(data, "medium", orientations=1, seed=0, t_max=2.0)
     metrics = T.category_metrics(run, data)
     assert sum(metrics["status_counts"].values()) == 80

@@ -163,6 +163,22 @@ def scheme_list(text: str) -> tuple[str, ...]:
 DEFAULT_BOX = (3.0, 2.0, 1.0)
 
 
+def add_validation_run_arguments(parser, t_max: float) -> None:
+    """``--t-max`` and ``--workers`` of a field-test validation command."""
+    parser.add_argument(
+        "--t-max",
+        type=positive_float,
+        default=t_max,
+        help=f"simulated time per rock (s), {t_max:g}",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="threads running rocks (default: every CPU available); results do not depend on it",
+    )
+
+
 def add_body_arguments(parser) -> None:
     """``--inertia A,B,C`` or ``--box a,b,c`` with ``--mass``; default the Leine cuboid."""
     body = parser.add_mutually_exclusive_group()

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tumble.cli import validate_tschamut
-from tumble.cli.common import non_negative_int, positive_float, positive_int
+from tumble.cli.common import (
+    add_validation_run_arguments,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from tumble.rockfall.ensemble.progress import Progress
 
 if TYPE_CHECKING:
@@ -58,15 +63,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--seed", type=non_negative_int, default=0, help="seed of the releases (default 0)"
     )
-    p.add_argument(
-        "--t-max", type=positive_float, default=60.0, help="simulated time per rock (s), 60"
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help="threads running rocks (default: every CPU available); results do not depend on it",
-    )
+    add_validation_run_arguments(p, 60.0)
     p.add_argument("--calibrate", action="store_true", help="run the calibration grid on P1 first")
     p.add_argument(
         "--calibration-scheme",

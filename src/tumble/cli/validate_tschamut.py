@@ -13,7 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from tumble.cli.common import non_negative_int, positive_float, positive_int
+from tumble.cli.common import (
+    add_validation_run_arguments,
+    non_negative_int,
+    positive_int,
+)
 from tumble.rockfall.ensemble.progress import Progress
 
 
@@ -92,15 +96,7 @@ def add_parser(sites) -> None:
         help="block shape: box of the measured lengths and mass (default), or EOTA111 of the "
         "measured mass at 2650 kg/m^3",
     )
-    p.add_argument(
-        "--t-max", type=positive_float, default=60.0, help="simulated time per rock (s), 60"
-    )
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help="threads running rocks (default: every CPU available); results do not depend on it",
-    )
+    add_validation_run_arguments(p, 60.0)
     p.set_defaults(run=run)
 
 
