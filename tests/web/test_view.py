@@ -524,7 +524,9 @@ def test_a_rock_and_a_barrier_can_be_picked(page_watch, page, server_url):
             if inside == "scene" and gap > best[0]:
                 best = (gap, float(t), rocks[k])
     gap, t, rock = best
-    assert gap > 60, best
+    # far enough from every other rock on screen that the click cannot land on one of them
+    # (that the click picks this rock is asserted below)
+    assert gap > 40, best
     hold_at(page, t)
     x, y = page.evaluate(f"window.tumbleView.project({rock})")
     page.mouse.click(x, y)

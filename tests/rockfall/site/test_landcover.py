@@ -111,7 +111,11 @@ def test_catalogue_entries_carry_a_source():
     # the published sets, as in physics/rockfall_model.md
     assert PRESETS["lu2019"] == {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0}
     # the default soil: the same set with the Authume rolling resistance
-    assert PRESETS["medium"] == PRESETS["lu2019"] | {"rolling_resistance": 0.1}
+    assert PRESETS["medium"] == PRESETS["lu2019"] | {
+        "rolling_resistance": 0.1,
+        "scar_strength": 15000.0,
+        "scar_cs": 1.5,
+    }
     assert PRESETS["l14_scarring"] == {"mu_min": 0.2, "mu_max": 1.3, "kappa": 0.7, "beta": 20.0}
 
 
