@@ -192,3 +192,33 @@ def test_ctrl_c_exits_130_with_the_resume_command_and_resume_finishes(dem, tmp_p
     assert finished.returncode == 0, finished.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_rocks"] == 3000 and summary["sessions"] == 2
+
+
+def test_an_interrupt_raised_inside_a_kernel_callback_exits_130(capsys):
+    """Ctrl-C that arrives while a compiled kernel calls back into Python surfaces as a
+    SystemError caused by the KeyboardInterrupt (numba's unpickling of a constant): it exits
+    130 with the resume line like a plain KeyboardInterrupt; a SystemError without one is not
+    swallowed."""
+    import argparse
+
+    from tumble.cli.common import INTERRUPTED, run_parsed
+
+    def kernel_call(_args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as inner:
+            raise SystemError("returned a result with an exception set") from inner
+
+    args = argparse.Namespace(run=kernel_call, resume_hint="tumble rockfall run --resume")
+    assert run_parsed(args, "rockfall run") == INTERRUPTED == 130
+    err = capsys.readouterr().err
+    assert (
+        err.strip()
+        == "tumble rockfall run: interrupted; finish it with: tumble rockfall run --resume"
+    )
+
+    def broken(_args):
+        raise SystemError("a real failure")
+
+    with pytest.raises(SystemError, match="a real failure"):
+        run_parsed(argparse.Namespace(run=broken), "rockfall run")

@@ -66,10 +66,34 @@ def run_parsed(args: argparse.Namespace, command: str) -> int:
         )
         return 2
     except KeyboardInterrupt:
-        hint = getattr(args, "resume_hint", None)
-        then = f"; finish it with: {hint}" if hint else ""
-        print(f"tumble {command}: interrupted{then}", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted(args, command)
+    except SystemError as err:
+        # Ctrl-C inside a compiled kernel's call back into Python (numba unpickling a constant)
+        # surfaces as SystemError caused by the KeyboardInterrupt
+        if not _caused_by_interrupt(err):
+            raise
+        return _interrupted(args, command)
+
+
+def _interrupted(args: argparse.Namespace, command: str) -> int:
+    """The one line of an interrupted command, with the command that resumes it when the
+    command set ``args.resume_hint``; exit status 130."""
+    hint = getattr(args, "resume_hint", None)
+    then = f"; finish it with: {hint}" if hint else ""
+    print(f"tumble {command}: interrupted{then}", file=sys.stderr)
+    return INTERRUPTED
+
+
+def _caused_by_interrupt(err: BaseException) -> bool:
+    """Whether a KeyboardInterrupt lies in the chain of causes and contexts of ``err``."""
+    seen: set[int] = set()
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
 
 
 def os_error_message(err: OSError, resume_hint: str | None = None) -> str:
