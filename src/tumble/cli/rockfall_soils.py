@@ -97,7 +97,7 @@ def _holding_line(row: dict) -> str:
 def _spread_lines(row: dict) -> list[str]:
     """How a category's parameters may be drawn (soil.uncertainty), or that they are fixed."""
     if not row["uncertainty"]:
-        return ["  spread: none published (soil.uncertainty must stay 'none')"]
+        return ["  spread: none in its source (soil.uncertainty must stay 'none')"]
     lines = []
     for name, (low, high) in row["spread"].items():
         lines.append(f"  uncertainty = 'category': {name} uniform in [{low:g}, {high:g}]")
