@@ -134,11 +134,9 @@ def run(args) -> int:
     for name, mode in args.soil:
         n = len(data) * args.orientations
         bar = Progress(n, 0, "auto", label=f"{name}" + ("" if mode == "none" else f":{mode}"))
-        done = [0]
 
-        def advance(k: int, bar: Progress = bar, done: list[int] = done) -> None:
-            bar.update(k - done[0])
-            done[0] = k
+        def advance(k: int, bar: Progress = bar) -> None:
+            bar.update(k - bar.done)
 
         result = tschamut.run_category(
             data,

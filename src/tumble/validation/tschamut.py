@@ -72,12 +72,8 @@ from tumble.rockfall.clearance import Hulls, rock_clearances
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates, rock_rng, uniform_quaternion
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.site.soil_uncertainty import (
-    check_mode,
-    draw_values,
-    set_index,
-    soil_uniforms,
-)
+from tumble.rockfall.site.soil_draws import uniform_soil_table
+from tumble.rockfall.site.soil_uncertainty import check_mode, set_index, soil_uniforms
 from tumble.rockfall.soil import CATALOGUE, FIELDS, Soil
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.rockfall.terrain import Terrain
@@ -481,25 +477,20 @@ def _soils(
     category: str, uncertainty: str, seed: int, n: int
 ) -> tuple[Soil, dict[str, Any], np.ndarray, dict[str, np.ndarray]]:
     """The soil of a category, the per-rock soil table of its uncertainty (keywords of
-    :class:`Ensemble`), each rock's set (-1 without) and its drawn fields."""
-    if category not in CATALOGUE:
-        raise ValueError(f"unknown soil category {category!r}; choose one of {sorted(CATALOGUE)}")
+    :class:`Ensemble`, :func:`tumble.rockfall.site.soil_draws.uniform_soil_table` as a run with
+    ``soil.uncertainty`` builds it), each rock's set (-1 without) and its drawn fields."""
+    soil = Soil.preset(category)
     preset = CATALOGUE[category]
     check_mode(preset, category, uncertainty)
-    soil = Soil.preset(category)
     no_set = np.full(n, -1, dtype=np.int64)
     if uncertainty == "none":
         return soil, {}, no_set, {}
-    uniforms = soil_uniforms(seed, n)
+    soils, row, values = uniform_soil_table(category, uncertainty, seed, n)
+    table = {"soils": list(soils), "soil_row": row}
     if uncertainty == "sets":
-        soil_set = set_index(uniforms[:, 0], len(preset.sets))
-        soils = [Soil(**values) for values in preset.sets]
-        return soil, {"soils": soils, "soil_row": soil_set}, soil_set, {}
-    values = draw_values(preset, "category", uniforms)
-    rows, row = np.unique(values, axis=0, return_inverse=True)
-    soils = [Soil(**dict(zip(FIELDS, map(float, r), strict=True))) for r in rows]
+        return soil, table, set_index(soil_uniforms(seed, n)[:, 0], len(preset.sets)), {}
     drawn = {name: values[:, FIELDS.index(name)] for name in preset.spread}
-    return soil, {"soils": soils, "soil_row": row.reshape(-1)}, no_set, drawn
+    return soil, table, no_set, drawn
 
 
 def run_category(

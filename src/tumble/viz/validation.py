@@ -229,7 +229,7 @@ def plot_calibration(
     factor, each cell the best over the other grid axes (their values at that best point written
     under the objective: drop offset, vegetated-slope friction factor, rolling resistance and
     the scar layer's soil strength, where the grid varies them), the chosen point circled;
-    ``rows`` as :attr:`tumble.validation.authume.metrics.Calibration.rows`; ``chosen`` (its
+    ``rows`` as :attr:`tumble.validation.authume.calibration.Calibration.rows`; ``chosen`` (its
     ``vegetation_drag`` and ``hard_friction``) is the point circled, by default the smallest
     objective."""
     rows = list(rows)

@@ -17,8 +17,9 @@ compares the stop points:
   the block's projected area, and the calibrated numbers;
 * :mod:`~tumble.validation.authume.runs`: the releases of a profile run by the ensemble driver;
 * :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the
-  Kolmogorov-Smirnov test of the run-out, the stop envelope, and the calibration on P1 (P2 is
-  the held-out check);
+  Kolmogorov-Smirnov test of the run-out, the stop envelope;
+* :mod:`~tumble.validation.authume.calibration`: the calibration on P1 (P2 is the held-out
+  check), its refinement and the bootstrap of its equivalent sets;
 * :mod:`~tumble.validation.authume.reference`: the discrete element trajectories published with
   the data (Rockable), their end points scored with the same metrics.
 
@@ -26,6 +27,18 @@ References: B. Garcia, P. Villard, V. Richefeu, D. Daudon, Eng. Geol. 310 (2022)
 F. Bourrier, D. Toe, B. Garcia, J. Baroth, S. Lambert, Landslides 18 (2021) 639-654.
 """
 
+from tumble.validation.authume.calibration import (
+    BOOTSTRAP_RESAMPLES,
+    EQUIVALENCE_SHARE,
+    KS_LEVEL,
+    Calibration,
+    bootstrap_shares,
+    calibrate,
+    calibration_points,
+    screen_for_refinement,
+    select_calibration,
+    stored_calibration,
+)
 from tumble.validation.authume.data import (
     BLOCK_NAMES,
     DATA_ENV,
@@ -48,25 +61,15 @@ from tumble.validation.authume.data import (
     to_tumble_frame,
 )
 from tumble.validation.authume.metrics import (
-    BOOTSTRAP_RESAMPLES,
     ENVELOPE_BANDWIDTH,
     ENVELOPE_CONTENT,
-    EQUIVALENCE_SHARE,
-    KS_LEVEL,
-    Calibration,
     StopEnvelope,
-    bootstrap_shares,
-    calibrate,
-    calibration_points,
     fraction_inside,
     kolmogorov_smirnov,
     pooled_metrics,
     profile_metrics,
     sample_metrics,
-    screen_for_refinement,
-    select_calibration,
     stop_envelope,
-    stored_calibration,
     wasserstein,
 )
 from tumble.validation.authume.reference import (

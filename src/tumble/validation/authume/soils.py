@@ -11,7 +11,7 @@ one published field-calibrated set (Lu et al. 2019 after Bartelt 2016: ``mu_min 
 ``mu_max = 2``, ``kappa = 3 /m``, ``beta = 185 /s``) with no restitution, as in RAMMS (Leine et
 al. 2014). The Red zone (rocky slope) keeps that set (``rocky_friction = 1``): it lies on P2's
 path only, so the calibration profile P1 cannot inform it. Five numbers are calibrated on P1
-(:func:`tumble.validation.authume.metrics.calibrate`):
+(:func:`tumble.validation.authume.calibration.calibrate`):
 
 * ``vegetation_drag`` ``c`` (kg/s): the linear drag layer of Leine et al. 2014 (eq. 10-11) on
   the Blue zone, the crude model of forest and bush, active while the centre of mass is less than
@@ -203,19 +203,19 @@ CALIBRATION_GRIDS: dict[str, tuple[dict[str, tuple[float, ...]], ...]] = {
 CALIBRATION_SEEDS = (0, 1, 2)
 #: Release seeds of the refinement: the grid points close to the best over
 #: CALIBRATION_SEEDS are run again with these, and the best and the equivalent points are chosen
-#: on them (:func:`tumble.validation.authume.metrics.calibrate`, ``refine_seeds``).
+#: on them (:func:`tumble.validation.authume.calibration.calibrate`, ``refine_seeds``).
 REFINE_SEEDS = tuple(range(10))
 #: The refinement runs again the grid points whose objective over CALIBRATION_SEEDS exceeds the
 #: best's by at most this many of the best's standard errors
-#: (:func:`tumble.validation.authume.metrics.screen_for_refinement`).
+#: (:func:`tumble.validation.authume.calibration.screen_for_refinement`).
 REFINE_SE_FACTOR = 2.0
 #: The calibration table shipped with the package: ``calibration.csv`` of
 #: :data:`CALIBRATION_COMMAND`, the rows of its refinement (the 6 points of both grids within two
 #: standard errors of the best over seeds 0-2, run again with seeds 0-9, with their bootstrap
 #: shares; P1 only, implicit, 256 rocks; ``docs/validation_authume.md``). :data:`CALIBRATED`
 #: and :data:`CALIBRATION_EQUIVALENT` follow from it by
-#: :func:`tumble.validation.authume.metrics.select_calibration`
-#: (:func:`tumble.validation.authume.metrics.stored_calibration` reads it).
+#: :func:`tumble.validation.authume.calibration.select_calibration`
+#: (:func:`tumble.validation.authume.calibration.stored_calibration` reads it).
 CALIBRATION_TABLE = Path(__file__).with_name("calibration_p1.csv")
 #: The command whose calibration gave :data:`CALIBRATED` (P1, implicit scheme, 256 rocks, both
 #: grids over seeds 0, 1, 2, refined over seeds 0-9).
@@ -234,9 +234,9 @@ CALIBRATED = SoilParameters(
     scar_strength=15000.0,
 )
 #: The refined points P1 cannot tell apart from the best and that pass P1's own KS test
-#: (:func:`~tumble.validation.authume.metrics.select_calibration` on :data:`CALIBRATION_TABLE`):
+#: (:func:`~tumble.validation.authume.calibration.select_calibration` on :data:`CALIBRATION_TABLE`):
 #: in at least 5 % of the bootstrap resamples of P1's 41 measured blocks their objective is at
-#: most the best's (:func:`~tumble.validation.authume.metrics.bootstrap_shares`), and the
+#: most the best's (:func:`~tumble.validation.authume.calibration.bootstrap_shares`), and the
 #: geometric mean of their KS p-values on P1 over the seeds is at least 0.05. :data:`CALIBRATED`
 #: first, then the soil zone's friction factor 1.25 (3.93 m, bootstrap share 0.35, KS p 0.086)
 #: and its ``Me`` 60 MN/m^2 (4.00 m, 0.18, KS p 0.117). ``tumble validate authume --equivalent``
