@@ -119,6 +119,13 @@ def add_parser(sub) -> None:
     validate_tschamut.add_parser(sites)
 
 
+def _write_rows(path, rows: list[dict]) -> None:
+    """A calibration table (one dict per grid point, the same keys) as CSV, one column a key."""
+    from tumble.io import write_csv
+
+    write_csv(path, {k: np.array([row[k] for row in rows]) for k in rows[0]})
+
+
 def _seed_list(text: str) -> tuple[int, ...]:
     """argparse type: distinct non-negative integers, comma separated."""
     import argparse
@@ -205,7 +212,7 @@ def _advance(bar: Any) -> Callable[[int], None]:
 
 def run(args) -> int:
     from tumble._jit import get_threads
-    from tumble.io import ResultDir, write_csv
+    from tumble.io import ResultDir
     from tumble.io.provenance import write_provenance
     from tumble.validation import authume
     from tumble.viz.validation import plot_calibration, plot_runout, plot_stop_map
@@ -404,10 +411,7 @@ def run(args) -> int:
             pooled=pooled_coords,
         )
         if calibration is not None:
-            columns = {
-                k: np.array([row[k] for row in calibration.rows]) for k in calibration.rows[0]
-            }
-            write_csv(stage / "calibration.csv", columns)
+            _write_rows(stage / "calibration.csv", calibration.rows)
             (stage / "calibration.json").write_text(
                 json.dumps(
                     {
@@ -438,11 +442,7 @@ def run(args) -> int:
                 + "\n"
             )
             if calibration.grid_rows:
-                columns = {
-                    k: np.array([row[k] for row in calibration.grid_rows])
-                    for k in calibration.grid_rows[0]
-                }
-                write_csv(stage / "calibration_grid.csv", columns)
+                _write_rows(stage / "calibration_grid.csv", calibration.grid_rows)
             plot_calibration(
                 calibration.grid_rows or calibration.rows,
                 stage / "calibration.png",
@@ -462,7 +462,8 @@ def run(args) -> int:
         print(
             f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (P1's KS test "
             "passed on the geometric mean of the seeds' p-values, and at least as good as the "
-            "best in 5 % of the bootstrap resamples of P1's measured blocks, or within one "
+            f"best in {authume.EQUIVALENCE_SHARE:.0%} of the bootstrap resamples of P1's "
+            "measured blocks, or within one "
             "standard error without a refinement); see calibration.csv, columns passes_ks, "
             "bootstrap_share, within_one_se, equivalent"
         )
