@@ -44,7 +44,13 @@ def main() -> None:
     args = parser.parse_args()
     category = args.uncertainty == "category"
     sets = (authume.CALIBRATED,) if category else authume.CALIBRATION_EQUIVALENT
-    spread = dict(CATALOGUE["medium"].spread) if category else None
+    # medium's spread on the soil zone, the rocky category's on the Red zone
+    spread = (
+        dict(CATALOGUE["medium"].spread)
+        | {"rocky_rolling_resistance": CATALOGUE["authume_rocky"].spread["rolling_resistance"]}
+        if category
+        else None
+    )
     measured = authume.measured_endpoints(args.profile)
     observed = authume.profile_coordinates(args.profile, measured.position)
     half_p05 = 0.5 * np.quantile(observed[:, 0], 0.05)

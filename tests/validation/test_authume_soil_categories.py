@@ -4,7 +4,7 @@ the calibrated set's and the equivalent sets are CALIBRATION_EQUIVALENT's, at th
 import pytest
 
 from tumble.rockfall.soil import CATALOGUE, FIELDS
-from tumble.validation.authume import CALIBRATED, CALIBRATION_EQUIVALENT
+from tumble.validation.authume import CALIBRATED, CALIBRATION_EQUIVALENT, ROCKY_EQUIVALENT
 
 ROWS = {"authume_vegetated": "blue", "authume_hard": "gray", "authume_rocky": "red"}
 
@@ -24,7 +24,25 @@ def test_authume_categories_are_the_calibrated_zone_rows(name):
             rows.append(full)
     expected = rows if len(rows) > 1 else []
     assert [{f: s.get(f, 0.0) for f in FIELDS} for s in preset.sets] == expected
-    assert not preset.spread
+    # a category's spread: the range of the one field its sets differ in, where that is a
+    # number the rows take from a single calibrated value (the rocky zone's mu_r)
+    varying = {f for f in FIELDS if len({s[f] for s in expected}) > 1}
+    if name == "authume_rocky":
+        assert varying == {"rolling_resistance"}
+        values = [s["rolling_resistance"] for s in expected]
+        assert preset.spread == {"rolling_resistance": (min(values), max(values))}
+    else:
+        assert not preset.spread
+
+
+def test_the_rocky_category_is_the_second_stage_of_the_calibration():
+    """authume_rocky: the Red zone's mu_r of the calibration's second stage (on P2), best first,
+    the other equivalent value next; the hard zone keeps the first stage's."""
+    rocky = CATALOGUE["authume_rocky"]
+    assert [s["rolling_resistance"] for s in rocky.sets] == list(ROCKY_EQUIVALENT)
+    assert rocky.values["rolling_resistance"] == CALIBRATED.rocky_rolling_resistance
+    hard = CATALOGUE["authume_hard"]
+    assert hard.values["rolling_resistance"] == CALIBRATED.rolling_resistance
 
 
 def test_medium_takes_the_soil_strengths_and_rolling_resistance_of_the_equivalent_sets():

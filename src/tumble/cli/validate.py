@@ -31,13 +31,15 @@ def add_parser(sub) -> None:
         "validate",
         help="compare simulated with measured stop points of field tests (Authume, Tschamut)",
         description="Compare simulated with measured stop points of field tests: 'authume' "
-        "(calibration on P1, P2 held out; data in the package) or 'tschamut' (held out, never "
+        "(calibration on both profiles, each zone on the profile that crosses it; data in the "
+        "package) or 'tschamut' (held out, never "
         "tuned on; data not shipped, --data-dir).",
     )
     sites = validate.add_subparsers(dest="site", required=True, metavar="SITE")
     p = sites.add_parser(
         "authume",
-        help="the Authume quarry tests (calibration on P1, P2 held out)",
+        help="the Authume quarry tests (calibration: P1 the soil and hard zones, P2 the rocky "
+        "zone)",
         description=(
             "Simulate the releases of the Authume quarry field tests on both profiles (P1, P2) "
             "with per-zone soils, compare the stop points with the measured ones (run-out along "
@@ -45,9 +47,10 @@ def add_parser(sub) -> None:
             "run-out) and write metrics.json, per-rock stop tables and figures. With "
             "--calibrate, first search the soil parameters and the release's offset beyond the "
             "crest on a "
-            "grid on P1 only (objective: run-out plus lateral Wasserstein distance) and validate "
-            "with the best; otherwise use the stored calibrated parameters. P2 is never used "
-            "for tuning (docs/validation_authume.md)."
+            "grid on P1 (objective: run-out plus lateral Wasserstein distance), then the "
+            "rolling resistance of the rocky zone, which only P2 crosses, on P2, and validate "
+            "with the best; otherwise use the stored calibrated parameters "
+            "(docs/validation_authume.md)."
         ),
     )
     p.add_argument("--out", default="out/authume", help="output directory")
@@ -64,7 +67,11 @@ def add_parser(sub) -> None:
         "--seed", type=non_negative_int, default=0, help="seed of the releases (default 0)"
     )
     add_validation_run_arguments(p, 60.0)
-    p.add_argument("--calibrate", action="store_true", help="run the calibration grid on P1 first")
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="run the calibration first: the grid on P1, then the rocky zone on P2",
+    )
     p.add_argument(
         "--calibration-scheme",
         choices=("implicit", "explicit"),
@@ -97,11 +104,11 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--equivalent",
         action="store_true",
-        help="also run every calibration grid point P1 cannot tell apart from the best "
-        "(at least as good in 5 %% of the bootstrap resamples of P1's measured blocks, and "
-        "P1's KS test of the run-out passed; the stored sets, or this run's with --calibrate) "
-        "on the same releases, each "
-        "rock drawing one, and report the pooled prediction",
+        help="also run every parameter set the calibration cannot tell apart from the best "
+        "(each stage's points at least as good in 5 %% of the bootstrap resamples of its "
+        "profile's measured blocks and passing its KS test, combined: the stored sets, or this "
+        "run's with --calibrate) on the same releases, each rock drawing one, and report the "
+        "pooled prediction",
     )
     p.add_argument(
         "--bandwidth",
@@ -225,6 +232,7 @@ def run(args) -> int:
     timings: dict[str, float] = {}
 
     calibration = None
+    rocky = None
     parameters = authume.CALIBRATED
     if args.calibrate:
         grid = authume.CALIBRATION_GRIDS[args.calibration_grid]
@@ -250,8 +258,25 @@ def run(args) -> int:
             refine_seeds=args.calibration_refine_seeds or authume.REFINE_SEEDS,
         )
         bars[0].close()
-        parameters = calibration.best
-        timings["calibration"] = calibration.seconds
+        # the second stage: the Red zone's rolling resistance on P2, the only profile crossing it
+        rocky_seeds = args.calibration_refine_seeds or authume.REFINE_SEEDS
+        rocky_runs = len(authume.calibration_points(authume.ROCKY_CALIBRATION_GRID)) * len(
+            rocky_seeds
+        )
+        bar = _progress(rocky_runs, "calibration on P2, rocky zone")
+        rocky = authume.calibrate_rocky(
+            calibration.best,
+            scheme=args.calibration_scheme,
+            n=n,
+            seeds=rocky_seeds,
+            t_max=args.t_max,
+            workers=workers,
+            data_dir=args.data_dir,
+            progress=lambda i, total: bar.update(1),
+        )
+        bar.close()
+        parameters = rocky.best
+        timings["calibration"] = calibration.seconds + rocky.seconds
 
     def simulate(profile: str, soil: SoilParameters, scheme: str, bar: Progress) -> ProfileRun:
         """One profile run with this command's settings, advancing ``bar`` per rock."""
@@ -297,7 +322,9 @@ def run(args) -> int:
         entry: dict[str, Any] = {
             "median_runout_measured_m": float(np.median(coords[:, 0])),
             "n_measured": int(coords.shape[0]),
-            "held_out": profile != "p1",
+            # P1 calibrates the soil and hard zones, P2 the rocky zone only it crosses
+            "held_out": False,
+            "calibrates": authume.PROFILE_ROLES[profile],
         }
         runs[profile] = {}
         for scheme in schemes:
@@ -321,7 +348,11 @@ def run(args) -> int:
 
     pooled: dict[str, dict[str, list[ProfileRun]]] = {}
     if args.equivalent:
-        sets = calibration.equivalent if calibration is not None else authume.CALIBRATION_EQUIVALENT
+        sets = (
+            authume.two_stage_equivalent(calibration.equivalent, rocky)
+            if calibration is not None and rocky is not None
+            else authume.CALIBRATION_EQUIVALENT
+        )
         metrics["equivalent_sets"] = [p.as_dict() for p in sets]
         for profile in authume.PROFILES:
             pooled[profile] = {}
@@ -436,6 +467,18 @@ def run(args) -> int:
                         "measured blocks (column bootstrap_share); without a refinement, the "
                         "points within one standard error (over the seeds) of its objective",
                         "seconds": calibration.seconds,
+                        "rocky_zone": None
+                        if rocky is None
+                        else {
+                            "profile": "p2",
+                            "grid": {k: list(v) for k, v in authume.ROCKY_CALIBRATION_GRID.items()},
+                            "seeds": list(rocky.seeds),
+                            "objective": "runout_wasserstein_m + lateral_wasserstein_m on P2, "
+                            "mean over the seeds, the other zones at the first stage's best",
+                            "best": rocky.best.as_dict(),
+                            "equivalent": [p.as_dict() for p in rocky.equivalent],
+                            "seconds": rocky.seconds,
+                        },
                     },
                     indent=2,
                 )
@@ -443,6 +486,8 @@ def run(args) -> int:
             )
             if calibration.grid_rows:
                 _write_rows(stage / "calibration_grid.csv", calibration.grid_rows)
+            if rocky is not None:
+                _write_rows(stage / "calibration_rocky.csv", rocky.rows)
             plot_calibration(
                 calibration.grid_rows or calibration.rows,
                 stage / "calibration.png",
@@ -466,6 +511,13 @@ def run(args) -> int:
             "measured blocks, or within one "
             "standard error without a refinement); see calibration.csv, columns passes_ks, "
             "bootstrap_share, within_one_se, equivalent"
+        )
+    if rocky is not None:
+        values = ", ".join(f"{p.rocky_mu_r:g}" for p in rocky.equivalent)
+        print(
+            f"rocky zone on P2: mu_r {rocky.best.rocky_mu_r:g}, P2 cannot tell apart {values} "
+            f"({len(rocky.rows)} values x {len(rocky.seeds)} seeds, {rocky.seconds:.1f} s); see "
+            "calibration_rocky.csv"
         )
     print(f"soil parameters {parameters.as_dict()}")
     header = (
@@ -494,7 +546,7 @@ def run(args) -> int:
             )
     if pooled:
         count = len(metrics["equivalent_sets"])
-        print(f"pooled over the {count} grid points P1 cannot tell apart (--equivalent):")
+        print(f"pooled over the {count} equivalent parameter sets (--equivalent):")
         print(header)
         for profile in pooled:
             for scheme in pooled[profile]:

@@ -99,6 +99,10 @@ LU_SCAR_CS = 1.5
 #: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`: Lu et al.'s 15 MN/m^2, and
 #: 60 MN/m^2): the spread of ``medium``
 MEDIUM_SCAR_RANGE = (LU_SCAR_STRENGTH, 60000.0)
+#: the rolling resistance of the Authume rocky zone (Red), best first, and the range they span:
+#: the second stage of the calibration, on P2 (:data:`tumble.validation.authume.ROCKY_EQUIVALENT`)
+AUTHUME_ROCKY_ROLLING_RESISTANCE = (0.2, 0.15)
+AUTHUME_ROCKY_RANGE = (0.15, 0.2)
 #: categories that were merged into others, with the name to use now
 RETIRED = {
     "medium_scar": "medium (the scar layer of Lu et al. 2019 is part of it since the Authume "
@@ -253,10 +257,16 @@ CATALOGUE = {
         "hard quarry floor, platforms and walls strewn with debris (Authume zone Gray)",
     ),
     "authume_rocky": SoilPreset(
-        _authume(1.0, rolling_resistance=MEDIUM_ROLLING_RESISTANCE),
-        AUTHUME_SOURCE + "; its friction is not calibrated (no calibration profile crosses it); "
-        "the equivalent sets agree on this zone",
-        "rocky slope below the quarry (Authume zone Red)",
+        _authume(1.0, rolling_resistance=AUTHUME_ROCKY_ROLLING_RESISTANCE[0]),
+        AUTHUME_SOURCE + "; its rolling resistance from the calibration's second stage on "
+        "profile P2, the only profile that crosses the zone (tumble.validation.authume."
+        "calibrate_rocky); its friction is not calibrated",
+        "rocky slope below the quarry, talus of debris (Authume zone Red)",
+        spread={"rolling_resistance": AUTHUME_ROCKY_RANGE},
+        sets=tuple(_authume(1.0, rolling_resistance=m) for m in AUTHUME_ROCKY_ROLLING_RESISTANCE),
+        spread_source="the 2 values of the Red zone's mu_r that pass P2's KS test and that P2's "
+        "48 measured blocks cannot tell from the best (at least as good in >= 5 % of bootstrap "
+        "resamples; ROCKY_EQUIVALENT, docs/validation_authume.md)",
     ),
 }
 

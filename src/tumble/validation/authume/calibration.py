@@ -35,7 +35,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from itertools import product
 from typing import Any
 
@@ -51,6 +51,8 @@ from tumble.validation.authume.soils import (
     CALIBRATION_SEEDS,
     CALIBRATION_TABLE,
     REFINE_SE_FACTOR,
+    REFINE_SEEDS,
+    ROCKY_CALIBRATION_GRID,
     SoilParameters,
 )
 
@@ -220,7 +222,7 @@ def stored_calibration(path: str | os.PathLike[str] = CALIBRATION_TABLE) -> list
     def value(key: str, text: str) -> Any:
         if text in ("True", "False"):
             return text == "True"
-        if key == "drop_offset" and text in ("", "None", "nan"):
+        if key in ("drop_offset", "rocky_rolling_resistance") and text in ("", "None", "nan"):
             return None
         return float(text)
 
@@ -330,6 +332,80 @@ def calibrate(
     )
 
 
+def calibrate_rocky(
+    base: SoilParameters,
+    grid: Mapping[str, Iterable[float]] = ROCKY_CALIBRATION_GRID,
+    scheme: str = "implicit",
+    n: int = ROCKS_PER_PROFILE,
+    seeds: Iterable[int] = REFINE_SEEDS,
+    t_max: float = T_MAX,
+    workers: int = 1,
+    spacing: float = 0.5,
+    data_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Calibration:
+    """The second stage: the Red zone's parameters on profile **P2**, the only profile that
+    crosses it, with every other parameter of ``base`` (the first stage's best, on P1).
+
+    Each point of ``grid`` (fields of :class:`SoilParameters` that act on the Red zone only:
+    ``rocky_rolling_resistance``, ``rocky_friction``) replaces those fields of ``base`` and runs
+    P2 with every seed of ``seeds``; the rows, the best and the equivalent points follow the
+    first stage's refinement (:func:`select_calibration` with :func:`bootstrap_shares` over
+    P2's measured blocks). P1 is not run: its blocks never reach the Red zone, so its results
+    are those of ``base`` whatever this stage chooses."""
+    if not isinstance(base, SoilParameters):
+        raise ValueError(f"base must be SoilParameters, got {type(base).__name__}")
+    start = time.perf_counter()
+    red_only = {"rocky_rolling_resistance", "rocky_friction"}
+    other = sorted(set(grid) - red_only)
+    if other:
+        raise ValueError(f"the rocky zone's stage searches only {sorted(red_only)}, got {other}")
+    axes = {name: tuple(float(v) for v in values) for name, values in grid.items()}
+    if not axes or any(not values for values in axes.values()):
+        raise ValueError("the rocky zone's grid needs at least one value per parameter")
+    points = [
+        replace(base, **dict(zip(axes, combo, strict=True))) for combo in product(*axes.values())
+    ]
+    seeds = _seed_tuple(seeds)
+    measured = data.measured_endpoints("p2", data_dir)
+    total = len(points) * len(seeds)
+    stops: list[list[np.ndarray]] = []
+    rows = _calibration_rows(
+        points,
+        seeds,
+        scheme,
+        n,
+        t_max,
+        workers,
+        spacing,
+        data_dir,
+        measured,
+        None if progress is None else (lambda k: progress(k, total)),
+        stops,
+        profile="p2",
+    )
+    i_best = select_calibration(rows)
+    observed = data.profile_coordinates("p2", measured.position, data_dir)[:, :2]
+    for row, share in zip(rows, bootstrap_shares(observed, stops, i_best), strict=True):
+        row["bootstrap_share"] = float(share)
+    i_best = select_calibration(rows)
+    return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
+
+
+def two_stage_equivalent(
+    first: Sequence[SoilParameters], rocky: Calibration
+) -> tuple[SoilParameters, ...]:
+    """Every combination of the first stage's equivalent points (``first``, the best first) with
+    the rocky zone's equivalent values of :func:`calibrate_rocky` (``rocky``): the stages act on
+    different zones, so each of their uncertainties goes with each of the other's. The best of
+    both first."""
+    red = [
+        {k: getattr(p, k) for k in ("rocky_rolling_resistance", "rocky_friction")}
+        for p in rocky.equivalent
+    ]
+    return tuple(replace(p, **values) for p in first for values in red)
+
+
 def _seed_tuple(seeds: Iterable[int]) -> tuple[int, ...]:
     seeds = tuple(int(s) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
@@ -349,8 +425,10 @@ def _calibration_rows(
     measured: MeasuredEndpoints,
     progress: Callable[[int], None] | None,
     stops: list[list[np.ndarray]] | None = None,
+    profile: str = "p1",
 ) -> list[dict[str, Any]]:
-    """One row per point: the metrics on P1 averaged over ``seeds`` (:func:`calibrate`).
+    """One row per point: the metrics on ``profile`` averaged over ``seeds`` (:func:`calibrate`,
+    :func:`calibrate_rocky`).
     ``stops``: if given, receives per point the list over the seeds of the profile coordinates
     (run-out, lateral offset) of the rocks that ended regularly."""
     rows: list[dict[str, Any]] = []
@@ -360,7 +438,9 @@ def _calibration_rows(
         if stops is not None:
             stops.append([])
         for j, seed in enumerate(seeds):
-            run = run_profile("p1", parameters, scheme, n, seed, t_max, workers, spacing, data_dir)
+            run = run_profile(
+                profile, parameters, scheme, n, seed, t_max, workers, spacing, data_dir
+            )
             per_seed.append(profile_metrics(run, measured, data_dir))
             if stops is not None:
                 stops[-1].append(run.coordinates[run.regular])

@@ -103,6 +103,12 @@ class ProfileRun:
         return dict(sorted(Counter(self.status).items()))
 
 
+#: Fields of :class:`SoilParameters` that set a :class:`~tumble.rockfall.soil.Soil` field of
+#: another name in one zone (:meth:`SoilParameters.table`): a spread of them draws with that
+#: field's uniform, as a soil map's classes all draw a field's spread with the same quantile.
+SPREAD_FIELDS = {"rocky_rolling_resistance": "rolling_resistance"}
+
+
 def run_profile(
     profile: str | int,
     parameters: SoilParameters = CALIBRATED,
@@ -134,10 +140,12 @@ def run_profile(
     ``repeat`` the ``n`` releases run ``repeat`` times (rock ``k`` is release ``k mod n``), each
     repetition with its own draws: ``n repeat`` rocks.
 
-    ``spread``: field of :class:`SoilParameters` that is also a field of
-    :class:`~tumble.rockfall.soil.Soil` (``rolling_resistance``) -> range ``(low, high)``; each
-    rock draws it uniformly, ``low + (high - low) u_{1+j}`` with ``j`` the field's index in
-    :data:`~tumble.rockfall.soil.FIELDS` and ``u`` the rock's soil uniforms, as every run with
+    ``spread``: field of :class:`SoilParameters` that sets a field of
+    :class:`~tumble.rockfall.soil.Soil` (``rolling_resistance``, ``scar_strength``, and
+    ``rocky_rolling_resistance``, the Red zone's ``rolling_resistance``: :data:`SPREAD_FIELDS`)
+    -> range ``(low, high)``; each rock draws it uniformly, ``low + (high - low) u_{1+j}`` with
+    ``j`` the index in :data:`~tumble.rockfall.soil.FIELDS` of the Soil field it sets and ``u``
+    the rock's soil uniforms, as every run with
     ``soil.uncertainty = "category"`` draws a category's spread (the same quantile in every zone
     that has the field); ``repeat`` works as with ``sets``.
     """
@@ -158,8 +166,10 @@ def run_profile(
         raise ValueError("every equivalent set must have the drop offset of parameters")
     spread = {k: (float(v[0]), float(v[1])) for k, v in (spread or {}).items()}
     for name, (low, high) in spread.items():
-        if name not in FIELDS or not hasattr(parameters, name):
-            raise ValueError(f"spread of {name!r}: only fields of both SoilParameters and Soil")
+        if SPREAD_FIELDS.get(name, name) not in FIELDS or not hasattr(parameters, name):
+            raise ValueError(
+                f"spread of {name!r}: only fields of SoilParameters that set a field of Soil"
+            )
         if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low <= high):
             raise ValueError(f"spread of {name} must be 0 <= low <= high, got {(low, high)!r}")
     if sets and spread:
@@ -175,7 +185,7 @@ def run_profile(
     uniforms = soil_uniforms(seed, n) if (sets or spread) else np.zeros((n, 1 + len(FIELDS)))
     soil_set = set_index(uniforms[:, 0], len(sets)) if sets else None
     drawn = {
-        name: low + (high - low) * uniforms[:, 1 + FIELDS.index(name)]
+        name: low + (high - low) * uniforms[:, 1 + FIELDS.index(SPREAD_FIELDS.get(name, name))]
         for name, (low, high) in spread.items()
     }
     at_rest = np.zeros((n, 3))

@@ -118,11 +118,12 @@ class SoilParameters:
     rolling_resistance: float = 0.0
     rocky_friction: float = 1.0
     scar_strength: float = 0.0
+    rocky_rolling_resistance: float | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "drop_offset" and value is None:
+            if f.name in ("drop_offset", "rocky_rolling_resistance") and value is None:
                 continue
             try:
                 value = float(value)
@@ -161,8 +162,16 @@ class SoilParameters:
                 drag_height=VEGETATION_HEIGHT if drag > 0.0 else 0.0,
             ),
             "gray": row("gray", self.hard_friction, rolling_resistance=self.rolling_resistance),
-            "red": row("red", self.rocky_friction, rolling_resistance=self.rolling_resistance),
+            "red": row("red", self.rocky_friction, rolling_resistance=self.rocky_mu_r),
         }
+
+    @property
+    def rocky_mu_r(self) -> float:
+        """The rolling resistance of the Red zone: ``rocky_rolling_resistance``, or that of the
+        Gray zone where it is None."""
+        if self.rocky_rolling_resistance is None:
+            return self.rolling_resistance
+        return self.rocky_rolling_resistance
 
     def as_dict(self) -> dict[str, float | None]:
         return asdict(self)
@@ -199,6 +208,18 @@ CALIBRATION_GRIDS: dict[str, tuple[dict[str, tuple[float, ...]], ...]] = {
     "scar": (SCAR_CALIBRATION_GRID,),
     "all": (CALIBRATION_GRID, SCAR_CALIBRATION_GRID),
 }
+#: The second stage of the calibration
+#: (:func:`tumble.validation.authume.calibration.calibrate_rocky`): the rolling resistance of the
+#: Red zone (the rocky slope below the quarry), searched on P2, the only profile that crosses the
+#: zone, with the first stage's best on the other zones; from the first stage's ``mu_r`` (0.1) up.
+ROCKY_CALIBRATION_GRID = {"rocky_rolling_resistance": (0.1, 0.15, 0.2, 0.25, 0.3)}
+#: What each profile calibrates: P1 (the first stage) the parameters of the soil and hard zones
+#: and the drop offset; P2 (the second stage) the rocky zone's, the one zone only P2 crosses.
+PROFILE_ROLES = {
+    "p1": "vegetation drag, friction factors of the soil (Blue) and hard (Gray) zones, their "
+    "rolling resistance and scar layer, drop offset",
+    "p2": "rolling resistance of the rocky zone (Red), which only P2 crosses",
+}
 #: Release seeds of every calibration point; the objective is averaged over them.
 CALIBRATION_SEEDS = (0, 1, 2)
 #: Release seeds of the refinement: the grid points close to the best over
@@ -217,15 +238,21 @@ REFINE_SE_FACTOR = 2.0
 #: :func:`tumble.validation.authume.calibration.select_calibration`
 #: (:func:`tumble.validation.authume.calibration.stored_calibration` reads it).
 CALIBRATION_TABLE = Path(__file__).with_name("calibration_p1.csv")
-#: The command whose calibration gave :data:`CALIBRATED` (P1, implicit scheme, 256 rocks, both
-#: grids over seeds 0, 1, 2, refined over seeds 0-9).
+#: The stored table of the second stage (:data:`ROCKY_CALIBRATION_GRID` on P2 over
+#: :data:`REFINE_SEEDS`, the other zones at :data:`CALIBRATED_P1`, with the bootstrap shares over
+#: P2's measured blocks): ``calibration_rocky.csv`` of :data:`CALIBRATION_COMMAND`.
+ROCKY_CALIBRATION_TABLE = Path(__file__).with_name("calibration_p2_rocky.csv")
+#: The command whose calibration gave :data:`CALIBRATED` (the first stage on P1, implicit scheme,
+#: 256 rocks, both grids over seeds 0, 1, 2, refined over seeds 0-9; the second stage on P2 over
+#: seeds 0-9).
 CALIBRATION_COMMAND = "tumble validate authume --out out/authume --calibrate"
-#: The parameters chosen by :data:`CALIBRATION_COMMAND`: the scar layer of Lu et al. 2019 on the
-#: soil zone with their ``Me`` = 15 MN/m^2, and ``mu_r`` 0.1 on the others. Over seeds 0-2 the
-#: best of both grids was the same with ``mu_r`` 0.15 (3.70 m, standard error 0.11 m); of the 6
-#: points the screen kept, refined over seeds 0-9, this one scores best, 3.81 m with a standard
-#: error of 0.10 m and KS p 0.076 (geometric mean), the best without the layer 4.36 m.
-CALIBRATED = SoilParameters(
+#: The first stage's choice, on P1: the scar layer of Lu et al. 2019 on the soil zone with their
+#: ``Me`` = 15 MN/m^2, and ``mu_r`` 0.1 on the hard zone. Over seeds 0-2 the best of both grids
+#: was the same with ``mu_r`` 0.15 (3.70 m, standard error 0.11 m); of the 6 points the screen
+#: kept, refined over seeds 0-9, this one scores best, 3.81 m with a standard error of 0.10 m
+#: and KS p 0.076 (geometric mean), the best without the layer 4.36 m. The Red zone's rolling
+#: resistance is not set (None: the hard zone's): P1 does not cross the zone.
+CALIBRATED_P1 = SoilParameters(
     vegetation_drag=700.0,
     hard_friction=0.3,
     drop_offset=3.5,
@@ -233,18 +260,35 @@ CALIBRATED = SoilParameters(
     rolling_resistance=0.1,
     scar_strength=15000.0,
 )
-#: The refined points P1 cannot tell apart from the best and that pass P1's own KS test
-#: (:func:`~tumble.validation.authume.calibration.select_calibration` on :data:`CALIBRATION_TABLE`):
-#: in at least 5 % of the bootstrap resamples of P1's 41 measured blocks their objective is at
-#: most the best's (:func:`~tumble.validation.authume.calibration.bootstrap_shares`), and the
-#: geometric mean of their KS p-values on P1 over the seeds is at least 0.05. :data:`CALIBRATED`
-#: first, then the soil zone's friction factor 1.25 (3.93 m, bootstrap share 0.35, KS p 0.086)
-#: and its ``Me`` 60 MN/m^2 (4.00 m, 0.18, KS p 0.117). ``tumble validate authume --equivalent``
-#: pools their predictions.
-CALIBRATION_EQUIVALENT = (
-    CALIBRATED,
-    replace(CALIBRATED, vegetated_friction=1.25),
-    replace(CALIBRATED, scar_strength=60000.0),
+#: The calibrated parameters: :data:`CALIBRATED_P1` with the second stage's rolling resistance of
+#: the Red zone, 0.2 (P2 over seeds 0-9: 6.47 m with a standard error of 0.17 m, KS p 0.135;
+#: the hard zone's 0.1 scores 8.74 m and fails P2's KS test, p 0.019).
+CALIBRATED = replace(CALIBRATED_P1, rocky_rolling_resistance=0.2)
+#: The first stage's refined points P1 cannot tell apart from the best and that pass P1's own KS
+#: test (:func:`~tumble.validation.authume.calibration.select_calibration` on
+#: :data:`CALIBRATION_TABLE`): in at least 5 % of the bootstrap resamples of P1's 41 measured
+#: blocks their objective is at most the best's
+#: (:func:`~tumble.validation.authume.calibration.bootstrap_shares`), and the geometric mean of
+#: their KS p-values on P1 over the seeds is at least 0.05. :data:`CALIBRATED_P1` first, then the
+#: soil zone's friction factor 1.25 (3.93 m, bootstrap share 0.35, KS p 0.086) and its ``Me``
+#: 60 MN/m^2 (4.00 m, 0.18, KS p 0.117).
+CALIBRATION_EQUIVALENT_P1 = (
+    CALIBRATED_P1,
+    replace(CALIBRATED_P1, vegetated_friction=1.25),
+    replace(CALIBRATED_P1, scar_strength=60000.0),
+)
+#: The second stage's equivalent values of the Red zone's rolling resistance (the same rule on
+#: :data:`ROCKY_CALIBRATION_TABLE`, P2's 48 measured blocks resampled): the best, 0.2, and 0.15
+#: (6.85 m, bootstrap share 0.17, KS p 0.222).
+ROCKY_EQUIVALENT = (0.2, 0.15)
+#: Every combination of the two stages' equivalent points (the stages act on different zones,
+#: so their uncertainties combine): the first stage's sets, each with each equivalent Red
+#: ``mu_r``, :data:`CALIBRATED` first. ``tumble validate authume --equivalent`` pools their
+#: predictions.
+CALIBRATION_EQUIVALENT = tuple(
+    replace(p1, rocky_rolling_resistance=mu_r)
+    for p1 in CALIBRATION_EQUIVALENT_P1
+    for mu_r in ROCKY_EQUIVALENT
 )
 
 
