@@ -85,8 +85,9 @@ FIELDS = (
 
 
 #: rolling resistance ``mu_r`` of the default soil ``medium``: the value the Authume field tests
-#: gave for the unvegetated zones (:data:`tumble.validation.authume.CALIBRATED`, calibrated on
-#: profile P1 only; every set P1 cannot tell from the best has it). Without it a rock rolls like
+#: gave for the hard zone (:data:`tumble.validation.authume.CALIBRATED`, the first stage of the
+#: calibration, on profile P1; every set P1 cannot tell from the best has it; the rocky talus,
+#: calibrated on P2, takes 0.15-0.2: ``authume_rocky``). Without it a rock rolls like
 #: a wheel over long moderate slopes and real-terrain reach angles fall far below the observed
 #: ones (``docs/reach_and_start.md``).
 MEDIUM_ROLLING_RESISTANCE = 0.1
@@ -212,7 +213,7 @@ CATALOGUE = {
         "Lu et al. 2019, Landslides 16:2353-2367: friction law after Bartelt 2016 and scar layer "
         "(Me = 15 MN/m^2, C_s = 1.5) of their whole-trajectory calibration at Chant Sura; rolling "
         "resistance mu_r = 0.1: the Authume field calibration of tumble (profile P1, "
-        "unvegetated zones; the scar layer on its soil zone with Lu et al.'s Me is its best "
+        "hard zone; the scar layer on its soil zone with Lu et al.'s Me is its best "
         "point, docs/validation_authume.md)",
         "a medium soil in which a landing rock ploughs a scar; the default",
         spread={"scar_strength": MEDIUM_SCAR_RANGE},

@@ -9,9 +9,11 @@ platforms) take the **Gray** row; rocks that reach them keep rolling, and rocks 
 DEM's border end as ``left_domain``. All zones start from the slippage-dependent friction of the
 one published field-calibrated set (Lu et al. 2019 after Bartelt 2016: ``mu_min = 0.55``,
 ``mu_max = 2``, ``kappa = 3 /m``, ``beta = 185 /s``) with no restitution, as in RAMMS (Leine et
-al. 2014). The Red zone (rocky slope) keeps that set (``rocky_friction = 1``): it lies on P2's
-path only, so the calibration profile P1 cannot inform it. Five numbers are calibrated on P1
-(:func:`tumble.validation.authume.calibration.calibrate`):
+al. 2014). The Red zone (rocky slope) keeps that friction (``rocky_friction = 1``). It lies on
+P2's path only, so P1 cannot inform it: its rolling resistance ``rocky_rolling_resistance`` is
+the second stage of the calibration, on P2
+(:func:`tumble.validation.authume.calibration.calibrate_rocky`). Five numbers are calibrated
+on P1 (:func:`tumble.validation.authume.calibration.calibrate`):
 
 * ``vegetation_drag`` ``c`` (kg/s): the linear drag layer of Leine et al. 2014 (eq. 10-11) on
   the Blue zone, the crude model of forest and bush, active while the centre of mass is less than
@@ -29,7 +31,8 @@ path only, so the calibration profile P1 cannot inform it. Five numbers are cali
 * ``hard_friction``: a factor on ``mu_min`` and ``mu_max`` of the Gray zone (walls and
   platforms);
 * ``rolling_resistance``: the rolling resistance ``mu_r`` (model A of Ai et al. 2011,
-  :mod:`tumble.rockfall.soil`) of the unvegetated zones, Gray and Red. The 0.5 m DEM is smooth
+  :mod:`tumble.rockfall.soil`) of the Gray zone, and of the Red zone where
+  ``rocky_rolling_resistance`` is None. The 0.5 m DEM is smooth
   where the quarry's floor and talus are strewn with debris; a rolling block loses energy on
   that roughness, which the rolling resistance stands for. On Blue the vegetation layer resists
   the motion instead;
@@ -104,11 +107,13 @@ class SoilParameters:
     ``mu_max`` of the Gray zone; ``drop_offset``: horizontal distance beyond the crest at which
     the blocks are released, m, or ``None`` for the published drop points;
     ``vegetated_friction``: factor on ``mu_min`` and ``mu_max`` of the Blue zone;
-    ``rolling_resistance``: dimensionless ``mu_r`` of the Gray and Red zones;
-    ``rocky_friction``: factor on ``mu_min`` and ``mu_max`` of the Red zone (not calibrated:
-    no calibration profile crosses it); ``scar_strength``: the soil strength ``Me`` (kN/m^2) of
+    ``rolling_resistance``: dimensionless ``mu_r`` of the Gray zone (and of the Red zone where
+    ``rocky_rolling_resistance`` is None);
+    ``rocky_friction``: factor on ``mu_min`` and ``mu_max`` of the Red zone (not calibrated);
+    ``scar_strength``: the soil strength ``Me`` (kN/m^2) of
     the scar layer of Lu et al. 2019 on the soil of the Blue zone (:data:`SCAR_ZONES`), with
-    ``C_s`` = :data:`SCAR_CS`; 0 = no layer.
+    ``C_s`` = :data:`SCAR_CS`; 0 = no layer; ``rocky_rolling_resistance``: ``mu_r`` of the Red
+    zone, or None for the Gray zone's (:attr:`rocky_mu_r`).
     """
 
     vegetation_drag: float = 0.0
