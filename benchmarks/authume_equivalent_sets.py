@@ -1,20 +1,21 @@
 """The Authume prediction with the calibration's uncertainty carried along.
 
-The calibration on P1 leaves several grid points within one standard error of its minimum
-(:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`, the best first): P1 cannot tell them
-apart. This script runs the releases of a profile once per set, each rock with one of the sets
-drawn from its own soil stream (the general path of ``soil.uncertainty = "sets"``:
+The calibration leaves several parameter sets that its profiles cannot tell from the best
+(:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`, the best first: the first stage's
+points on P1, each with each of the second stage's values of the rocky zone's ``mu_r`` on P2).
+This script runs the releases of a profile once per set, each rock with one of the sets drawn
+from its own soil stream (the general path of ``soil.uncertainty = "sets"``:
 ``run_profile(..., sets=..., repeat=len(sets))``), then prints per release seed the scores
 against the measured stop points (KS statistic and p-value of the run-out, run-out Wasserstein
 distance, measured blocks inside the 95 % envelope, the simulated 5 % quantile of the run-out
 against half the measured one (early stops), the share past 65 m), each set's own KS p-value
 over its rocks, and whether the seed passes: KS p >= 0.05, the 5 % quantile above the
-early-stop limit, and on the held-out P2 at least 80 % of the measured blocks inside.
+early-stop limit, and on P2 at least 80 % of the measured blocks inside.
 
 With ``--uncertainty category`` each rock instead draws the soil strength ``Me`` of the scar
-layer on the soil zone uniformly from the spread of the catalogue's category ``medium``
-(``soil.uncertainty = "category"``), the other numbers at the calibrated set
-(``run_profile(..., spread=..., repeat=4)``).
+layer on the soil zone uniformly from the spread of the catalogue's category ``medium``, and the
+rocky zone's ``mu_r`` from that of ``authume_rocky`` (``soil.uncertainty = "category"``), the
+other numbers at the calibrated set (``run_profile(..., spread=..., repeat=4)``).
 
 Run from the repository root:
 
