@@ -246,16 +246,20 @@ def run(args) -> int:
                 bars[0] = _progress(total - grid_runs, "calibration on P1, refinement")
             bars[0].update(1)
 
+        # the settings both stages run with
+        common = {
+            "scheme": args.calibration_scheme,
+            "n": n,
+            "t_max": args.t_max,
+            "workers": workers,
+            "data_dir": args.data_dir,
+        }
         calibration = authume.calibrate(
             grid,
-            scheme=args.calibration_scheme,
-            n=n,
             seeds=seeds,
-            t_max=args.t_max,
-            workers=workers,
-            data_dir=args.data_dir,
             progress=advance,
             refine_seeds=args.calibration_refine_seeds or authume.REFINE_SEEDS,
+            **common,
         )
         bars[0].close()
         # the second stage: the Red zone's rolling resistance on P2, the only profile crossing it
@@ -266,13 +270,9 @@ def run(args) -> int:
         bar = _progress(rocky_runs, "calibration on P2, rocky zone")
         rocky = authume.calibrate_rocky(
             calibration.best,
-            scheme=args.calibration_scheme,
-            n=n,
             seeds=rocky_seeds,
-            t_max=args.t_max,
-            workers=workers,
-            data_dir=args.data_dir,
             progress=lambda i, total: bar.update(1),
+            **common,
         )
         bar.close()
         parameters = rocky.best

@@ -283,27 +283,18 @@ def calibrate(
     measured = data.measured_endpoints("p1", data_dir)
     total = len(points) * len(seeds)
 
-    def evaluate(
-        points: list[SoilParameters],
-        seeds: tuple[int, ...],
-        done: int,
-        stops: list[list[np.ndarray]] | None = None,
-    ) -> list[dict]:
-        return _calibration_rows(
-            points,
-            seeds,
-            scheme,
-            n,
-            t_max,
-            workers,
-            spacing,
-            data_dir,
-            measured,
-            None if progress is None else (lambda k: progress(done + k, total)),
-            stops,
-        )
-
-    rows = evaluate(points, seeds, 0)
+    rows = _calibration_rows(
+        points,
+        seeds,
+        scheme,
+        n,
+        t_max,
+        workers,
+        spacing,
+        data_dir,
+        measured,
+        None if progress is None else (lambda k: progress(k, total)),
+    )
     i_best = select_calibration(rows)
     if refine_seeds is None:
         return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
@@ -312,14 +303,14 @@ def calibrate(
     candidates = [points[i] for i in screened]
     done = total
     total += len(candidates) * len(refine)
-    stops: list[list[np.ndarray]] = []
-    refined = evaluate(candidates, refine, done, stops)
-    i_best = select_calibration(refined)
-    observed = data.profile_coordinates("p1", measured.position, data_dir)[:, :2]
-    shares = bootstrap_shares(observed, stops, i_best)
-    for row, share in zip(refined, shares, strict=True):
-        row["bootstrap_share"] = float(share)
-    i_best = select_calibration(refined)
+    refined, i_best = _bootstrap_ranked(
+        "p1",
+        candidates,
+        refine,
+        (scheme, n, t_max, workers, spacing, data_dir),
+        measured,
+        None if progress is None else (lambda k: progress(done + k, total)),
+    )
     return Calibration(
         refined,
         candidates[i_best],
@@ -367,29 +358,36 @@ def calibrate_rocky(
         replace(base, **dict(zip(axes, combo, strict=True))) for combo in product(*axes.values())
     ]
     seeds = _seed_tuple(seeds)
-    measured = data.measured_endpoints("p2", data_dir)
     total = len(points) * len(seeds)
-    stops: list[list[np.ndarray]] = []
-    rows = _calibration_rows(
+    rows, i_best = _bootstrap_ranked(
+        "p2",
         points,
         seeds,
-        scheme,
-        n,
-        t_max,
-        workers,
-        spacing,
-        data_dir,
-        measured,
+        (scheme, n, t_max, workers, spacing, data_dir),
+        data.measured_endpoints("p2", data_dir),
         None if progress is None else (lambda k: progress(k, total)),
-        stops,
-        profile="p2",
     )
+    return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
+
+
+def _bootstrap_ranked(
+    profile: str,
+    points: list[SoilParameters],
+    seeds: tuple[int, ...],
+    settings: tuple[str, int, float, int, float, str | os.PathLike[str] | None],
+    measured: MeasuredEndpoints,
+    progress: Callable[[int], None] | None,
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of ``points`` on ``profile`` over ``seeds`` (``settings``: scheme, rocks,
+    ``t_max``, workers, spacing, data directory), each with its ``bootstrap_share`` over the
+    profile's measured blocks, flagged by :func:`select_calibration`; and the best's index."""
+    stops: list[list[np.ndarray]] = []
+    rows = _calibration_rows(points, seeds, *settings, measured, progress, stops, profile=profile)
     i_best = select_calibration(rows)
-    observed = data.profile_coordinates("p2", measured.position, data_dir)[:, :2]
+    observed = data.profile_coordinates(profile, measured.position, settings[-1])[:, :2]
     for row, share in zip(rows, bootstrap_shares(observed, stops, i_best), strict=True):
         row["bootstrap_share"] = float(share)
-    i_best = select_calibration(rows)
-    return Calibration(rows, points[i_best], scheme, int(n), seeds, time.perf_counter() - start)
+    return rows, select_calibration(rows)
 
 
 def two_stage_equivalent(
