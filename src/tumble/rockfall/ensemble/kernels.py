@@ -143,6 +143,12 @@ def run_one(
         heights, (state[S_R] - grid[0]) / grid[2], (state[S_R + 1] - grid[1]) / grid[3]
     )
     maxima[M_DROP] = state[S_R + 2] - z if inside else -math.inf
+    # the maxima of the rock and of its current visit are carried in locals and written once
+    # (at the end, at a change of cell): the same maxima in the same order, no store a step
+    max_energy = max_speed = max_rotation = max_jump = -math.inf
+    max_drop = maxima[M_DROP]
+    row = -1  # the stored visit row the locals belong to, -1 none
+    row_energy = row_speed = row_rotation = row_jump = -math.inf
     touched = False
     visits = 0
     countdown = sample_every
@@ -227,29 +233,35 @@ def run_one(
             # the fall from the release, before the first contact: the release drop
             z, inside = bilinear_uv(heights, u, v)
             if inside:
-                maxima[M_DROP] = max(maxima[M_DROP], state[S_R + 2] - z)
-        maxima[Q_ENERGY] = max(maxima[Q_ENERGY], energy)
-        maxima[Q_SPEED] = max(maxima[Q_SPEED], speed)
-        maxima[Q_ROTATION] = max(maxima[Q_ROTATION], rotation)
-        maxima[Q_JUMP] = max(maxima[Q_JUMP], jump)
+                max_drop = max(max_drop, state[S_R + 2] - z)
+        max_energy = max(max_energy, energy)
+        max_speed = max(max_speed, speed)
+        max_rotation = max(max_rotation, rotation)
+        max_jump = max(max_jump, jump)
         # cell visits
         cell = sample_cell(nx, ny, u, v)
         if cell != current:
             current = cell
+            if row >= 0:
+                visit_value[row, Q_ENERGY] = row_energy
+                visit_value[row, Q_SPEED] = row_speed
+                visit_value[row, Q_ROTATION] = row_rotation
+                visit_value[row, Q_JUMP] = row_jump
+                row = -1
             if cell >= 0:
                 if visits < capacity:
                     visit_cell[visits] = cell
-                    visit_value[visits, Q_ENERGY] = energy
-                    visit_value[visits, Q_SPEED] = speed
-                    visit_value[visits, Q_ROTATION] = rotation
-                    visit_value[visits, Q_JUMP] = jump
+                    row = visits
+                    row_energy = energy
+                    row_speed = speed
+                    row_rotation = rotation
+                    row_jump = jump
                 visits += 1
-        elif cell >= 0 and visits <= capacity:
-            v = visits - 1
-            visit_value[v, Q_ENERGY] = max(visit_value[v, Q_ENERGY], energy)
-            visit_value[v, Q_SPEED] = max(visit_value[v, Q_SPEED], speed)
-            visit_value[v, Q_ROTATION] = max(visit_value[v, Q_ROTATION], rotation)
-            visit_value[v, Q_JUMP] = max(visit_value[v, Q_JUMP], jump)
+        elif row >= 0:
+            row_energy = max(row_energy, energy)
+            row_speed = max(row_speed, speed)
+            row_rotation = max(row_rotation, rotation)
+            row_jump = max(row_jump, jump)
         # path samples of the moving rock, every sample_every-th step
         countdown -= 1
         if countdown == 0:
@@ -260,9 +272,17 @@ def run_one(
                 _welford(path, Q_ROTATION, math.sqrt(rotation) / two_pi)
                 if jump > -math.inf:
                     _welford(path, Q_JUMP, jump)
+    if row >= 0:
+        visit_value[row, Q_ENERGY] = row_energy
+        visit_value[row, Q_SPEED] = row_speed
+        visit_value[row, Q_ROTATION] = row_rotation
+        visit_value[row, Q_JUMP] = row_jump
+    maxima[Q_ENERGY] = max_energy
+    maxima[Q_JUMP] = max_jump
+    maxima[M_DROP] = max_drop
     # the roots of the squared maxima (rotation rate in rot/s)
-    maxima[Q_SPEED] = _root(maxima[Q_SPEED], 1.0)
-    maxima[Q_ROTATION] = _root(maxima[Q_ROTATION], two_pi)
+    maxima[Q_SPEED] = _root(max_speed, 1.0)
+    maxima[Q_ROTATION] = _root(max_rotation, two_pi)
     for v in range(min(visits, capacity)):
         visit_value[v, Q_SPEED] = _root(visit_value[v, Q_SPEED], 1.0)
         visit_value[v, Q_ROTATION] = _root(visit_value[v, Q_ROTATION], two_pi)
