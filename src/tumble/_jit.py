@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 import numba
+import numpy as np
 
 DISABLED = os.environ.get("TUMBLE_DISABLE_JIT", "0") not in ("", "0", "false", "False")
 
@@ -123,17 +123,44 @@ def set_threads(n: int | None = None) -> int:
     return previous
 
 
-@contextmanager
-def one_at_a_time() -> Iterator[None]:
-    """Inside it, the threads of a ``prange`` loop take its iterations one at a time as they
-    finish the previous one (numba's parallel chunk size 1), instead of an equal share each:
-    rocks differ in length by orders of magnitude, so equal shares leave threads idle. Which
-    thread runs an iteration does not change what the iteration computes."""
-    if DISABLED:
-        yield
-        return
-    with numba.parallel_chunksize(1):
-        yield
+def _take_python(counter: np.ndarray) -> int:
+    k = int(counter[0])
+    counter[0] = k + 1
+    return k
+
+
+def _take_intrinsic() -> Callable[[np.ndarray], int]:
+    from numba.core import types
+    from numba.core.extending import intrinsic
+
+    @intrinsic
+    def take(typingctx: Any, counter: Any) -> Any:
+        if not (
+            isinstance(counter, types.Array)
+            and counter.dtype == types.int64
+            and counter.ndim == 1
+            and counter.mutable
+        ):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            array = context.make_array(signature.args[0])(context, builder, args[0])
+            one = context.get_constant(types.int64, 1)
+            return builder.atomic_rmw("add", array.data, one, "monotonic")
+
+        return types.int64(counter), codegen
+
+    return cast(Callable[[np.ndarray], int], take)
+
+
+#: ``take(counter)``: element 0 of the int64 array ``counter`` raised by one in a single atomic
+#: operation, its value before returned. The threads of a ``prange`` loop that share a counter
+#: take its values 0, 1, 2, ... once each, in the order they ask, so that a thread that has
+#: finished its item takes the next one: a dynamic schedule, which numba's OpenMP layer does not
+#: offer (it splits a ``prange`` into one fixed share a thread, whatever
+#: ``numba.parallel_chunksize`` says). Callable from compiled code only (plain Python when the
+#: JIT is off).
+take: Callable[[np.ndarray], int] = _take_python if DISABLED else _take_intrinsic()
 
 
 def get_threads() -> int:

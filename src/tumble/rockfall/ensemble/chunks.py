@@ -26,6 +26,7 @@ import time
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -274,8 +275,10 @@ def run_chunks(
                             bar.note(COMPILING)
                         compile_s = ensemble.warm_up()
                         bar.start += compile_s
-                        for i in missing:
-                            finished(i, ensemble._run_chunk(*spans[i]))
+                        overlapped = ensemble.run_chunks_overlapped([spans[i] for i in missing])
+                        with closing(overlapped):
+                            for i, chunk in zip(missing, overlapped, strict=True):
+                                finished(i, chunk)
                     finally:
                         if previous is not None:
                             set_threads(previous)

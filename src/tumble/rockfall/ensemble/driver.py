@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from tumble import _check
-from tumble._jit import one_at_a_time, set_threads
+from tumble._jit import get_threads, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
@@ -392,38 +393,38 @@ class Ensemble:
         fstate = np.zeros((m, N_FOREST))
         impact_cell = np.full((m, IMPACT_CAPACITY if self.forest else 0), -1, dtype=np.int64)
         soil_values, soil_index, soil_rasters = p["soil_table"]
-        with one_at_a_time():
-            run_rocks(
-                model.heights,
-                model.grid,
-                soil_values,
-                soil_index,
-                soil_rasters,
-                np.ascontiguousarray(self.soil_row[rocks]),
-                p["shape_vertices"],
-                p["shape_counts"],
-                model.options,
-                np.ascontiguousarray(self.shape_id[rocks]),
-                np.ascontiguousarray(self.scale[rocks]),
-                np.ascontiguousarray(p["bodies"][rocks]),
-                states,
-                p["n_steps"],
-                float(self.options.rest_speed),
-                p["rest_steps"],
-                self.sample_every,
-                maxima,
-                path,
-                visit_cell,
-                visit_value,
-                counts,
-                p["nets"],
-                crossings,
-                p["forest"],
-                np.ascontiguousarray(p["diameter"][rocks]),
-                np.ascontiguousarray(p["keys"][rocks]),
-                fstate,
-                impact_cell,
-            )
+        run_rocks(
+            model.heights,
+            model.grid,
+            soil_values,
+            soil_index,
+            soil_rasters,
+            np.ascontiguousarray(self.soil_row[rocks]),
+            p["shape_vertices"],
+            p["shape_counts"],
+            model.options,
+            np.ascontiguousarray(self.shape_id[rocks]),
+            np.ascontiguousarray(self.scale[rocks]),
+            np.ascontiguousarray(p["bodies"][rocks]),
+            states,
+            p["n_steps"],
+            float(self.options.rest_speed),
+            p["rest_steps"],
+            self.sample_every,
+            maxima,
+            path,
+            visit_cell,
+            visit_value,
+            counts,
+            p["nets"],
+            crossings,
+            p["forest"],
+            np.ascontiguousarray(p["diameter"][rocks]),
+            np.ascontiguousarray(p["keys"][rocks]),
+            fstate,
+            impact_cell,
+            get_threads(),
+        )
         return states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impact_cell
 
     def _simulate(
@@ -434,7 +435,23 @@ class Ensemble:
         cell reduction (that of :func:`tumble.rockfall.ensemble.cells.chunk_cells`), both from
         :func:`tumble.rockfall.ensemble.visits.reduce_visits`."""
         rocks = np.arange(start, stop, dtype=np.int64)
-        out = self._kernel(rocks, VISIT_CAPACITY)
+        return self._reduce_kernel(rocks, self._kernel(rocks, VISIT_CAPACITY))
+
+    @staticmethod
+    def _overflows(out: tuple) -> bool:
+        """Whether some rock of a kernel's output ``out`` had more visits or crossings than its
+        buffers held (:meth:`_gather` then runs it again)."""
+        counts, crossings = out[5], out[6]
+        return bool(
+            np.any(counts[:, R_VISITS] > VISIT_CAPACITY)
+            or np.any(counts[:, R_CROSSINGS] > crossings.shape[1])
+        )
+
+    def _reduce_kernel(
+        self, rocks: np.ndarray, out: tuple
+    ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]:
+        """:meth:`_simulate` after the kernel: ``out`` is what :meth:`_kernel` returned for
+        ``rocks``."""
         states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impacts = out
         n_visits = counts[:, R_VISITS].copy()
         if np.all(n_visits <= VISIT_CAPACITY) and np.all(
@@ -520,7 +537,51 @@ class Ensemble:
         self.count_levels_kJ = levels
 
     def _run_chunk(self, start: int, stop: int) -> dict:
-        chunk, (visit_rock, visit_cell, visit_max), reduced = self._simulate(start, stop)
+        return self._chunk_of(self._simulate(start, stop))
+
+    def run_chunks_overlapped(
+        self, spans: Sequence[tuple[int, int]], threads: int | None = None
+    ) -> Generator[dict, None, None]:
+        """The chunks of ``spans`` (``(start, stop)`` each) one after another, as
+        :meth:`run_chunk` returns them, the kernel of each next chunk already running on a
+        worker thread while this thread reduces the visits of the one before and the caller
+        merges it: that serial work (about 8 % of a run on one thread on ``slope40``) then
+        takes its share of the cores from the kernel's threads, which take their rocks one at a
+        time (:func:`tumble.rockfall.ensemble.kernels.run_rocks`) and so absorb it, instead of
+        leaving them idle between the chunks. The kernel buffers of two chunks are held at
+        once. A chunk with a rock that outgrew its buffers is reduced before the next kernel
+        starts (:meth:`_gather` runs that rock again). The numbers are those of
+        :meth:`run_chunk`: every rock computes the same whoever runs it and whenever."""
+        for start, stop in spans:
+            if not 0 <= start < stop <= self.n_rocks:
+                raise ValueError(f"chunk [{start}, {stop}) is not within the {self.n_rocks} rocks")
+        n_threads = get_threads() if threads is None else threads
+
+        def kernel(start: int, stop: int) -> tuple[np.ndarray, tuple]:
+            # the number of threads of a prange loop is a setting of the calling thread
+            set_threads(n_threads)
+            rocks = np.arange(start, stop, dtype=np.int64)
+            return rocks, self._kernel(rocks, VISIT_CAPACITY)
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(kernel, *spans[0]) if spans else None
+            for i in range(len(spans)):
+                assert pending is not None
+                rocks, out = pending.result()
+                pending = None
+                after = i + 1 < len(spans)
+                if after and not self._overflows(out):
+                    pending = pool.submit(kernel, *spans[i + 1])
+                chunk = self._chunk_of(self._reduce_kernel(rocks, out))
+                if after and pending is None:
+                    pending = pool.submit(kernel, *spans[i + 1])
+                yield chunk
+
+    def _chunk_of(
+        self, simulated: tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]
+    ) -> dict:
+        """The chunk of :meth:`run_chunk` from what :meth:`_simulate` returned."""
+        chunk, (visit_rock, visit_cell, visit_max), reduced = simulated
         out = {**chunk, **reduced}
         angle = self.visit_angles(visit_rock, visit_cell)
         out.update(cell_minima(visit_cell, angle))
@@ -586,8 +647,7 @@ class Ensemble:
         reduction = RunReduction(self)
         t0 = time.perf_counter()
         with Progress(self.n_rocks, 0, progress_mode(progress)) as bar:
-            for start, stop in self.chunks(chunk_size):
-                chunk = self.run_chunk(start, stop, threads)
+            for chunk in self.run_chunks_overlapped(self.chunks(chunk_size), threads):
                 reduction.add(chunk)  # merged now: no chunk is kept
-                bar.update(stop - start, int(chunk["steps"].sum()))
+                bar.update(chunk["rock"].size, int(chunk["steps"].sum()))
         return reduction.result(wall_time=time.perf_counter() - t0)
