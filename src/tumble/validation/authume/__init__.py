@@ -18,8 +18,8 @@ compares the stop points:
 * :mod:`~tumble.validation.authume.runs`: the releases of a profile run by the ensemble driver;
 * :mod:`~tumble.validation.authume.metrics`: run-out and lateral Wasserstein distances, the
   Kolmogorov-Smirnov test of the run-out, the stop envelope;
-* :mod:`~tumble.validation.authume.calibration`: the calibration on P1 (P2 is the held-out
-  check), its refinement and the bootstrap of its equivalent sets;
+* :mod:`~tumble.validation.authume.calibration`: the calibration, on P1 and then on P2 for the
+  rocky zone only P2 crosses, its refinement and the bootstrap of its equivalent sets;
 * :mod:`~tumble.validation.authume.reference`: the discrete element trajectories published with
   the data (Rockable), their end points scored with the same metrics.
 

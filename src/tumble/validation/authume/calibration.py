@@ -1,4 +1,6 @@
-"""The calibration of the Authume soil parameters on profile P1 only.
+"""The calibration of the Authume soil parameters in two stages, each zone on the profile that
+crosses it: P1 for the soil and hard zones and the drop offset (:func:`calibrate`), then P2 for
+the rocky zone that only P2 crosses (:func:`calibrate_rocky`).
 
 :func:`calibrate`: a grid over the fields of
 :class:`~tumble.validation.authume.soils.SoilParameters`
@@ -7,7 +9,10 @@
 :data:`~tumble.validation.authume.soils.CALIBRATION_SEEDS`; the objective is the sum of the
 run-out and lateral Wasserstein distances on P1 (:mod:`tumble.validation.authume.metrics`)
 averaged over the seeds, with its standard error over them. The function takes no profile
-argument and reads only P1's data: P2 is the held-out check.
+argument and reads only P1's data. :func:`calibrate_rocky` then runs P2 with the first stage's
+best and each value of the rocky zone's parameters
+(:data:`~tumble.validation.authume.soils.ROCKY_CALIBRATION_GRID`), and chooses by the same rule
+with P2's measured blocks; P1's blocks never reach that zone, so its results stand.
 
 With a refinement (``refine_seeds``), the grid points within
 :data:`~tumble.validation.authume.soils.REFINE_SE_FACTOR` standard errors of the best
@@ -19,7 +24,8 @@ measured blocks cannot tell from the best, scoring at least as well in
 :data:`EQUIVALENCE_SHARE` of the bootstrap resamples of the blocks (:func:`bootstrap_shares`).
 Without a refinement the one-standard-error rule (Breiman et al. 1984) stands in for the
 bootstrap. :data:`~tumble.validation.authume.soils.CALIBRATED` and
-:data:`~tumble.validation.authume.soils.CALIBRATION_EQUIVALENT` hold the result of
+:data:`~tumble.validation.authume.soils.CALIBRATION_EQUIVALENT` (both stages combined,
+:func:`two_stage_equivalent`) hold the result of
 :data:`~tumble.validation.authume.soils.CALIBRATION_COMMAND` (the stored table,
 :func:`stored_calibration`).
 
