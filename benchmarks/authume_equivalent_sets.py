@@ -29,7 +29,6 @@ import argparse
 
 import numpy as np
 
-from tumble.rockfall.soil import CATALOGUE
 from tumble.validation import authume
 
 
@@ -41,17 +40,14 @@ def main() -> None:
     parser.add_argument("--rocks", type=int, default=authume.ROCKS_PER_PROFILE)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--uncertainty", choices=("sets", "category"), default="sets")
-    parser.add_argument("--repeat", type=int, default=4, help="repetitions of the releases")
+    parser.add_argument(
+        "--repeat", type=int, default=authume.CATEGORY_REPEAT, help="repetitions of the releases"
+    )
     args = parser.parse_args()
     category = args.uncertainty == "category"
     sets = (authume.CALIBRATED,) if category else authume.CALIBRATION_EQUIVALENT
     # medium's spread on the soil zone, the rocky category's on the Red zone
-    spread = (
-        dict(CATALOGUE["medium"].spread)
-        | {"rocky_rolling_resistance": CATALOGUE["authume_rocky"].spread["rolling_resistance"]}
-        if category
-        else None
-    )
+    spread = authume.category_spread() if category else None
     measured = authume.measured_endpoints(args.profile)
     observed = authume.profile_coordinates(args.profile, measured.position)
     half_p05 = 0.5 * np.quantile(observed[:, 0], 0.05)

@@ -923,3 +923,34 @@ def test_the_calibration_command_writes_the_grid_and_its_refinement(tmp_path):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["soil_parameters"] == meta["rocky_zone"]["best"]
     assert metrics["p2"]["calibrates"] == A.PROFILE_ROLES["p2"]
+
+
+def test_cli_equivalent_draws_the_categories_spread(tmp_path, capsys):
+    """``--equivalent --uncertainty category``: the releases run CATEGORY_REPEAT times, each
+    rock drawing the soil zone's Me and the rocky zone's mu_r uniformly over the catalogue's
+    ranges from its own soil uniforms (the columns of the stop table); without --equivalent the
+    option is refused."""
+    out = tmp_path / "cat"
+    argv = ["validate", "authume", "--out", str(out), "--rocks-per-profile", "3", "--t-max", "2"]
+    argv += ["--scheme", "implicit", "--workers", "2", "--equivalent", "--uncertainty", "category"]
+    assert main(argv) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    spread = A.category_spread()
+    assert metrics["equivalent_spread"] == {k: list(v) for k, v in spread.items()}
+    assert spread["scar_strength"] == (15000.0, 60000.0)
+    assert spread["rocky_rolling_resistance"] == (0.15, 0.2)
+    n = 3 * A.CATEGORY_REPEAT
+    u = soil_uniforms(0, n)
+    for profile in ("p1", "p2"):
+        assert metrics[profile]["equivalent"]["implicit"]["n_simulated"] == n
+        rows = _rows(out / f"stops_{profile}_implicit_equivalent.csv")
+        for name, field in (
+            ("scar_strength", "scar_strength"),
+            ("rocky_rolling_resistance", "rolling_resistance"),
+        ):
+            low, high = spread[name]
+            expected = low + (high - low) * u[:, 1 + FIELDS.index(field)]
+            np.testing.assert_allclose([float(r[name]) for r in rows], expected, rtol=1e-15)
+    capsys.readouterr()
+    assert main([*argv[:-3], "--uncertainty", "category"]) == 2
+    assert "--equivalent" in capsys.readouterr().err

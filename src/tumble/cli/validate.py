@@ -111,6 +111,14 @@ def add_parser(sub) -> None:
         "pooled prediction",
     )
     p.add_argument(
+        "--uncertainty",
+        choices=("sets", "category"),
+        default=None,
+        help="with --equivalent, what each rock draws: 'sets' (one of the equivalent parameter "
+        "sets, the default) or 'category' (the soil zone's Me over medium's range and the "
+        "rocky zone's mu_r over authume_rocky's, uniformly; the releases run 4 times)",
+    )
+    p.add_argument(
         "--bandwidth",
         type=positive_float,
         default=3.0,
@@ -152,13 +160,15 @@ def _progress(total: int, label: str) -> Progress:
 
 def _stop_table(runs: ProfileRun | list[ProfileRun], path: Path) -> None:
     """One row per simulated rock; several runs (the parameter sets of a pooled prediction)
-    one after the other, with the set's index in column ``set``."""
+    one after the other, with the set's index in column ``set`` and, for rocks that drew their
+    values from a spread, each drawn value in a column named by its parameter."""
     from tumble.io import write_csv
 
     if isinstance(runs, list):
         tables = [
             _stop_columns(run)
             | {"set": run.soil_set if run.soil_set is not None else np.full(len(run), i)}
+            | dict(run.drawn)
             for i, run in enumerate(runs)
         ]
         write_csv(path, {k: np.concatenate([t[k] for t in tables]) for k in tables[0]})
@@ -228,6 +238,9 @@ def run(args) -> int:
     workers = args.workers or get_threads()
     schemes = ("implicit", "explicit") if args.scheme == "both" else (args.scheme,)
     n = args.rocks_per_profile
+    if args.uncertainty is not None and not args.equivalent:
+        raise ValueError("--uncertainty chooses what the rocks of --equivalent draw: give both")
+    uncertainty = args.uncertainty or "sets"
     authume.data_directory(args.data_dir)  # a missing data set fails before any work
     timings: dict[str, float] = {}
 
@@ -353,15 +366,24 @@ def run(args) -> int:
             if calibration is not None and rocky is not None
             else authume.CALIBRATION_EQUIVALENT
         )
-        metrics["equivalent_sets"] = [p.as_dict() for p in sets]
+        # each rock draws one of the sets from its own soil stream (soil.uncertainty = "sets";
+        # the releases run once per set), or its values from the categories' spread
+        # (soil.uncertainty = "category"; the releases run CATEGORY_REPEAT times)
+        draw: dict[str, Any]
+        if uncertainty == "category":
+            spread = authume.category_spread()
+            metrics["equivalent_spread"] = {k: list(v) for k, v in spread.items()}
+            draw = {"spread": spread, "repeat": authume.CATEGORY_REPEAT}
+        else:
+            metrics["equivalent_sets"] = [p.as_dict() for p in sets]
+            draw = {"sets": sets, "repeat": len(sets)}
+        metrics["equivalent_uncertainty"] = uncertainty
         for profile in authume.PROFILES:
             pooled[profile] = {}
             pooled_entry: dict[str, Any] = {}
             metrics[profile]["equivalent"] = pooled_entry
             for scheme in schemes:
-                # each rock draws one of the sets from its own soil stream (soil.uncertainty =
-                # "sets"); the releases run once per set, so as many rocks as before
-                bar = _progress(n * len(sets), f"{profile.upper()} {scheme}, equivalent sets")
+                bar = _progress(n * draw["repeat"], f"{profile.upper()} {scheme}, {uncertainty}")
                 pooled[profile][scheme] = [
                     authume.run_profile(
                         profile,
@@ -373,8 +395,7 @@ def run(args) -> int:
                         workers=workers,
                         data_dir=args.data_dir,
                         progress=_advance(bar),
-                        sets=sets,
-                        repeat=len(sets),
+                        **draw,
                     )
                 ]
                 bar.close()
@@ -398,6 +419,7 @@ def run(args) -> int:
         "workers": workers,
         "calibrate": bool(args.calibrate),
         "equivalent": bool(args.equivalent),
+        "uncertainty": uncertainty if args.equivalent else None,
         "calibration_scheme": args.calibration_scheme if args.calibrate else None,
         "calibration_seeds": list(calibration.grid_seeds or calibration.seeds)
         if calibration is not None
@@ -545,8 +567,11 @@ def run(args) -> int:
                 f"{'-':>9}"
             )
     if pooled:
-        count = len(metrics["equivalent_sets"])
-        print(f"pooled over the {count} equivalent parameter sets (--equivalent):")
+        if uncertainty == "category":
+            print(f"pooled over the categories' spread {metrics['equivalent_spread']}:")
+        else:
+            count = len(metrics["equivalent_sets"])
+            print(f"pooled over the {count} equivalent parameter sets (--equivalent):")
         print(header)
         for profile in pooled:
             for scheme in pooled[profile]:

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tumble.rockfall.soil import FIELDS, LU_SCAR_CS, PRESETS, Soil
+from tumble.rockfall.soil import CATALOGUE, FIELDS, LU_SCAR_CS, PRESETS, Soil
 from tumble.validation.authume.terrain import ZONE_OUTSIDE
 
 #: Zone id -> row of the soil table; zone 0 (outside the survey) takes the Gray row.
@@ -295,6 +295,20 @@ CALIBRATION_EQUIVALENT = tuple(
     for p1 in CALIBRATION_EQUIVALENT_P1
     for mu_r in ROCKY_EQUIVALENT
 )
+
+
+#: Repetitions of the releases of a prediction whose rocks draw from :func:`category_spread`.
+CATEGORY_REPEAT = 4
+
+
+def category_spread() -> dict[str, tuple[float, float]]:
+    """The spread of the catalogue's categories on the Authume zones, as ``soil.uncertainty =
+    "category"`` draws it (``run_profile(..., spread=...)``): the soil zone's ``Me`` over the
+    range of ``medium``, the rocky zone's ``mu_r`` over that of ``authume_rocky``."""
+    return {
+        "scar_strength": CATALOGUE["medium"].spread["scar_strength"],
+        "rocky_rolling_resistance": CATALOGUE["authume_rocky"].spread["rolling_resistance"],
+    }
 
 
 def zone_soil(zone: ArrayLike, table: Mapping[str, Mapping[str, float]]) -> Soil:
