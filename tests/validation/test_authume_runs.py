@@ -691,19 +691,24 @@ def test_p1_never_reaches_the_rocky_zone():
         assert np.array_equal(runs[0].stop, runs[1].stop) == same, profile
 
 
-def test_the_rocky_stage_reads_only_p2_and_searches_only_the_rocky_zone(monkeypatch):
-    """calibrate_rocky runs P2 alone, one row per value over the first stage's best, each the
-    single-seed metrics averaged as the first stage's; other fields are refused."""
+def _read_only(monkeypatch, allowed):
+    """Make every reader of profile data refuse any profile but ``allowed``."""
     for name in ("measured_endpoints", "drop_points", "profile_geometry"):
         original = getattr(field_data, name)
 
         def guarded(profile, *args, _original=original, **kwargs):
-            if field_data._profile(profile) != "p2":
-                raise AssertionError(f"the rocky stage read {profile}")
+            if field_data._profile(profile) != allowed:
+                raise AssertionError(f"the calibration read {profile}")
             return _original(profile, *args, **kwargs)
 
         monkeypatch.setattr(field_data, name, guarded)
     field_data._geometry.cache_clear()
+
+
+def test_the_rocky_stage_reads_only_p2_and_searches_only_the_rocky_zone(monkeypatch):
+    """calibrate_rocky runs P2 alone, one row per value over the first stage's best, each the
+    single-seed metrics averaged as the first stage's; other fields are refused."""
+    _read_only(monkeypatch, "p2")
     grid = {"rocky_rolling_resistance": (0.1, 0.3)}
     result = A.calibrate_rocky(A.CALIBRATED_P1, grid, n=3, seeds=(0, 1), t_max=2.0, workers=2)
     assert [r["rocky_rolling_resistance"] for r in result.rows] == [0.1, 0.3]
@@ -731,16 +736,7 @@ def test_the_rocky_stage_reads_only_p2_and_searches_only_the_rocky_zone(monkeypa
 def test_calibration_reads_only_p1(monkeypatch):
     """Every reader of profile data refuses P2 while the calibration runs."""
     assert "profile" not in inspect.signature(A.calibrate).parameters
-    for name in ("measured_endpoints", "drop_points", "profile_geometry"):
-        original = getattr(field_data, name)
-
-        def guarded(profile, *args, _original=original, **kwargs):
-            if field_data._profile(profile) != "p1":
-                raise AssertionError(f"the calibration read {profile}")
-            return _original(profile, *args, **kwargs)
-
-        monkeypatch.setattr(field_data, name, guarded)
-    field_data._geometry.cache_clear()
+    _read_only(monkeypatch, "p1")
     grid = {"vegetation_drag": (0.0, 300.0), "hard_friction": (1.0,), "drop_offset": (2.0,)}
     result = A.calibrate(grid, n=2, seeds=(0, 4), t_max=2.0, workers=2)
     assert [row["vegetation_drag"] for row in result.rows] == [0.0, 300.0]
