@@ -919,6 +919,7 @@ def test_the_calibration_command_writes_the_grid_and_its_refinement(tmp_path):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["soil_parameters"] == meta["rocky_zone"]["best"]
     assert metrics["p2"]["calibrates"] == A.PROFILE_ROLES["p2"]
+    assert (out / "calibration_rocky.png").stat().st_size > 0
 
 
 def test_cli_equivalent_draws_the_categories_spread(tmp_path, capsys):

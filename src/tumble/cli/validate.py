@@ -232,7 +232,12 @@ def run(args) -> int:
     from tumble.io import ResultDir
     from tumble.io.provenance import write_provenance
     from tumble.validation import authume
-    from tumble.viz.validation import plot_calibration, plot_runout, plot_stop_map
+    from tumble.viz.validation import (
+        plot_calibration,
+        plot_rocky_calibration,
+        plot_runout,
+        plot_stop_map,
+    )
 
     # the threads numba was started with: at most the CPUs this process may use
     workers = args.workers or get_threads()
@@ -510,6 +515,12 @@ def run(args) -> int:
                 _write_rows(stage / "calibration_grid.csv", calibration.grid_rows)
             if rocky is not None:
                 _write_rows(stage / "calibration_rocky.csv", rocky.rows)
+                plot_rocky_calibration(
+                    rocky.rows,
+                    stage / "calibration_rocky.png",
+                    title=f"calibration on P2, the rocky zone ({rocky.scheme}, {n} rocks, "
+                    f"seeds {', '.join(map(str, rocky.seeds))})",
+                )
             plot_calibration(
                 calibration.grid_rows or calibration.rows,
                 stage / "calibration.png",

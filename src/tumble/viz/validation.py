@@ -287,3 +287,51 @@ def plot_calibration(
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_rocky_calibration(
+    rows: Iterable[Mapping[str, Any]], path: str | os.PathLike[str], title: str = ""
+) -> None:
+    """The second stage of the calibration on P2: the objective (mean over the seeds, with
+    error bars of one standard error) and the geometric mean of the KS p-values of P2's
+    run-out against the rocky zone's ``mu_r``; the best filled red, the other equivalent values
+    circled, the KS level dashed. ``rows`` as :attr:`tumble.validation.authume.Calibration.rows`
+    of :func:`tumble.validation.authume.calibrate_rocky` (flagged by ``select_calibration``)."""
+    rows = sorted(rows, key=lambda row: row["rocky_rolling_resistance"])
+    if not rows:
+        raise ValueError("no calibration rows to draw")
+    mu_r = np.array([row["rocky_rolling_resistance"] for row in rows], dtype=float)
+    objective = np.array([row["objective_m"] for row in rows], dtype=float)
+    error = np.array([row["objective_se_m"] for row in rows], dtype=float)
+    pvalue = np.array([row["ks_pvalue_geomean"] for row in rows], dtype=float)
+    equivalent = np.array([bool(row.get("equivalent", False)) for row in rows])
+    best = int(np.argmin(np.where(equivalent, objective, np.inf))) if equivalent.any() else None
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.0, 5.5), sharex=True)
+    top.errorbar(mu_r, objective, yerr=np.nan_to_num(error), fmt="o-", color="0.3", capsize=3)
+    bottom.semilogy(mu_r, np.maximum(pvalue, 1e-6), "o-", color="0.3")
+    bottom.axhline(authume.KS_LEVEL, color="k", ls="--", lw=1, label=f"KS level {authume.KS_LEVEL}")
+    for ax, values in ((top, objective), (bottom, np.maximum(pvalue, 1e-6))):
+        others = equivalent.copy()
+        if best is not None:
+            others[best] = False
+            ax.plot(mu_r[best], values[best], "o", color="red", ms=9, label="best")
+        if others.any():
+            ax.plot(
+                mu_r[others],
+                values[others],
+                "o",
+                mfc="none",
+                mec="red",
+                ms=12,
+                mew=2,
+                label="equivalent",
+            )
+    top.set_ylabel("run-out + lateral W on P2 (m)")
+    bottom.set_ylabel("KS p of the run-out\n(geometric mean)")
+    bottom.set_xlabel("rolling resistance mu_r of the rocky zone (Red)")
+    top.legend(fontsize=8)
+    bottom.legend(fontsize=8)
+    top.set_title(title or "calibration on P2: the rocky zone", fontsize=10, loc="left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
