@@ -91,8 +91,8 @@ def add_parser(sub) -> None:
         type=_seed_list,
         default=None,
         help="release seeds with which the grid points within two standard errors of the best "
-        "are run again to choose the best and the equivalent sets, comma separated (default "
-        "0,...,9)",
+        "are run again to choose the best and the equivalent sets, and with which the rocky "
+        "zone's values run on P2, comma separated (default 0,...,9)",
     )
     p.add_argument(
         "--calibration-seeds",
