@@ -50,7 +50,6 @@ from tumble.rockfall.ensemble.kernels import (
     N_ROCK_INTS,
     Q_ENERGY,
     R_CONTACT_STEPS,
-    R_CROSSINGS,
     R_PGS_CAPS,
     R_STATUS,
     R_STEPS,
@@ -72,7 +71,7 @@ from tumble.rockfall.ensemble.tables import (
     initial_rock_states,
     soil_table,
 )
-from tumble.rockfall.ensemble.visits import reduce_visits
+from tumble.rockfall.ensemble.visits import buffers_overflow, read_buffers, reduce_visits
 from tumble.rockfall.forest import Forest
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
@@ -437,16 +436,6 @@ class Ensemble:
         rocks = np.arange(start, stop, dtype=np.int64)
         return self._reduce_kernel(rocks, self._kernel(rocks, VISIT_CAPACITY))
 
-    @staticmethod
-    def _overflows(out: tuple) -> bool:
-        """Whether some rock of a kernel's output ``out`` had more visits or crossings than its
-        buffers held (:meth:`_gather` then runs it again)."""
-        counts, crossings = out[5], out[6]
-        return bool(
-            np.any(counts[:, R_VISITS] > VISIT_CAPACITY)
-            or np.any(counts[:, R_CROSSINGS] > crossings.shape[1])
-        )
-
     def _reduce_kernel(
         self, rocks: np.ndarray, out: tuple
     ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]:
@@ -454,19 +443,9 @@ class Ensemble:
         ``rocks``."""
         states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impacts = out
         n_visits = counts[:, R_VISITS].copy()
-        if np.all(n_visits <= VISIT_CAPACITY) and np.all(
-            counts[:, R_CROSSINGS] <= crossings.shape[1]
-        ):
-            # every rock's visits and crossings in its buffers, read where they are
-            first_row = np.arange(rocks.size, dtype=np.int64) * VISIT_CAPACITY
-            flat_cell = visit_cell.reshape(-1)
-            flat_value = visit_value.reshape(-1, N_QUANTITIES)
-            rows = [crossings[i, : counts[i, R_CROSSINGS]] for i in range(rocks.size)]
-        else:
-            flat_cell, flat_value, rows = self._gather(
-                rocks, visit_cell, visit_value, counts, crossings
-            )
-            first_row = np.concatenate(([0], np.cumsum(n_visits)[:-1])).astype(np.int64)
+        first_row, flat_cell, flat_value, rows = read_buffers(
+            rocks, visit_cell, visit_value, counts, crossings, self._kernel
+        )
         # merged per rock and cell and reduced per cell in one compiled pass
         out = reduce_visits(rocks, first_row, n_visits, flat_cell, flat_value)
         visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
@@ -487,39 +466,6 @@ class Ensemble:
         if self.forest is not None:
             chunk.update(forest_chunk(fstate, impacts))
         return chunk, visits, reduced
-
-    def _gather(
-        self,
-        rocks: np.ndarray,
-        visit_cell: np.ndarray,
-        visit_value: np.ndarray,
-        counts: np.ndarray,
-        crossings: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """The visits of the rocks one after another (cells, values) and each rock's crossings,
-        when some rock had more of them than its buffers held: such a rock is run again with
-        room for all of them."""
-        cells, values, rows = [], [], []
-        for i in range(rocks.size):
-            n = int(counts[i, R_VISITS])
-            c = int(counts[i, R_CROSSINGS])
-            if n > VISIT_CAPACITY or c > crossings.shape[1]:
-                # run this rock again with room for all its visits and crossings
-                _, _, _, vc, vv, again, xc, _, _ = self._kernel(
-                    rocks[i : i + 1], max(n, 1), max(c, CROSSING_CAPACITY)
-                )
-                if not np.array_equal(again[0], counts[i]):
-                    raise RuntimeError(f"rock {rocks[i]} did not repeat itself")
-                cells.append(vc[0, :n])
-                values.append(vv[0, :n])
-                rows.append(xc[0, :c])
-            else:
-                cells.append(visit_cell[i, :n])
-                values.append(visit_value[i, :n])
-                rows.append(crossings[i, :c])
-        flat_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
-        flat_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
-        return flat_cell, flat_value, rows
 
     def _count_by(self, groups: Any, n_groups: int | None, levels: Sequence[float | None]) -> None:
         """Validate and keep the count groups and levels of the constructor."""
@@ -550,8 +496,9 @@ class Ensemble:
         time (:func:`tumble.rockfall.ensemble.kernels.run_rocks`) and so absorb it, instead of
         leaving them idle between the chunks. The kernel buffers of two chunks are held at
         once. A chunk with a rock that outgrew its buffers is reduced before the next kernel
-        starts (:meth:`_gather` runs that rock again). The numbers are those of
-        :meth:`run_chunk`: every rock computes the same whoever runs it and whenever."""
+        starts (:func:`~tumble.rockfall.ensemble.visits.read_buffers` runs that rock again).
+        The numbers are those of :meth:`run_chunk`: every rock computes the same whoever runs
+        it and whenever."""
         for start, stop in spans:
             if not 0 <= start < stop <= self.n_rocks:
                 raise ValueError(f"chunk [{start}, {stop}) is not within the {self.n_rocks} rocks")
@@ -570,7 +517,7 @@ class Ensemble:
                 rocks, out = pending.result()
                 pending = None
                 after = i + 1 < len(spans)
-                if after and not self._overflows(out):
+                if after and not buffers_overflow(out[5], out[6], VISIT_CAPACITY):
                     pending = pool.submit(kernel, *spans[i + 1])
                 chunk = self._chunk_of(self._reduce_kernel(rocks, out))
                 if after and pending is None:

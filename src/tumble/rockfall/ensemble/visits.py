@@ -23,6 +23,7 @@ merges are maxima and integer sums.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,7 +40,8 @@ from tumble.rockfall.ensemble.cells import (
     _fmax,
     radix_order,
 )
-from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP
+from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP, R_CROSSINGS, R_VISITS
+from tumble.rockfall.ensemble.sizes import CROSSING_CAPACITY
 
 _SCALE = 2.0**SUM_BITS
 
@@ -216,3 +218,55 @@ def reduce_visits(
         jump_key[:n_jump].copy(),
         jump_count[:n_jump].copy(),
     )
+
+
+def buffers_overflow(counts: np.ndarray, crossings: np.ndarray, visit_capacity: int) -> bool:
+    """Whether some rock of a kernel run (its ``counts`` rows and ``crossings`` buffers) had
+    more cell visits than ``visit_capacity`` or more barrier crossings than its buffer held:
+    :func:`read_buffers` then runs it again."""
+    return bool(
+        np.any(counts[:, R_VISITS] > visit_capacity)
+        or np.any(counts[:, R_CROSSINGS] > crossings.shape[1])
+    )
+
+
+def read_buffers(
+    rocks: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
+    counts: np.ndarray,
+    crossings: np.ndarray,
+    rerun: Callable[[np.ndarray, int, int], tuple],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The visits of a kernel run as :func:`reduce_visits` takes them: the first row of each
+    rock, the flat cells and values, and each rock's crossings. Where every rock's visits and
+    crossings fit its buffers they are read where they are; otherwise the rocks' visits come
+    one after another, and a rock that outgrew its buffers is run again with room for all of
+    them (``rerun(rocks, visit_capacity, crossing_capacity)``, the kernel's outputs), which must
+    repeat its counts."""
+    capacity = visit_cell.shape[1]
+    if not buffers_overflow(counts, crossings, capacity):
+        first_row = np.arange(rocks.size, dtype=np.int64) * capacity
+        rows = [crossings[i, : counts[i, R_CROSSINGS]] for i in range(rocks.size)]
+        return first_row, visit_cell.reshape(-1), visit_value.reshape(-1, N_QUANTITIES), rows
+    cells, values, rows = [], [], []
+    for i in range(rocks.size):
+        n = int(counts[i, R_VISITS])
+        c = int(counts[i, R_CROSSINGS])
+        if n > capacity or c > crossings.shape[1]:
+            _, _, _, vc, vv, again, xc, _, _ = rerun(
+                rocks[i : i + 1], max(n, 1), max(c, CROSSING_CAPACITY)
+            )
+            if not np.array_equal(again[0], counts[i]):
+                raise RuntimeError(f"rock {rocks[i]} did not repeat itself")
+            cells.append(vc[0, :n])
+            values.append(vv[0, :n])
+            rows.append(xc[0, :c])
+        else:
+            cells.append(visit_cell[i, :n])
+            values.append(visit_value[i, :n])
+            rows.append(crossings[i, :c])
+    flat_cell = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
+    flat_value = np.concatenate(values) if values else np.zeros((0, N_QUANTITIES))
+    first_row = np.concatenate(([0], np.cumsum(counts[:, R_VISITS])[:-1])).astype(np.int64)
+    return first_row, flat_cell, flat_value, rows
