@@ -41,7 +41,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from itertools import product
 from typing import Any
 
@@ -59,7 +59,9 @@ from tumble.validation.authume.soils import (
     REFINE_SE_FACTOR,
     REFINE_SEEDS,
     ROCKY_CALIBRATION_GRID,
+    ROCKY_FIELDS,
     SoilParameters,
+    with_rocky_zone,
 )
 
 #: Level of the KS test of the run-out that a calibration point must pass on P1, on the geometric
@@ -353,16 +355,14 @@ def calibrate_rocky(
     if not isinstance(base, SoilParameters):
         raise ValueError(f"base must be SoilParameters, got {type(base).__name__}")
     start = time.perf_counter()
-    red_only = {"rocky_rolling_resistance", "rocky_friction"}
-    other = sorted(set(grid) - red_only)
+    other = sorted(set(grid) - set(ROCKY_FIELDS))
     if other:
-        raise ValueError(f"the rocky zone's stage searches only {sorted(red_only)}, got {other}")
-    axes = {name: tuple(float(v) for v in values) for name, values in grid.items()}
-    if not axes or any(not values for values in axes.values()):
+        raise ValueError(
+            f"the rocky zone's stage searches only {sorted(ROCKY_FIELDS)}, got {other}"
+        )
+    if not grid:
         raise ValueError("the rocky zone's grid needs at least one value per parameter")
-    points = [
-        replace(base, **dict(zip(axes, combo, strict=True))) for combo in product(*axes.values())
-    ]
+    points = list(with_rocky_zone([base], calibration_points(grid)))
     seeds = _seed_tuple(seeds)
     total = len(points) * len(seeds)
     rows, i_best = _bootstrap_ranked(
@@ -403,11 +403,7 @@ def two_stage_equivalent(
     the rocky zone's equivalent values of :func:`calibrate_rocky` (``rocky``): the stages act on
     different zones, so each of their uncertainties goes with each of the other's. The best of
     both first."""
-    red = [
-        {k: getattr(p, k) for k in ("rocky_rolling_resistance", "rocky_friction")}
-        for p in rocky.equivalent
-    ]
-    return tuple(replace(p, **values) for p in first for values in red)
+    return with_rocky_zone(first, rocky.equivalent)
 
 
 def _seed_tuple(seeds: Iterable[int]) -> tuple[int, ...]:

@@ -57,7 +57,7 @@ Landslides 16 (2019) 2353-2367. J. Ai et al., Powder Technol. 206 (2011) 269-282
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -182,6 +182,20 @@ class SoilParameters:
         return asdict(self)
 
 
+#: The fields of :class:`SoilParameters` that act on the Red zone only: the second stage's.
+ROCKY_FIELDS = ("rocky_rolling_resistance", "rocky_friction")
+
+
+def with_rocky_zone(
+    first: Sequence[SoilParameters], rocky: Sequence[SoilParameters]
+) -> tuple[SoilParameters, ...]:
+    """Every set of ``first`` with the Red zone's fields (:data:`ROCKY_FIELDS`) of every set of
+    ``rocky``, ``first``'s order outermost: the calibration's two stages act on different zones,
+    so each stage's uncertainty goes with each of the other's."""
+    red = [{name: getattr(p, name) for name in ROCKY_FIELDS} for p in rocky]
+    return tuple(replace(p, **values) for p in first for values in red)
+
+
 #: The calibration grid: every combination is run on P1 with each of CALIBRATION_SEEDS. The drop
 #: offset is held at 3.5 m, the value of the previous grid over {1.5, 2.5, 3.5} m, which left it
 #: undetermined to within the seed scatter (docs/validation_authume.md).
@@ -290,10 +304,9 @@ ROCKY_EQUIVALENT = (0.2, 0.15)
 #: so their uncertainties combine): the first stage's sets, each with each equivalent Red
 #: ``mu_r``, :data:`CALIBRATED` first. ``tumble validate authume --equivalent`` pools their
 #: predictions.
-CALIBRATION_EQUIVALENT = tuple(
-    replace(p1, rocky_rolling_resistance=mu_r)
-    for p1 in CALIBRATION_EQUIVALENT_P1
-    for mu_r in ROCKY_EQUIVALENT
+CALIBRATION_EQUIVALENT = with_rocky_zone(
+    CALIBRATION_EQUIVALENT_P1,
+    [replace(CALIBRATED_P1, rocky_rolling_resistance=mu_r) for mu_r in ROCKY_EQUIVALENT],
 )
 
 
