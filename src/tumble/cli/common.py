@@ -187,6 +187,14 @@ def scheme_list(text: str) -> tuple[str, ...]:
 DEFAULT_BOX = (3.0, 2.0, 1.0)
 
 
+def progress_bar(total: int, label: str) -> Any:
+    """A :class:`~tumble.rockfall.ensemble.progress.Progress` of ``total`` items: a bar on a
+    terminal, plain lines every 10 s elsewhere."""
+    from tumble.rockfall.ensemble.progress import Progress
+
+    return Progress(total, 0, "auto", label=label)
+
+
 def add_validation_run_arguments(parser, t_max: float) -> None:
     """``--t-max`` and ``--workers`` of a field-test validation command."""
     parser.add_argument(

@@ -17,7 +17,9 @@ from tumble.cli.common import (
     non_negative_int,
     positive_float,
     positive_int,
+    progress_bar,
 )
+from tumble.cli.validate_calibration import print_calibration, run_calibration, write_calibration
 from tumble.rockfall.ensemble.progress import Progress
 
 if TYPE_CHECKING:
@@ -134,13 +136,6 @@ def add_parser(sub) -> None:
     validate_tschamut.add_parser(sites)
 
 
-def _write_rows(path, rows: list[dict]) -> None:
-    """A calibration table (one dict per grid point, the same keys) as CSV, one column a key."""
-    from tumble.io import write_csv
-
-    write_csv(path, {k: np.array([row[k] for row in rows]) for k in rows[0]})
-
-
 def _seed_list(text: str) -> tuple[int, ...]:
     """argparse type: distinct non-negative integers, comma separated."""
     import argparse
@@ -151,11 +146,6 @@ def _seed_list(text: str) -> tuple[int, ...]:
             f"expected distinct non-negative integers separated by commas, got {text!r}"
         )
     return seeds
-
-
-def _progress(total: int, label: str) -> Progress:
-    """A bar on a terminal, plain lines every 10 s elsewhere."""
-    return Progress(total, 0, "auto", label=label)
 
 
 def _stop_table(runs: ProfileRun | list[ProfileRun], path: Path) -> None:
@@ -232,12 +222,7 @@ def run(args) -> int:
     from tumble.io import ResultDir
     from tumble.io.provenance import write_provenance
     from tumble.validation import authume
-    from tumble.viz.validation import (
-        plot_calibration,
-        plot_rocky_calibration,
-        plot_runout,
-        plot_stop_map,
-    )
+    from tumble.viz.validation import plot_runout, plot_stop_map
 
     # the threads numba was started with: at most the CPUs this process may use
     workers = args.workers or get_threads()
@@ -253,46 +238,7 @@ def run(args) -> int:
     rocky = None
     parameters = authume.CALIBRATED
     if args.calibrate:
-        grid = authume.CALIBRATION_GRIDS[args.calibration_grid]
-        seeds = args.calibration_seeds or authume.CALIBRATION_SEEDS
-        grid_runs = len(authume.calibration_points(grid)) * len(seeds)
-        bars = [_progress(grid_runs, "calibration on P1")]
-
-        def advance(i: int, total: int) -> None:
-            if i == grid_runs:  # the first run of the refinement
-                bars[0].close()
-                bars[0] = _progress(total - grid_runs, "calibration on P1, refinement")
-            bars[0].update(1)
-
-        # the settings both stages run with
-        common = {
-            "scheme": args.calibration_scheme,
-            "n": n,
-            "t_max": args.t_max,
-            "workers": workers,
-            "data_dir": args.data_dir,
-        }
-        calibration = authume.calibrate(
-            grid,
-            seeds=seeds,
-            progress=advance,
-            refine_seeds=args.calibration_refine_seeds or authume.REFINE_SEEDS,
-            **common,
-        )
-        bars[0].close()
-        # the second stage: the Red zone's rolling resistance on P2, the only profile crossing it
-        rocky_seeds = args.calibration_refine_seeds or authume.REFINE_SEEDS
-        rocky_runs = len(authume.calibration_points(authume.ROCKY_CALIBRATION_GRID)) * len(
-            rocky_seeds
-        )
-        bar = _progress(rocky_runs, "calibration on P2, rocky zone")
-        rocky = authume.calibrate_rocky(
-            calibration.best,
-            seeds=rocky_seeds,
-            progress=lambda i, total: bar.update(1),
-            **common,
-        )
-        bar.close()
+        calibration, rocky = run_calibration(args, n, workers)
         parameters = rocky.best
         timings["calibration"] = calibration.seconds + rocky.seconds
 
@@ -346,7 +292,7 @@ def run(args) -> int:
         }
         runs[profile] = {}
         for scheme in schemes:
-            bar = _progress(n, f"{profile.upper()} {scheme}")
+            bar = progress_bar(n, f"{profile.upper()} {scheme}")
             run = simulate(profile, parameters, scheme, bar)
             bar.close()
             runs[profile][scheme] = run
@@ -388,7 +334,7 @@ def run(args) -> int:
             pooled_entry: dict[str, Any] = {}
             metrics[profile]["equivalent"] = pooled_entry
             for scheme in schemes:
-                bar = _progress(n * draw["repeat"], f"{profile.upper()} {scheme}, {uncertainty}")
+                bar = progress_bar(n * draw["repeat"], f"{profile.upper()} {scheme}, {uncertainty}")
                 pooled[profile][scheme] = [
                     authume.run_profile(
                         profile,
@@ -468,90 +414,13 @@ def run(args) -> int:
             reference=reference,
             pooled=pooled_coords,
         )
-        if calibration is not None:
-            _write_rows(stage / "calibration.csv", calibration.rows)
-            (stage / "calibration.json").write_text(
-                json.dumps(
-                    {
-                        "profile": "p1",
-                        "scheme": calibration.scheme,
-                        "rocks": calibration.n,
-                        "seeds": list(calibration.seeds),
-                        "objective": "runout_wasserstein_m + lateral_wasserstein_m on P1, "
-                        "mean over the seeds",
-                        "grid": grid_record,
-                        "refine_seeds": list(calibration.seeds),
-                        "grid_seeds": list(calibration.grid_seeds),
-                        "best": calibration.best.as_dict(),
-                        "equivalent": [p.as_dict() for p in calibration.equivalent],
-                        "equivalent_rule": "the best (smallest objective among the points "
-                        "whose geometric mean KS p-value on P1 over the seeds is >= "
-                        f"{authume.KS_LEVEL}"
-                        "), and the refined points that also pass that KS test and whose "
-                        "objective is at most the best's in at least "
-                        f"{authume.EQUIVALENCE_SHARE:.0%} of "
-                        f"{authume.BOOTSTRAP_RESAMPLES} bootstrap resamples of P1's "
-                        "measured blocks (column bootstrap_share); without a refinement, the "
-                        "points within one standard error (over the seeds) of its objective",
-                        "seconds": calibration.seconds,
-                        "rocky_zone": None
-                        if rocky is None
-                        else {
-                            "profile": "p2",
-                            "grid": {k: list(v) for k, v in authume.ROCKY_CALIBRATION_GRID.items()},
-                            "seeds": list(rocky.seeds),
-                            "objective": "runout_wasserstein_m + lateral_wasserstein_m on P2, "
-                            "mean over the seeds, the other zones at the first stage's best",
-                            "best": rocky.best.as_dict(),
-                            "equivalent": [p.as_dict() for p in rocky.equivalent],
-                            "seconds": rocky.seconds,
-                        },
-                    },
-                    indent=2,
-                )
-                + "\n"
-            )
-            if calibration.grid_rows:
-                _write_rows(stage / "calibration_grid.csv", calibration.grid_rows)
-            if rocky is not None:
-                _write_rows(stage / "calibration_rocky.csv", rocky.rows)
-                plot_rocky_calibration(
-                    rocky.rows,
-                    stage / "calibration_rocky.png",
-                    title=f"calibration on P2, the rocky zone ({rocky.scheme}, {n} rocks, "
-                    f"seeds {', '.join(map(str, rocky.seeds))})",
-                )
-            plot_calibration(
-                calibration.grid_rows or calibration.rows,
-                stage / "calibration.png",
-                title=f"calibration on P1 ({calibration.scheme}, {n} rocks, "
-                f"seeds {', '.join(map(str, calibration.grid_seeds or calibration.seeds))})",
-                chosen=calibration.best.as_dict(),
-            )
+        if calibration is not None and rocky is not None:
+            write_calibration(stage, calibration, rocky, grid_record, n)
         timings["output"] = time.perf_counter() - start
         write_provenance(stage, config=config, timings=timings, seed=args.seed)
 
-    if calibration is not None:
-        print(
-            f"calibration on P1 ({calibration.scheme}): {len(calibration.rows)} grid points x "
-            f"{len(calibration.seeds)} seeds, "
-            f"{calibration.seconds:.1f} s; best {calibration.best.as_dict()}"
-        )
-        print(
-            f"P1 cannot tell apart {len(calibration.equivalent)} grid point(s) (P1's KS test "
-            "passed on the geometric mean of the seeds' p-values, and at least as good as the "
-            f"best in {authume.EQUIVALENCE_SHARE:.0%} of the bootstrap resamples of P1's "
-            "measured blocks, or within one "
-            "standard error without a refinement); see calibration.csv, columns passes_ks, "
-            "bootstrap_share, within_one_se, equivalent"
-        )
-    if rocky is not None:
-        values = ", ".join(f"{p.rocky_mu_r:g}" for p in rocky.equivalent)
-        print(
-            f"rocky zone on P2: mu_r {rocky.best.rocky_mu_r:g}, P2 cannot tell apart {values} "
-            f"({len(rocky.rows)} values x {len(rocky.seeds)} seeds, {rocky.seconds:.1f} s); see "
-            "calibration_rocky.csv"
-        )
+    if calibration is not None and rocky is not None:
+        print_calibration(calibration, rocky)
     print(f"soil parameters {parameters.as_dict()}")
     header = (
         f"{'profile':<8}{'scheme':<10}{'median meas':>12}{'median sim':>11}{'W runout':>10}"

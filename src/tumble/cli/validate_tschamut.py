@@ -17,6 +17,7 @@ from tumble.cli.common import (
     add_validation_run_arguments,
     non_negative_int,
     positive_int,
+    progress_bar,
 )
 from tumble.rockfall.ensemble.progress import Progress
 
@@ -133,7 +134,7 @@ def run(args) -> int:
     timings: dict[str, float] = {}
     for name, mode in args.soil:
         n = len(data) * args.orientations
-        bar = Progress(n, 0, "auto", label=f"{name}" + ("" if mode == "none" else f":{mode}"))
+        bar = progress_bar(n, f"{name}" + ("" if mode == "none" else f":{mode}"))
 
         def advance(k: int, bar: Progress = bar) -> None:
             bar.update(k - bar.done)
