@@ -457,3 +457,59 @@ def test_overlapped_chunks_are_the_chunks_of_run_chunk(monkeypatch):
 def test_overlapped_chunks_refuse_a_span_outside_the_rocks():
     with pytest.raises(ValueError, match="not within the 12 rocks"):
         next(ensemble(n=12).run_chunks_overlapped([(0, 5), (10, 13)]))
+
+
+def test_jump_heights_on_rough_terrain_are_those_of_every_step():
+    """The kernel takes the terrain height under a flying rock only where the plane below the
+    terrain (``B_LOW``) lets the jump exceed what it would update: on a slope roughened by
+    0.3 m of noise, where that plane lies well below the surface, every rock's largest jump,
+    its largest jump in every cell and the jump samples of the path statistics equal those
+    recomputed from :func:`simulate`'s every step (within 1e-13, the height's other rounding)."""
+    rng = np.random.default_rng(2)
+    x = np.arange(61.0)
+    base = np.maximum(20.0 - x, 0.0) * math.tan(math.radians(40.0))
+    heights = base[None, :] + rng.normal(0.0, 0.3, (31, 61))
+    terrain = Terrain.from_array(np.ascontiguousarray(heights), x0=0.0, y0=-15.0, dx=1.0)
+    rock = Rock.eota221(mass=780.0)
+    soil = Soil.preset("lu2019")
+    ens = Ensemble(terrain, rock, soil, RELEASE.draw(terrain, 8, 5), t_max=8.0, seed=5)
+    result = ens.run(threads=2, chunk_size=3)
+    per_cell: dict[int, float] = {}
+    samples = []
+    flights = 0
+    for k in range(ens.n_rocks):
+        traj = simulate(
+            terrain,
+            rock,
+            soil,
+            ens.states.position[k],
+            ens.states.orientation[k],
+            ens.states.velocity[k],
+            ens.states.omega[k],
+            scheme=ens.scheme,
+            t_max=ens.t_max,
+            pgs_tol=ens.pgs_tol,
+        )
+        jump = np.where(~traj.in_contact[1:] & traj.touched[1:], traj.height[1:], np.nan)
+        flights += np.isfinite(jump).sum()
+        assert result.rocks["jump_height_max_m"][k] == pytest.approx(np.nanmax(jump), rel=1e-13)
+        step = np.rint(traj.t[1:] / traj.dt).astype(int)
+        moving = traj.kinetic_energy()[1:] > 0.5 * traj.mass * ens.rest_speed**2
+        samples.append(jump[(step % ens.sample_every == 0) & moving & np.isfinite(jump)])
+        i = np.floor(traj.position[1:, 0] - terrain.x0 + 0.5).astype(int)
+        j = np.floor(traj.position[1:, 1] - terrain.y0 + 0.5).astype(int)
+        cells = j * terrain.shape[1] + i
+        for cell in np.unique(cells):
+            here = jump[cells == cell]
+            if np.isfinite(here).any():
+                per_cell[int(cell)] = max(per_cell.get(int(cell), -np.inf), np.nanmax(here))
+    assert flights > 1000  # the rocks fly over the rough ground
+    raster = result.rasters["jump_height_max"].ravel()
+    assert np.array_equal(np.flatnonzero(np.isfinite(raster)), sorted(per_cell))
+    np.testing.assert_allclose(
+        raster[sorted(per_cell)], [per_cell[c] for c in sorted(per_cell)], rtol=1e-13
+    )
+    jumps = np.concatenate(samples)
+    path = result.summary["jump_height_m"]["path"]
+    assert path["samples"] == jumps.size
+    assert path["mean"] == pytest.approx(jumps.mean(), rel=1e-12)

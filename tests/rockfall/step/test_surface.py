@@ -1,6 +1,7 @@
 """The plane above the terrain that lets a flight skip the contact search
-(:func:`tumble.rockfall.step.surface.upper_plane`): a rigorous bound, and the surface itself on a
-planar slope."""
+(:func:`tumble.rockfall.step.surface.upper_plane`) and the parallel plane below it that bounds the
+jump height (:func:`tumble.rockfall.step.surface.plane_envelope`): rigorous bounds, and the
+surface itself on a planar slope."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 
 import numpy as np
 
-from tumble.rockfall.step.surface import PLANE_MARGIN, bilinear, upper_plane
+from tumble.rockfall.step.surface import PLANE_MARGIN, bilinear, plane_envelope, upper_plane
 
 X0, Y0, DX, DY = -3.0, 2.0, 1.0, 0.75
 
@@ -71,3 +72,44 @@ def test_no_plane_beyond_the_grid_or_over_a_hole():
     x, y = X0 + 20 * DX, Y0 + 10 * DY
     assert upper_plane(heights, X0, Y0, DX, DY, x + 0.3, y + 0.2, 1.0)[3]
     assert not upper_plane(holed, X0, Y0, DX, DY, x + 0.3, y + 0.2, 1.0)[3]
+
+
+def test_no_point_of_the_square_lies_below_the_lower_plane():
+    """The lower plane of the envelope: 20000 random points of random squares on the rough slope
+    stay above it (within round-off), it touches the lowest sample of the touched cells, and the
+    upper plane is that of :func:`upper_plane` to the bit."""
+    heights = rough_grid(5)
+    rng = np.random.default_rng(11)
+    tight = 0
+    for _ in range(200):
+        half = rng.uniform(0.1, 3.0)
+        x = rng.uniform(X0 + half, X0 + 39 * DX - half)
+        y = rng.uniform(Y0 + half, Y0 + 29 * DY - half)
+        a, b, g_x, g_y, ok = plane_envelope(heights, X0, Y0, DX, DY, x, y, half)
+        assert ok and b < a
+        assert (a, g_x, g_y, ok) == upper_plane(heights, X0, Y0, DX, DY, x, y, half)
+        px = x + rng.uniform(-half, half, 100)
+        py = y + rng.uniform(-half, half, 100)
+        lowest = math.inf
+        for u, v in zip(px, py, strict=True):
+            z, inside = bilinear(heights, X0, Y0, DX, DY, u, v)
+            assert inside
+            lowest = min(lowest, z - (b + g_x * (u - x) + g_y * (v - y)))
+        assert lowest >= 0.0
+        i = np.arange(int((x - half - X0) // DX), int((x + half - X0) // DX) + 2)
+        j = np.arange(int((y - half - Y0) // DY), int((y + half - Y0) // DY) + 2)
+        nodes = heights[np.ix_(j, i)] - g_x * (X0 + DX * i[None, :] - x)
+        nodes -= g_y * (Y0 + DY * j[:, None] - y)
+        tight += abs(nodes.min() - b) < 1e-6
+    assert tight == 200
+
+
+def test_on_a_planar_slope_both_planes_are_the_surface():
+    x = X0 + DX * np.arange(20)
+    y = Y0 + DY * np.arange(20)
+    heights = np.ascontiguousarray(2.0 + 0.84 * x[None, :] - 0.2 * y[:, None])
+    a, b, _, _, ok = plane_envelope(heights, X0, Y0, DX, DY, 5.3, 8.1, 1.5)
+    z, _ = bilinear(heights, X0, Y0, DX, DY, 5.3, 8.1)
+    assert ok
+    assert 0.0 < z - b < 10 * PLANE_MARGIN * (1.0 + abs(b) + 5.0)
+    assert 0.0 < a - z < 10 * PLANE_MARGIN * (1.0 + abs(a) + 5.0)

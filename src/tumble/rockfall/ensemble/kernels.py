@@ -46,6 +46,12 @@ from tumble.rockfall.status import CAUGHT, OK, RUNNING, TIMED_OUT
 from tumble.rockfall.step.contact import NCOL, forget_percussions
 from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
 from tumble.rockfall.step.moreau import (
+    B_GX,
+    B_GY,
+    B_HALF,
+    B_LOW,
+    B_X,
+    B_Y,
     D_CAPPED,
     D_CONTACTS,
     N_BOUNDS,
@@ -221,14 +227,30 @@ def run_one(
         # the grid coordinates of the centre of mass, for its height and its pixel
         u = (state[S_R] - grid[0]) / grid[2]
         v = (state[S_R + 1] - grid[1]) / grid[3]
+        cell = sample_cell(nx, ny, u, v)
         jump = -math.inf
         if not flying:
             touched = True
         elif touched:
-            # the height of _height (simulate's), without the normal
-            z, inside = bilinear_uv(heights, u, v)
-            if inside:
-                jump = state[S_R + 2] - z
+            # the height of _height (simulate's), without the normal; taken unless the plane
+            # below the terrain of the step's cached bound (B_LOW) shows that it can change
+            # neither the maxima it would update nor anything else: in the same visit, not
+            # before a path sample, and no higher than the visit's (or the rock's) largest
+            off_x = state[S_R] - bounds[B_X]
+            off_y = state[S_R + 1] - bounds[B_Y]
+            need = True
+            if (
+                cell == current
+                and countdown != 1
+                and abs(off_x) <= bounds[B_HALF]
+                and abs(off_y) <= bounds[B_HALF]
+            ):
+                cap = state[S_R + 2] - (bounds[B_LOW] + bounds[B_GX] * off_x + bounds[B_GY] * off_y)
+                need = cap > (row_jump if row >= 0 else max_jump)
+            if need:
+                z, inside = bilinear_uv(heights, u, v)
+                if inside:
+                    jump = state[S_R + 2] - z
         else:
             # the fall from the release, before the first contact: the release drop
             z, inside = bilinear_uv(heights, u, v)
@@ -239,7 +261,6 @@ def run_one(
         max_rotation = max(max_rotation, rotation)
         max_jump = max(max_jump, jump)
         # cell visits
-        cell = sample_cell(nx, ny, u, v)
         if cell != current:
             current = cell
             if row >= 0:

@@ -139,7 +139,7 @@ from tumble.rockfall.step.model import (
     S_V,
 )
 from tumble.rockfall.step.scar import hard_contacts, impact_speed, scar_depth, scar_drag
-from tumble.rockfall.step.surface import bilinear, upper_plane
+from tumble.rockfall.step.surface import bilinear, plane_envelope
 from tumble.rotation.quaternion import Quat, q_mul, q_normalize, q_to_matrix
 from tumble.rotation.vec3 import Mat3, Vec3, Vec3Like, cross, dot, matvec
 from tumble.status import Status
@@ -174,7 +174,12 @@ B_AXIS, B_TURN_W, B_DQ, B_COS, B_SIN = 14, 15, 18, 22, 23
 #: and the scar layer (:mod:`tumble.rockfall.step.scar`): the radius of the rock's equivalent
 #: sphere, the depth of the current scar and 1 while the rock is in it
 B_SCAR_R, B_SCAR_DEPTH, B_SCAR_ON = 24, 25, 26
-N_BOUNDS = 27
+#: and a plane below the terrain over the same square, parallel to the one above it,
+#: ``z >= B_LOW + B_GX (x - B_X) + B_GY (y - B_Y)``
+#: (:func:`tumble.rockfall.step.surface.plane_envelope`; it bounds the jump height in the
+#: ensemble kernel)
+B_LOW = 27
+N_BOUNDS = 28
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -210,6 +215,7 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_Y] = 0.0
     bounds[B_HALF] = -1.0
     bounds[B_A] = math.inf
+    bounds[B_LOW] = -math.inf
     bounds[B_GX] = 0.0
     bounds[B_GY] = 0.0
     bounds[B_WARM] = 1.0
@@ -340,11 +346,14 @@ def rock_step(
     room = bounds[B_HALF] - radius
     if not (abs(x - bounds[B_X]) <= room and abs(y - bounds[B_Y]) <= room):
         half = radius + FLIGHT_MARGIN
-        a, g_x, g_y, bounded = upper_plane(heights, grid[0], grid[1], grid[2], grid[3], x, y, half)
+        a, b, g_x, g_y, bounded = plane_envelope(
+            heights, grid[0], grid[1], grid[2], grid[3], x, y, half
+        )
         bounds[B_X] = x
         bounds[B_Y] = y
         bounds[B_HALF] = half if bounded else -1.0
         bounds[B_A] = a
+        bounds[B_LOW] = b
         bounds[B_GX] = g_x
         bounds[B_GY] = g_y
         bounds[B_SLOPE] = math.sqrt(1.0 + g_x * g_x + g_y * g_y)

@@ -155,8 +155,65 @@ def cell_normal(
     return (n_x * inv, n_y * inv, n_z * inv)
 
 
-#: relative round-off margin of :func:`upper_plane`
+#: relative round-off margin of :func:`plane_envelope`
 PLANE_MARGIN = 1e-9
+
+
+@jit_leaf
+def plane_envelope(
+    heights: np.ndarray,
+    x0: float,
+    y0: float,
+    dx: float,
+    dy: float,
+    x: float,
+    y: float,
+    half: float,
+) -> tuple[float, float, float, float, bool]:
+    """Two parallel planes enclosing the surface over the square ``[x - half, x + half] x
+    [y - half, y + half]``.
+
+    Returns ``(a, b, g_x, g_y, ok)``: ``b + s <= z(x', y') <= a + s`` with ``s = g_x (x' - x) +
+    g_y (y' - y)`` for every point of the square. The slope ``(g_x, g_y)`` is the surface's
+    gradient at (x, y), so that on a planar slope both planes are the surface itself; ``a``
+    (``b``) is the largest (smallest) height of a sample of the cells touching the square above
+    the plane through (x, y) with that slope. A bilinear cell minus a plane is bilinear, whose
+    extremes over the cell lie at its corners, so no point of those cells lies outside the two
+    planes. ``a`` is raised and ``b`` lowered by a round-off margin. ``ok`` is False when the
+    square is not inside the grid or touches a hole (a NaN sample).
+    """
+    nx = heights.shape[1]
+    ny = heights.shape[0]
+    u_lo = (x - half - x0) / dx
+    u_hi = (x + half - x0) / dx
+    v_lo = (y - half - y0) / dy
+    v_hi = (y + half - y0) / dy
+    if not (u_lo >= 0.0 and v_lo >= 0.0 and u_hi <= nx - 1 and v_hi <= ny - 1):
+        return 0.0, 0.0, 0.0, 0.0, False
+    h00, h10, h01, h11, eta, xi, inside = cell_at(heights, x0, y0, dx, dy, x, y)
+    if not inside:
+        return 0.0, 0.0, 0.0, 0.0, False
+    g_x = ((h10 - h00) * (1.0 - xi) + (h11 - h01) * xi) / dx
+    g_y = ((h01 - h00) * (1.0 - eta) + (h11 - h10) * eta) / dy
+    i_lo = min(int(u_lo), nx - 2)
+    i_hi = min(int(u_hi), nx - 2) + 1
+    j_lo = min(int(v_lo), ny - 2)
+    j_hi = min(int(v_hi), ny - 2) + 1
+    a = -math.inf
+    b = math.inf
+    for j in range(j_lo, j_hi + 1):
+        rise_y = g_y * (y0 + j * dy - y)
+        for i in range(i_lo, i_hi + 1):
+            h = heights[j, i]
+            if math.isnan(h):
+                return 0.0, 0.0, 0.0, 0.0, False
+            off = h - g_x * (x0 + i * dx - x) - rise_y
+            a = max(a, off)
+            b = min(b, off)
+    reach = (abs(g_x) + abs(g_y)) * (half + dx + dy)
+    a += PLANE_MARGIN * (1.0 + abs(a) + reach)
+    b -= PLANE_MARGIN * (1.0 + abs(b) + reach)
+    return a, b, g_x, g_y, True
 
 
 @jit_leaf
@@ -170,43 +227,11 @@ def upper_plane(
     y: float,
     half: float,
 ) -> tuple[float, float, float, bool]:
-    """A plane above the surface over the square ``[x - half, x + half] x [y - half, y + half]``.
-
-    Returns ``(a, g_x, g_y, ok)``: ``z(x', y') <= a + g_x (x' - x) + g_y (y' - y)`` for every
-    point of the square. The slope ``(g_x, g_y)`` is the surface's gradient at (x, y), so that
-    on a planar slope the plane is the surface itself; ``a`` is the largest height of a sample of
-    the cells touching the square above the plane through (x, y) with that slope. A bilinear
-    cell minus a plane is bilinear, whose maximum over the cell lies at a corner, so no point of
-    those cells lies above the plane. ``a`` is raised by a round-off margin. ``ok`` is False when
-    the square is not inside the grid or touches a hole (a NaN sample).
-    """
-    nx = heights.shape[1]
-    ny = heights.shape[0]
-    u_lo = (x - half - x0) / dx
-    u_hi = (x + half - x0) / dx
-    v_lo = (y - half - y0) / dy
-    v_hi = (y + half - y0) / dy
-    if not (u_lo >= 0.0 and v_lo >= 0.0 and u_hi <= nx - 1 and v_hi <= ny - 1):
-        return 0.0, 0.0, 0.0, False
-    h00, h10, h01, h11, eta, xi, inside = cell_at(heights, x0, y0, dx, dy, x, y)
-    if not inside:
-        return 0.0, 0.0, 0.0, False
-    g_x = ((h10 - h00) * (1.0 - xi) + (h11 - h01) * xi) / dx
-    g_y = ((h01 - h00) * (1.0 - eta) + (h11 - h10) * eta) / dy
-    i_lo = min(int(u_lo), nx - 2)
-    i_hi = min(int(u_hi), nx - 2) + 1
-    j_lo = min(int(v_lo), ny - 2)
-    j_hi = min(int(v_hi), ny - 2) + 1
-    a = -math.inf
-    for j in range(j_lo, j_hi + 1):
-        rise_y = g_y * (y0 + j * dy - y)
-        for i in range(i_lo, i_hi + 1):
-            h = heights[j, i]
-            if math.isnan(h):
-                return 0.0, 0.0, 0.0, False
-            a = max(a, h - g_x * (x0 + i * dx - x) - rise_y)
-    scale = 1.0 + abs(a) + (abs(g_x) + abs(g_y)) * (half + dx + dy)
-    return a + PLANE_MARGIN * scale, g_x, g_y, True
+    """A plane above the surface over the square ``[x - half, x + half] x [y - half, y + half]``:
+    ``(a, g_x, g_y, ok)`` of :func:`plane_envelope`, ``z(x', y') <= a + g_x (x' - x) + g_y (y' -
+    y)`` for every point of the square."""
+    a, _, g_x, g_y, ok = plane_envelope(heights, x0, y0, dx, dy, x, y, half)
+    return a, g_x, g_y, ok
 
 
 @jit
