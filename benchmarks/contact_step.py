@@ -86,7 +86,7 @@ from tumble.rockfall.step.moreau import (
     rock_step,
 )
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
-from tumble.rockfall.step.surface import surface, upper_plane
+from tumble.rockfall.step.surface import plane_envelope, surface
 from tumble.rotation.quaternion import q_normalize, q_to_matrix
 
 #: soil fields read here (layout of :mod:`tumble.rockfall.step.moreau`)
@@ -198,7 +198,7 @@ def stage_inputs(model, states):
         row[I_MU] = friction(sv, si, sr, grid, x, y, s[S_SLIP])
         row[I_EPS] = soil_param(_RESTITUTION, sv, si, sr, grid, x, y)
         # the plane of rock_step's flights, here taken around r_m itself
-        a, g_x, g_y, ok = upper_plane(
+        a, _, g_x, g_y, ok = plane_envelope(
             heights, grid[0], grid[1], grid[2], grid[3], x, y, radius + FLIGHT_MARGIN
         )
         if ok:

@@ -130,23 +130,28 @@ def test_dask_local_cluster_gives_the_local_numbers(tmp_path):
             assert np.array_equal(a[name], b[name], equal_nan=True), name
 
 
+def simulate_rock(ens: Ensemble, k: int, terrain: Terrain, rock: Rock, soil: Soil):
+    """Rock k of the ensemble run alone by :func:`simulate`, every step saved."""
+    return simulate(
+        terrain,
+        rock,
+        soil,
+        ens.states.position[k],
+        ens.states.orientation[k],
+        ens.states.velocity[k],
+        ens.states.omega[k],
+        scheme=ens.scheme,
+        t_max=ens.t_max,
+        pgs_tol=ens.pgs_tol,
+    )
+
+
 def reference(ens: Ensemble, rest_speed: float):
     """Per-rock loop over simulate: trajectories of every step, and the ensemble quantities
     recomputed from them with numpy."""
     rows = []
     for k in range(ens.n_rocks):
-        traj = simulate(
-            TERRAIN,
-            Rock.eota221(mass=780.0),
-            SOIL,
-            ens.states.position[k],
-            ens.states.orientation[k],
-            ens.states.velocity[k],
-            ens.states.omega[k],
-            scheme=ens.scheme,
-            t_max=ens.t_max,
-            pgs_tol=ens.pgs_tol,
-        )
+        traj = simulate_rock(ens, k, TERRAIN, Rock.eota221(mass=780.0), SOIL)
         energy = traj.kinetic_energy()[1:]
         speed = traj.speed()[1:]
         rotation = traj.rotation_speed()[1:]
@@ -478,18 +483,7 @@ def test_jump_heights_on_rough_terrain_are_those_of_every_step():
     samples = []
     flights = 0
     for k in range(ens.n_rocks):
-        traj = simulate(
-            terrain,
-            rock,
-            soil,
-            ens.states.position[k],
-            ens.states.orientation[k],
-            ens.states.velocity[k],
-            ens.states.omega[k],
-            scheme=ens.scheme,
-            t_max=ens.t_max,
-            pgs_tol=ens.pgs_tol,
-        )
+        traj = simulate_rock(ens, k, terrain, rock, soil)
         jump = np.where(~traj.in_contact[1:] & traj.touched[1:], traj.height[1:], np.nan)
         flights += np.isfinite(jump).sum()
         assert result.rocks["jump_height_max_m"][k] == pytest.approx(np.nanmax(jump), rel=1e-13)

@@ -16,7 +16,7 @@ import pytest
 
 from tumble.rockfall.step.contact import C_GAP, C_VERTEX, C_W, NCOL
 from tumble.rockfall.step.detection import find_contacts, find_contacts_below, tangent_frame
-from tumble.rockfall.step.surface import upper_plane
+from tumble.rockfall.step.surface import plane_envelope
 from tumble.rockfall.terrain import Terrain
 from tumble.rotation.quaternion import q_to_matrix, quat_exp, quat_to_matrix
 
@@ -312,7 +312,7 @@ def test_contact_rows_on_rough_terrain_are_the_surface_below_each_vertex():
 
 
 def test_find_contacts_below_gives_the_rows_of_find_contacts():
-    """Over a plane above the terrain (:func:`upper_plane` over the square of half-width radius
+    """Over a plane above the terrain (:func:`plane_envelope` over the square of half-width radius
     + 1 m around the centre, as :func:`rock_step` takes it), :func:`find_contacts_below` skips
     the vertices above the plane and evaluates the others: for 200 random poses over a rough
     slope it returns the same count and the same rows (vertex, gap, force directions), bit for
@@ -328,7 +328,7 @@ def test_find_contacts_below_gives_the_rows_of_find_contacts():
     columns = slice(C_VERTEX, C_W + 18)
     closed_total = 0
     for r, p in random_poses(terrain, vertices, 200, seed=5):
-        level, g_x, g_y, ok = upper_plane(heights, x0, y0, dx, dy, r[0], r[1], half)
+        level, _, g_x, g_y, ok = plane_envelope(heights, x0, y0, dx, dy, r[0], r[1], half)
         assert ok
         a_ik = q_to_matrix(tuple(p))
         m = [a_ik[2][j] - g_x * a_ik[0][j] - g_y * a_ik[1][j] for j in range(3)]

@@ -157,7 +157,7 @@ def find_contacts_below(
     contacts: np.ndarray,
 ) -> int:
     """:func:`find_contacts` for a rock over a plane above the terrain
-    (:func:`tumble.rockfall.step.surface.upper_plane`) whose square holds every vertex: returns
+    (:func:`tumble.rockfall.step.surface.plane_envelope`) whose square holds every vertex: returns
     ``n_closed``. ``a`` is ``A_IK(p)``; ``plane = (m_0, m_1, m_2, h)`` gives the height of
     vertex K_r_SP above the plane, ``h + m . K_r_SP`` (``m = A_IK^T (-g_x, -g_y, 1)``, ``h`` the
     height of r above it). A vertex higher than ``gap_tol`` above the plane is open without

@@ -159,9 +159,9 @@ N_SAVED_DIAG = 10
 #: the per-rock bounds buffer of :func:`rock_step` (:func:`reset_bounds`): the rock's bounding
 #: radius about its centre of mass; a square of half-width B_HALF centred at (B_X, B_Y) with a
 #: plane above the terrain over it, ``z <= B_A + B_GX (x - B_X) + B_GY (y - B_Y)``
-#: (:func:`tumble.rockfall.step.surface.upper_plane`; B_HALF < 0: none); B_WARM 1 while the contact
-#: buffer may hold percussions of the previous step; B_DECAY the slippage decay of a flight step,
-#: ``exp(-beta dt)``, for a soil with one beta (NaN until the first flight takes it)
+#: (:func:`tumble.rockfall.step.surface.plane_envelope`; B_HALF < 0: none); B_WARM 1 while the
+#: contact buffer may hold percussions of the previous step; B_DECAY the slippage decay of a
+#: flight step, ``exp(-beta dt)``, for a soil with one beta (NaN until the first flight takes it)
 B_RADIUS, B_X, B_Y, B_HALF, B_A, B_GX, B_GY, B_WARM, B_DECAY = range(9)
 #: and, for the steps without drag, ``sqrt(1 + B_GX^2 + B_GY^2)`` and the inverses of the mass
 #: and of the principal moments of inertia
@@ -306,7 +306,7 @@ def rock_step(
     bound of its flights. No allocation; never raises.
 
     A flight costs a few comparisons: when the rock lies above a plane that lies above the
-    terrain around it (:func:`tumble.rockfall.step.surface.upper_plane`, with the slope of the
+    terrain around it (:func:`tumble.rockfall.step.surface.plane_envelope`, with the slope of the
     terrain, so that on a planar slope it is the surface itself), no vertex can touch and the
     contact search is skipped (the same result as the search, which would find no closed
     contact). The plane is cached over a square reaching :data:`FLIGHT_MARGIN` beyond the

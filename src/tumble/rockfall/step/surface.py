@@ -216,24 +216,6 @@ def plane_envelope(
     return a, b, g_x, g_y, True
 
 
-@jit_leaf
-def upper_plane(
-    heights: np.ndarray,
-    x0: float,
-    y0: float,
-    dx: float,
-    dy: float,
-    x: float,
-    y: float,
-    half: float,
-) -> tuple[float, float, float, bool]:
-    """A plane above the surface over the square ``[x - half, x + half] x [y - half, y + half]``:
-    ``(a, g_x, g_y, ok)`` of :func:`plane_envelope`, ``z(x', y') <= a + g_x (x' - x) + g_y (y' -
-    y)`` for every point of the square."""
-    a, _, g_x, g_y, ok = plane_envelope(heights, x0, y0, dx, dy, x, y, half)
-    return a, g_x, g_y, ok
-
-
 @jit
 def bilinear_batch(
     values: np.ndarray,
