@@ -4,13 +4,19 @@ summaries: percentages that never round to 0 % or 100 %, distribution-free inter
 percentiles that cover at their stated level, and warnings that say what is censored."""
 
 import math
+import re
 
 import numpy as np
 import pytest
 
 from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
 from tumble.rockfall.ensemble.kernels import W_COUNT, W_M2, W_MEAN
-from tumble.rockfall.ensemble.reduce import combine_path, quantile_ci, runout_and_lateral
+from tumble.rockfall.ensemble.reduce import (
+    combine_path,
+    quantile_ci,
+    runout_and_lateral,
+    summary_line,
+)
 
 # --- combine_path: Chan's merge of (count, mean, M2) ------------------------------------------
 
@@ -165,3 +171,36 @@ def test_warnings_name_the_censored_fraction_and_what_it_does():
         "fractions": {"stopped": 1.0, "left_domain": 0.0, "timed_out": 0.0, "failed": 0.0},
     }
     assert censoring_warnings(clean) == []
+
+
+@pytest.mark.parametrize(
+    "fractions",
+    [
+        {
+            "stopped": 0.2925,
+            "left_domain": 0.26625,
+            "timed_out": 0.0025,
+            "failed": 0.0,
+            "caught": 0.43875,
+        },
+        {"stopped": 0.5, "left_domain": 0.25, "timed_out": 0.0, "failed": 0.25, "caught": 0.0},
+        {"stopped": 1.0, "left_domain": 0.0, "timed_out": 0.0, "failed": 0.0, "caught": 0.0},
+    ],
+)
+def test_the_summary_line_accounts_for_every_rock(fractions):
+    """The shares the line prints (rocks at rest, caught by a net, left, timed out, failed) add
+    up to every rock of the run; an outcome without rocks among caught and failed is left out."""
+    summary = {
+        "n_rocks": 800,
+        "scheme": "implicit",
+        "fractions": fractions,
+        "kinetic_energy_kJ": {"path": {"mean": 1.0, "std": 0.5}},
+        "runout_m": {"mean": 10.0, "p95": 20.0},
+        "wall_time_s": 1.0,
+        "rock_steps_per_s": 1e6,
+    }
+    line = summary_line(summary).split(";")[0]
+    shares = [float(x) for x in re.findall(r"([0-9.]+) %", line)]
+    assert sum(shares) == pytest.approx(100.0, abs=1e-9)
+    assert ("caught by a net" in line) == (fractions["caught"] > 0)
+    assert ("failed" in line) == (fractions["failed"] > 0)

@@ -566,10 +566,12 @@ def summary_line(summary: dict) -> str:
     def num(value: float | None, fmt: str) -> str:
         return "n/a" if value is None else format(value, fmt)
 
+    # every outcome with a share, so that the shares add up to the rocks of the run
+    caught = f" caught by a net {format_percent(f['caught'])}," if f.get("caught") else ""
     failed = f" failed {format_percent(f['failed'])}," if f.get("failed") else ""
     return (
         f"{summary['n_rocks']} rocks ({summary['scheme']}): "
-        f"stopped {format_percent(f['stopped'])}, left {format_percent(f['left_domain'])}, "
+        f"stopped {format_percent(f['stopped'])},{caught} left {format_percent(f['left_domain'])}, "
         f"timed out {format_percent(f['timed_out'])},{failed}".rstrip(",")
         + "; "
         f"kinetic energy {num(e['mean'], '.1f')} +- {num(e['std'], '.1f')} kJ; "
