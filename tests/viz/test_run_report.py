@@ -742,3 +742,21 @@ def test_maps_drawn_on_one_figure_are_the_maps_drawn_each_on_its_own():
         np.testing.assert_array_equal(reused, figure_pixels(alone.figure, 120), err_msg=name)
         sizes.add(reused.shape)
     assert len(sizes) == 2  # the legend with the exits takes another row
+
+
+def test_every_map_has_a_caption_in_words(tmp_path):
+    """Every map the report can draw, the optional ones included (convergence, release areas
+    reaching a cell), gets a caption in words, never the bare raster name."""
+    from tumble.viz.run_report import draw_report_maps
+
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    band = np.isfinite(rasters["kinetic_energy_max"])
+    for name in OPTIONAL_MAPS:
+        rasters[name] = np.where(band, 1.0, 0.0)
+    maps = draw_report_maps(tmp_path, terrain=terrain, rasters=rasters, rocks=rocks, n_rocks=80)
+    assert len(maps) == len(MAPS) + len(OPTIONAL_MAPS) + 1
+    names = set(MAPS) | set(OPTIONAL_MAPS)
+    for path, caption in maps:
+        assert caption not in names, path.name
+        assert " " in caption and caption.endswith("."), caption

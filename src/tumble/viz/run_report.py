@@ -297,7 +297,8 @@ def draw_report_maps(
         path = figure_dir / f"report_{name}.png"
         save_png(drawn.figure, path, 120)
         info = RASTER_INFO.get(name) or ZONING_RASTERS.get(name)
-        caption = f"{_colorbar_label(name)}: {info.description}." if info else name
+        title = {**MAPS, **OPTIONAL_MAPS}[name][0]
+        caption = f"{_colorbar_label(name)}: {info.description}." if info else f"{title}."
         maps.append((path, caption))
     return maps
 
