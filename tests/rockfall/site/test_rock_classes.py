@@ -114,3 +114,17 @@ def test_shares_must_sum_to_one():
         )
     with pytest.raises(ValueError, match="give one of mass, volume, size"):
         validate({"rock": {"classes": [{"name": "a", "share": 1.0, "mass": 1.0, "size": 1.0}]}})
+
+
+def test_the_resolved_configuration_shows_the_density_as_given():
+    """A class built at 2740 kg/m^3 describes its density as 2740, not the hull's mass over its
+    volume to the last bit (2739.9999999999995 for EOTA221), and the mass and volume as built."""
+    shape = Rock.eota221(mass=2740.0, density=2740.0)
+    assert shape.density == pytest.approx(2740.0, rel=1e-15)  # the hull's quotient
+    lognormal = VolumeDistribution("lognormal", median_m3=1.0, sigma=0.5)
+    described = RockClass("large", shape, 1.0, lognormal).describe()
+    assert described["density"] == 2740.0
+    plain = RockClass("small", Rock.eota111(mass=274.0, density=2740.0), 1.0).describe()
+    assert plain["density"] == 2740.0
+    assert plain["mass"] == 274.0
+    assert plain["volume_m3"] == pytest.approx(0.1, rel=1e-12)

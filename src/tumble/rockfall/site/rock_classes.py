@@ -124,7 +124,9 @@ class RockClass:
             out.update(mass=float(self.shape.mass), volume_m3=float(self.shape.volume))
         else:
             out["volume"] = self.volume.describe()
-        out["density"] = float(self.shape.density)
+        # the density is the hull's mass over its volume: shown to 12 digits, so that the
+        # 2740 kg/m^3 of a class reads 2740 and not 2739.9999999999995
+        out["density"] = float(f"{self.shape.density:.12g}")
         return out
 
 
