@@ -760,3 +760,18 @@ def test_every_map_has_a_caption_in_words(tmp_path):
     for path, caption in maps:
         assert caption not in names, path.name
         assert " " in caption and caption.endswith("."), caption
+
+
+def test_the_run_s_other_figures_are_captioned_in_words():
+    """The barrier figures and the figures of every run get captions that say what they show;
+    an unknown figure keeps its file name."""
+    from tumble.viz.run_report import figure_caption
+
+    for name in ("figures/barrier_net_exceedance.png", "figures/barrier_valley_along.png"):
+        caption = figure_caption(name)
+        assert caption.startswith("Barrier ") and name not in caption
+    assert "net" in figure_caption("figures/barrier_net_along.png")
+    for name in ("energy_map", "profile", "histograms"):
+        caption = figure_caption(f"figures/{name}.png")
+        assert " " in caption and caption.endswith(".") and name not in caption
+    assert figure_caption("figures/other.png") == "figures/other.png"

@@ -440,7 +440,7 @@ def write_run_report(
         parts += ["<h3>Further values of the run</h3>", values_table(further)]
     if others:
         parts.append("<h2>Other figures of the run</h2>")
-        parts += [_figure(path, relative, relative) for path, relative in others]
+        parts += [_figure(path, relative, figure_caption(relative)) for path, relative in others]
     parts += [
         "<h2>Resolved configuration</h2>",
         "<p class='note'>Every setting of the run, defaults included, as TOML.</p>",
@@ -453,6 +453,34 @@ def write_run_report(
     text = "\n".join(p for p in parts if p)
     write_atomic(page, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return page
+
+
+#: captions of the run's other figures (``figures/<name>.png``)
+FIGURE_CAPTIONS = {
+    "energy_map": "Largest kinetic energy of the rocks over the hillshade, with the envelope of "
+    "their spread",
+    "profile": "Altitude and rotational velocity of rock 0 against its distance along the path",
+    "histograms": "Histograms of the rocks' run-out and largest kinetic energy",
+}
+
+
+def figure_caption(relative: str) -> str:
+    """The caption of one of the run's other figures from its file name: the barrier figures
+    (:mod:`tumble.viz.barriers`) and :data:`FIGURE_CAPTIONS`; the file name for any other."""
+    stem = Path(relative).stem
+    if stem.startswith("barrier_") and stem.endswith("_exceedance"):
+        name = stem[len("barrier_") : -len("_exceedance")]
+        return (
+            f"Barrier {name}: exceedance curves of the crossing rocks' kinetic energy and passing "
+            "height at their first downslope crossing, with the 95th and 99th percentiles, their "
+            "intervals and the design values."
+        )
+    if stem.startswith("barrier_") and stem.endswith("_along"):
+        name = stem[len("barrier_") : -len("_along")]
+        return f"Barrier {name}: where along the line the rocks cross, by outcome."
+    if stem in FIGURE_CAPTIONS:
+        return f"{FIGURE_CAPTIONS[stem]}."
+    return relative
 
 
 def barrier_side(b: Mapping[str, Any]) -> str:
