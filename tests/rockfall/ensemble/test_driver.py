@@ -193,6 +193,9 @@ def test_statistics_and_rasters_agree_with_a_loop_over_simulate():
         traj = r["traj"]
         assert rocks["status"][k] == traj.status
         assert rocks["steps"][k] == traj.steps
+        # the time of the last step, printed as the decimal it is (no 22.586000000000002)
+        assert rocks["t_s"][k] == pytest.approx(traj.steps * traj.dt, abs=1e-12)
+        assert len(repr(float(rocks["t_s"][k])).split(".")[-1]) <= 9
         assert np.array_equal([rocks["x"][k], rocks["y"][k], rocks["z"][k]], traj.position[-1])
         maxima = [rocks[name][k] for name in MAXIMA]
         np.testing.assert_allclose(maxima, np.multiply(r["max"], [1e-3, 1, 1, 1]), rtol=1e-13)

@@ -455,7 +455,8 @@ class RunReduction:
             "y": position[:, 1],
             "z": position[:, 2],
             "status": names[which],
-            "t_s": steps * ensemble.dt,
+            # a whole number of steps: rounded to 1e-9 s, 22.586 and not 22.586000000000002
+            "t_s": np.round(steps * ensemble.dt, 9),
             "steps": steps,
             "release_x": release[:, 0],
             "release_y": release[:, 1],
