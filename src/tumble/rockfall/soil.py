@@ -278,9 +278,12 @@ UNSOURCED = {
     "not been read and checked; no per-category table of the open papers searched (Caviezel et "
     "al. 2021; Noel et al. 2022, Earth Surf. Dynam. 10:1141; Noel et al. 2023, Landslides; the "
     "Mel de la Niva benchmark, Geosciences 13:200, 2023) could be checked either",
-    "a spread of the medium friction": "Lu et al. 2019 give one value per parameter, no range "
-    "or standard deviation; medium's spread is its rolling resistance alone (the Authume "
-    "calibration's equivalent sets)",
+    "a spread of the medium friction": "Lu et al. 2019 give one value per friction parameter, "
+    "no range or standard deviation; for the scar layer their fits of four single impacts at "
+    "Chant Sura gave Me 10-25 MN/m^2 and C_s 0.1-4.0 (their Table 3), and they varied Me over "
+    "10-20 MN/m^2 and C_s over 1.0-2.0 to test the sensitivity (Table 5), which is no "
+    "uncertainty statement; medium's spread is that of the Authume calibration's equivalent "
+    "sets (Me 15 or 60 MN/m^2)",
     "Rockyfor3D soil types 0-7 and roughness": "another contact model (restitution "
     "coefficients and roughness, Dorren 2016), not parameters of the slippage friction law",
 }
