@@ -3,7 +3,13 @@ release of each rock (its centre of mass) to where it stopped, over the stopped 
 share of rocks that left the DEM (their final angle is lower than at the exit, so the stopped
 rocks' low percentiles are an upper bound of the whole ensemble's).
 
-    PYTHONPATH=src python benchmarks/reach_angles.py RUN_FOLDER [RUN_FOLDER ...]
+    PYTHONPATH=src python benchmarks/reach_angles.py RUN_FOLDER [RUN_FOLDER ...] \
+        [--plot FILE.png --labels "A" "B" ...]
+
+``--plot`` draws the cumulative share of the stopped rocks below each angle, one curve a folder,
+beside the lowest reach angles of the field inventories (Evans & Hungr 1993: minimum shadow
+angle 27.5 deg; Onofri & Candian 1979: energy-line angle 28.3 deg) and the 1 % level of the
+acceptance.
 """
 
 from __future__ import annotations
@@ -36,7 +42,11 @@ def reach_angles(folder: Path) -> tuple[np.ndarray, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--plot", type=Path, help="draw the angles' distributions into FILE.png")
+    parser.add_argument("--labels", nargs="+", help="one label a folder for --plot")
     args = parser.parse_args()
+    if args.labels is not None and len(args.labels) != len(args.folders):
+        parser.error(f"--labels needs one label a folder ({len(args.folders)})")
     for folder in args.folders:
         a, n, left = reach_angles(folder)
         p1, p5, p50 = np.percentile(a, (1, 5, 50))
@@ -44,6 +54,40 @@ def main() -> None:
             f"{folder}: {n} rocks, {a.size} stopped, {left} left the DEM; energy-line angle of "
             f"the stopped: min {a.min():.1f}, p1 {p1:.1f}, p5 {p5:.1f}, median {p50:.1f} deg"
         )
+    if args.plot:
+        labels = args.labels or [f.name for f in args.folders]
+        plot(args.folders, labels, args.plot)
+        print(f"wrote {args.plot}")
+
+
+def plot(folders: list[Path], labels: list[str], path: Path) -> None:
+    """The cumulative share of each folder's stopped rocks below each energy-line angle."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for folder, label in zip(folders, labels, strict=True):
+        a, _, left = reach_angles(folder)
+        a = np.sort(a)
+        share = np.arange(1, a.size + 1) / a.size
+        p1 = np.percentile(a, 1)
+        ax.step(a, share, where="post", label=f"{label} (p1 {p1:.1f} deg, {left} left the DEM)")
+    ax.axvline(27.5, color="k", lw=1.2, label="27.5 deg: minimum shadow angle, Evans & Hungr 1993")
+    ax.axvline(28.3, color="k", ls="--", lw=1.0, label="28.3 deg: Onofri & Candian 1979")
+    ax.axhline(0.01, color="grey", ls=":", lw=1.0, label="1 % of the stopped rocks")
+    ax.set_yscale("log")
+    ax.set_ylim(1e-3, 1.0)
+    ax.set_xlim(18.0, 45.0)
+    ax.set_xlabel("energy-line angle from release to stop (deg)")
+    ax.set_ylabel("share of the stopped rocks below the angle")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="lower right", framealpha=0.95)
+    ax.set_title("Reach on the real site (Land Tirol DEM, 5 m), 1000 rocks a run", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
