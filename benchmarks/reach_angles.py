@@ -48,7 +48,10 @@ def main() -> None:
     if args.labels is not None and len(args.labels) != len(args.folders):
         parser.error(f"--labels needs one label a folder ({len(args.folders)})")
     for folder in args.folders:
-        a, n, left = reach_angles(folder)
+        if not (folder / "deposits.csv").is_file():
+            parser.error(f"{folder} holds no deposits.csv: not the folder of a finished run")
+    runs = [reach_angles(folder) for folder in args.folders]
+    for folder, (a, n, left) in zip(args.folders, runs, strict=True):
         p1, p5, p50 = np.percentile(a, (1, 5, 50))
         print(
             f"{folder}: {n} rocks, {a.size} stopped, {left} left the DEM; energy-line angle of "
@@ -56,21 +59,22 @@ def main() -> None:
         )
     if args.plot:
         labels = args.labels or [f.name for f in args.folders]
-        plot(args.folders, labels, args.plot)
+        plot([(a, left) for a, _, left in runs], labels, args.plot)
         print(f"wrote {args.plot}")
 
 
-def plot(folders: list[Path], labels: list[str], path: Path) -> None:
-    """The cumulative share of each folder's stopped rocks below each energy-line angle."""
+def plot(runs: list[tuple[np.ndarray, int]], labels: list[str], path: Path) -> None:
+    """The cumulative share of each run's stopped rocks below each energy-line angle; ``runs``:
+    the angles of the stopped rocks and the number that left the DEM, per run
+    (:func:`reach_angles`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for folder, label in zip(folders, labels, strict=True):
-        a, _, left = reach_angles(folder)
-        a = np.sort(a)
+    for (angles, left), label in zip(runs, labels, strict=True):
+        a = np.sort(angles)
         share = np.arange(1, a.size + 1) / a.size
         p1 = np.percentile(a, 1)
         ax.step(a, share, where="post", label=f"{label} (p1 {p1:.1f} deg, {left} left the DEM)")
