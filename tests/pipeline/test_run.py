@@ -200,6 +200,23 @@ def test_replaying_the_run_s_own_net_and_lines_gives_its_crossings_and_design_va
     assert kept["rocks"] == list(range(12)) and kept["crossings_not_reproduced"] == []
 
 
+def test_the_net_s_line_replayed_as_an_observation_line_crosses_once_per_rock(net_run, tmp_path):
+    """The run's net line replayed as an observation line: every kept rock that reached the net
+    crosses it downslope exactly once, at the run's crossing point (1e-9 m); a caught rock, whose
+    final state lies on the line up to round-off, does not cross it back upslope."""
+    _, outcome = net_run
+    ran = _table(RunPaths(outcome.folder).crossings)
+    at_net = ran["barrier"] == "net"
+    assert "caught" in set(ran["outcome"][at_net].tolist())
+    line = {"name": "net line", "line": [[40.0, -19.0], [40.0, 19.0]]}
+    replay_barriers(outcome.folder, [line], tmp_path / "replay", figures=False)
+    replayed = _table(tmp_path / "replay" / "crossings.parquet")
+    assert set(replayed["direction"].tolist()) == {"downslope"}
+    assert replayed["rock"].tolist() == ran["rock"][at_net].tolist()
+    for name in ("x", "y"):
+        np.testing.assert_allclose(replayed[name], ran[name][at_net], rtol=0, atol=1e-9)
+
+
 def test_with_fewer_kept_rocks_the_replay_gives_the_run_s_statistics_of_those_rocks(
     net_run_sampled, tmp_path
 ):

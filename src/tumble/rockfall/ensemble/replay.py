@@ -202,6 +202,18 @@ def crossing_points(
     return before, after
 
 
+def _round_off_path(
+    ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray, ta: np.ndarray, tb: np.ndarray
+) -> np.ndarray:
+    """True for the pairs of samples whose centre of mass moves no farther than a few times the
+    distance :func:`crossing_points` puts between its two points, and that are not such a pair
+    (their times are more than one unit in the last place apart)."""
+    scale = np.maximum(np.maximum(np.abs(ax), np.abs(ay)), np.maximum(np.abs(bx), np.abs(by)))
+    tiny = 4.0 * CROSSING_ULPS * np.spacing(np.maximum(scale, 1.0))
+    short = np.hypot(bx - ax, by - ay) <= tiny
+    return short & (tb > np.nextafter(ta, np.inf))
+
+
 def replay_crossings(
     terrain: Terrain,
     barriers: Sequence[Barrier],
@@ -246,6 +258,11 @@ def replay_crossings(
     near = np.zeros(a.size, dtype=bool)
     for box in bbox:
         near |= (hi_x >= box[0]) & (lo_x <= box[1]) & (hi_y >= box[2]) & (lo_y <= box[3])
+    # a path of round-off length crosses nothing: the final state of a rock a net caught lies at
+    # the crossing, a few nanometres behind the crossing sample that follows it
+    # (crossing_points), on either side of the line; only the pair of crossing samples (one unit
+    # in the last place of time apart) crosses over such a distance
+    near &= ~_round_off_path(ax, ay, bx, by, t[a], t[a + 1])
     candidates = a[near]
 
     out_rock: list[np.ndarray] = []
