@@ -24,6 +24,21 @@ def test_probability_classes_from_return_periods():
     assert probability_class(f).tolist() == [0, 1, 2, 3, 3]
 
 
+def test_a_return_period_on_a_class_limit_belongs_to_the_class():
+    """3 of 315 rocks of a source of 0.35 events/year: f = 1/300 per year, summed as
+    0.35 * 3 / 315 = 0.0033333333333333327 (f * 300 just below 1); 6 of 63 rocks of the same
+    source: f = 1/30, 0.35 * 6 / 63 * 30 = 0.9999999999999998; T = 300 y and T = 30 y are low
+    and high probability (T <= 300, T <= 30); 1 % beyond a limit is the next class."""
+    on_300 = 0.35 * 3 / 315
+    on_30 = 0.35 * 6 / 63
+    assert on_300 * 300 < 1.0 and on_30 * 30 < 1.0  # the round-off this is about
+    f = np.array([on_300, on_30, 0.99 / 300, 0.99 / 30])
+    assert probability_class(f).tolist() == [2, 0, 3, 1]
+    # strong intensity with low probability is red
+    zone = hazard_zone(np.array([on_300]), np.array([on_300]), np.array([on_300]))
+    assert zone.tolist() == [3]
+
+
 def test_hand_built_frequencies_and_zones():
     # source 0: f = 0.2 / year, rocks 0..3; source 1: f = 0.01 / year, rocks 4..5
     source = np.array([0, 0, 0, 0, 1, 1])

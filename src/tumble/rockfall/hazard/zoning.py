@@ -154,13 +154,19 @@ def exceedance_frequency(
     return frequencies_from_counts(counts, rock_source, frequency, size, n_levels=1)[0]
 
 
+#: a return period equal to a class limit up to this relative round-off is on the limit: a
+#: frequency summed as ``f_s n_s / N_s`` (``0.35 * 3 / 315``) lands a few units in the last place
+#: on either side of ``1/300``, and ``T <= 300 y`` must hold for it
+BOUNDARY_RTOL = 1e-9
+
+
 def probability_class(frequency: np.ndarray) -> np.ndarray:
     """Column of :data:`ZONE_MATRIX` per cell: 0 high (T <= 30 y), 1 medium (T <= 100 y), 2 low
     (T <= 300 y), 3 residual or none (T > 300 y, or never), with ``T = 1 / frequency``."""
     f = np.asarray(frequency, dtype=np.float64)
     out = np.full(f.shape, 3, dtype=np.int64)
     for column, period in reversed(list(enumerate(RETURN_PERIODS_YEARS))):
-        out[f * period >= 1.0] = column
+        out[f * period >= 1.0 - BOUNDARY_RTOL] = column
     return out
 
 
