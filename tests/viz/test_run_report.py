@@ -594,7 +594,7 @@ def test_how_sure_the_maps_are_shows_the_convergence_record(tmp_path):
     assert page.errors == []
     section = text[text.index("<h2>How sure the maps are</h2>") :]
     section = section[: section.index("<h2>", 5)]
-    assert "With 800 rocks 3987 of 4321 such cells have not all converged." in section
+    assert "With 800 rocks 3987 of 4321 such cells have converged: not all have." in section
     assert "at least 0.02" in section and "within 0.15 of the value" in section
     assert "convergence.max_rocks = 800" in section
     for r in record["rounds"]:
@@ -603,7 +603,7 @@ def test_how_sure_the_maps_are_shows_the_convergence_record(tmp_path):
     fixed = {k: v for k, v in record.items() if k not in ("max_rocks", "rounds")}
     fixed.update(converged=True, cells_converged=4321)
     _, text, _ = report(tmp_path / "fixed", {**summary, "convergence": fixed})
-    assert "With 800 rocks 4321 of 4321 such cells have converged." in text
+    assert "With 800 rocks 4321 of 4321 such cells have converged: all have." in text
     assert "rocks = &quot;auto&quot;" not in text and 'rocks = "auto"' not in text
     plain = {k: v for k, v in summary.items() if k != "convergence"}
     _, text, _ = report(tmp_path / "none", plain)

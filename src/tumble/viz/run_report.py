@@ -176,7 +176,7 @@ def _convergence(summary: Mapping[str, Any]) -> str:
     record = summary.get("convergence")
     if not isinstance(record, Mapping):
         return ""
-    verdict = "have converged" if record.get("converged") else "have not all converged"
+    verdict = "all have" if record.get("converged") else "not all have"
     text = (
         "<h2>How sure the maps are</h2><p class='note'>Every cell has 95 % intervals beside its "
         "value: the reach probability's (Clopper-Pearson 1934, from the cell's count; "
@@ -188,7 +188,7 @@ def _convergence(summary: Mapping[str, Any]) -> str:
         f"lie within {html.escape(str(record.get('target')))} of the value, relative to it "
         f"(converged.tif). With {number(record.get('rocks'))} rocks "
         f"{number(record.get('cells_converged'))} of {number(record.get('cells'))} such cells "
-        f"{verdict}.</p>"
+        f"have converged: {verdict}.</p>"
     )
     rounds = record.get("rounds")
     if isinstance(rounds, list) and rounds:
