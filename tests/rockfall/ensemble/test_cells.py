@@ -194,6 +194,27 @@ def test_fixed_point_mean_is_within_its_resolution_of_the_exact_mean():
     assert np.array_equal(fixed_point(np.array([0.0, 1.0, 2.0**40])), [0, 2**24, 2**62])
 
 
+def test_percentiles_from_bins_never_exceed_the_cell_s_largest_value():
+    """60 rocks over 3000 cells (most cells passed by one rock): a percentile read from the bins
+    never exceeds the cell's exact largest value (a bin's representative lies up to
+    RELATIVE_ERROR above the values in it), and a cell one rock passed has that rock's value."""
+    _, cell, value = random_visits(4, rocks=60, cells=3000)
+    streamed = rasters_from_cells((60, 50), 60, chunk_cells(cell, value), np.array([-1]))
+    one = streamed["passing_count"] == 1
+    assert one.sum() > 500
+    pairs = (
+        ("kinetic_energy_p95", "kinetic_energy_max"),
+        ("kinetic_energy_p99", "kinetic_energy_max"),
+        ("jump_height_p95", "jump_height_max"),
+    )
+    for name, largest in pairs:
+        ok = np.isfinite(streamed[name])
+        assert ok.sum() > 500, name
+        assert np.all(streamed[name][ok] <= streamed[largest][ok]), name
+        both = one & ok
+        assert np.array_equal(streamed[name][both], streamed[largest][both]), name
+
+
 def test_rasters_from_cells_equal_the_exact_reference():
     """Random visits on a 20 x 25 grid: counts, reach probability, deposits and maxima
     bit-identical to rasters_from_visits (the exact reference), the mean within 2^-25 J, the

@@ -114,6 +114,10 @@ def test_interval_rasters_streamed_equal_the_visit_reference():
     p95 = streamed["kinetic_energy_p95"][ok]
     assert np.all(streamed["kinetic_energy_p95_low"][ok] <= p95 * (1 + 1 / 64))
     assert np.all(streamed["kinetic_energy_p95_high"][ok] >= p95 / (1 + 1 / 64))
+    # widened to the bins' edges, but never above the cell's largest value
+    largest = streamed["kinetic_energy_max"][ok]
+    assert np.all(streamed["kinetic_energy_p95_high"][ok] <= largest)
+    assert np.any(streamed["kinetic_energy_p95_high"][ok] == largest)
 
 
 def test_relative_half_width():

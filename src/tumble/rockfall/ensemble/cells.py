@@ -347,11 +347,18 @@ def decode_cells(chunk: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def bin_percentile(cells: np.ndarray, keys: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
+def bin_percentile(
+    cells: np.ndarray,
+    keys: np.ndarray,
+    counts: np.ndarray,
+    q: float,
+    largest: np.ndarray | None = None,
+) -> np.ndarray:
     """Percentile ``q`` (0-100, linear interpolation as numpy's default) of the values of each
     of the sorted ``cells`` from the histogram ``keys`` (``cell * N_BINS + bin``, sorted) and
     ``counts``; NaN for a cell without values. Within :data:`RELATIVE_ERROR` of the exact
-    percentile (module docstring)."""
+    percentile (module docstring). ``largest``: each cell's exact largest value, which then
+    stands for the top rank (a cell of one value gets it exactly) and bounds the result."""
     out = np.full(cells.size, np.nan)
     if keys.size == 0:
         return out
@@ -367,8 +374,13 @@ def bin_percentile(cells: np.ndarray, keys: np.ndarray, counts: np.ndarray, q: f
     # the entry holding the value of rank r (0-based) of its cell: first cumulative count > r
     a = bin_value(keys[np.searchsorted(cumulative, before + lo, side="right")] % N_BINS)
     b = bin_value(keys[np.searchsorted(cumulative, before + hi, side="right")] % N_BINS)
+    at = np.searchsorted(cells, owner[starts])
+    if largest is not None:
+        top = np.asarray(largest, dtype=np.float64)[at]
+        a = np.minimum(np.where(lo == total - 1, top, a), top)
+        b = np.minimum(np.where(hi == total - 1, top, b), top)
     value = np.where(frac >= 0.5, b - (b - a) * (1.0 - frac), a + (b - a) * frac)
-    out[np.searchsorted(cells, owner[starts])] = value
+    out[at] = value
     return out
 
 

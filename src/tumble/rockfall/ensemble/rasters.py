@@ -218,8 +218,10 @@ def rasters_from_visits(
         passing, n_rocks
     )
     low, high = cell_quantile_interval(cells, values[:, Q_ENERGY], 0.95, size)
-    rasters["kinetic_energy_p95_low"] = low * 1e-3
-    rasters["kinetic_energy_p95_high"] = high * 1e-3
+    # widened to the bins' edges, and never above the cell's largest value
+    largest = _cell_max(cells, values[:, Q_ENERGY], size)
+    rasters["kinetic_energy_p95_low"] = np.minimum(low, largest) * 1e-3
+    rasters["kinetic_energy_p95_high"] = np.minimum(high, largest) * 1e-3
     angle = np.full(size, np.nan)
     if visit_angle is not None:
         minima = cell_minima(visit_cell, visit_angle)
@@ -366,9 +368,11 @@ def rasters_from_cells(
         out[at] = values
         return out.reshape(ny_w, nx_w)
 
-    def percentile(name: str, q: float) -> np.ndarray:
+    def percentile(name: str, q: float, largest: np.ndarray) -> np.ndarray:
+        # read from histogram bins, with the cell's exact largest value for its top rank: never
+        # above it, and a cell one rock passed has that rock's value, not its bin's
         keys, counts = merged[f"{name}_bin_key"], merged[f"{name}_bin_count"]
-        return bin_percentile(cells, keys, counts, q)
+        return bin_percentile(cells, keys, counts, q, largest)
 
     passing = grid(count, 0.0)
     deposit = np.bincount(local(deposits), minlength=size).astype(np.float64)
@@ -378,12 +382,12 @@ def rasters_from_cells(
         "deposit_count": deposit.reshape(ny_w, nx_w),
         "kinetic_energy_max": grid(maxima[:, Q_ENERGY] * 1e-3),
         "kinetic_energy_mean": grid(energy_mean(merged) * 1e-3),
-        "kinetic_energy_p95": grid(percentile("energy", 95.0) * 1e-3),
-        "kinetic_energy_p99": grid(percentile("energy", 99.0) * 1e-3),
+        "kinetic_energy_p95": grid(percentile("energy", 95.0, maxima[:, Q_ENERGY]) * 1e-3),
+        "kinetic_energy_p99": grid(percentile("energy", 99.0, maxima[:, Q_ENERGY]) * 1e-3),
         "velocity_max": grid(maxima[:, Q_SPEED]),
         "rotational_velocity_max": grid(maxima[:, Q_ROTATION]),
         "jump_height_max": grid(maxima[:, Q_JUMP]),
-        "jump_height_p95": grid(percentile("jump", 95.0)),
+        "jump_height_p95": grid(percentile("jump", 95.0, maxima[:, Q_JUMP])),
     }
     values["reach_probability_low"], values["reach_probability_high"] = clopper_pearson(
         passing, n_rocks
@@ -391,8 +395,8 @@ def rasters_from_cells(
     low, high = bin_quantile_interval(
         cells, merged["energy_bin_key"], merged["energy_bin_count"], 0.95
     )
-    values["kinetic_energy_p95_low"] = grid(low * 1e-3)
-    values["kinetic_energy_p95_high"] = grid(high * 1e-3)
+    values["kinetic_energy_p95_low"] = grid(np.minimum(low, maxima[:, Q_ENERGY]) * 1e-3)
+    values["kinetic_energy_p95_high"] = grid(np.minimum(high, maxima[:, Q_ENERGY]) * 1e-3)
     angle = np.full(size, np.nan)
     if angles is not None and angles["angle_cell"].size:
         inside = np.isin(angles["angle_cell"], cells)
