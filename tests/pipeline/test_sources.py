@@ -16,6 +16,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 import rasterio
+from scipy.stats import beta
 
 from tumble.cli.main import main
 from tumble.errors import DataError, DemError
@@ -120,6 +121,15 @@ def test_rocks_in_a_polygon_are_those_of_the_trajectories(
         rtol=1e-9,
     )
     assert [r["cells"] for r in rocks] == [len(expected[k]) for k in sorted(expected)]
+    # the place's own reach probability and its Clopper-Pearson interval (scipy's beta)
+    n = json.loads(visits_folder.summary.read_text())["n_rocks"]
+    k = len(expected)
+    assert k > max(len(cells_of.get(c, {})) for c in cells)  # more than the busiest cell's
+    values = record["values"]
+    assert values["reach_probability"] == pytest.approx(k / n, rel=1e-12)
+    assert values["reach_probability_low"] == pytest.approx(beta.ppf(0.025, k, n - k + 1))
+    assert values["reach_probability_high"] == pytest.approx(beta.ppf(0.975, k + 1, n - k))
+    assert record["reach_probability_of"].startswith("the place")
 
 
 def test_a_place_no_rock_reached(visits_folder, capsys):
@@ -138,6 +148,27 @@ def test_a_place_no_rock_reached(visits_folder, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert f"no rock of the run reached it (0 of {n} rocks" in out
+
+
+def test_nodata_cells_are_no_part_of_a_place(visits_folder, kept_visits, tmp_path):
+    """The run's DEM with nodata at the busiest cell: a point there is refused as lying in a
+    nodata area (as a release there is); a 3 x 3 block around it keeps its 8 other cells."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(visits_folder.path, copy)
+    cell = busiest(kept_visits)
+    paths = RunPaths(copy)
+    with rasterio.open(paths.dem, "r+", IGNORE_COG_LAYOUT_BREAK="YES") as dst:
+        heights = dst.read(1)
+        nx, ny = dst.width, dst.height
+        heights[ny - 1 - cell // nx, cell % nx] = dst.nodata if dst.nodata is not None else np.nan
+        dst.write(heights, 1)
+    with pytest.raises(DemError, match="nodata area of the DEM"):
+        sources_at(copy, at=cell_centre(paths, cell))
+    _, ring = square_cells(paths, cell, 1)
+    path = write_polygons(tmp_path / "block.gpkg", [[ring]], {"name": ["b"]}, crs="EPSG:31254")
+    assert sources_at(copy, polygon=path)["cells"] == 8
 
 
 def test_a_place_off_the_dem_is_refused(visits_folder, tmp_path, capsys):

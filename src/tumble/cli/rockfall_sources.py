@@ -89,6 +89,11 @@ def sources_command(args) -> int:
             )
         if len(shown) < len(rocks):
             print(f"    ... and {len(rocks) - len(shown)} more (--rocks 0 or --json lists all)")
+    if record["cells"] > 1:
+        how = "largest value over its cells, each interval that of the value's cell"
+        if record.get("reach_probability_of"):
+            how += "; reach probability of the place: the rocks that passed any of its cells"
+        print(f"  maps ({how}):")
     for name, value in record["values"].items():
         print(f"  {name}: {'n/a' if value is None else format(value, '.4g')}")
     return status

@@ -18,8 +18,11 @@ pixel of it, is refused (:class:`~tumble.errors.DemError`).
   is listed when its reach outline (``reach_outlines.gpkg``, the union of the pixels its rocks
   passed) holds the centre of a cell of the place.
 * ``values``: the run's maps at the place (those of all release areas together): at the
-  point's cell, or the largest over the polygon's cells (the smallest for the lower interval
-  bounds and the energy-line angle).
+  point's cell, or the largest over the polygon's cells (the smallest energy-line angle), each
+  interval's bounds those of the cell of its value. With the visits, a polygon's
+  ``reach_probability`` is the place's own: the share of the rocks that passed any of its cells,
+  with its Clopper-Pearson interval (``reach_probability_of`` says so). Nodata cells of the DEM
+  are no part of a place, and a place with no other cell is refused.
 * ``reached``: whether any rock of the run passed a cell of the place (``passing_count``); when
   none did, the reach probability is 0 with the Clopper-Pearson upper bound of 0 of ``n_rocks``
   rocks (``1 - 0.025^(1/n)``) as ``reach_probability_high``.
@@ -120,6 +123,14 @@ def sources_at(
         assert polygon is not None
         cells = _polygon_cells(grid, Path(polygon))
         described = f"polygon {Path(polygon).name}"
+    # the run knows nothing of nodata cells: a place there is refused, as a release there is
+    on_data = np.isfinite(_read_cells(paths.dem, grid, cells))
+    if not on_data.any():
+        raise DemError(
+            f"the {described} lies in a nodata area of the DEM of {paths.path}: no rock can "
+            "reach it and the run's maps hold no value there; give a place on the DEM's data"
+        )
+    cells = cells[on_data]
     reached_cells = _passed(paths, grid, cells)
     record: dict[str, Any] = {
         "place": described,
@@ -145,6 +156,19 @@ def sources_at(
         rocks = _rocks(paths.visits, cells)
         record["rocks"] = rocks
         record["sources"] = _sources_of_rocks(rocks, info)
+        if cells.size > 1:
+            # the place's own reach probability: the share of the rocks that passed any of its
+            # cells, with its own interval (not the busiest cell's)
+            from tumble.rockfall.ensemble.intervals import clopper_pearson
+
+            n_rocks = int(paths.read_json(paths.summary)["n_rocks"])
+            bounds = clopper_pearson(np.array([float(len(rocks))]), n_rocks)
+            record["values"].update(
+                reach_probability=len(rocks) / n_rocks,
+                reach_probability_low=float(bounds[0][0]),
+                reach_probability_high=float(bounds[1][0]),
+            )
+            record["reach_probability_of"] = "the place (rocks that passed any of its cells)"
     else:
         record["note"] = NO_VISITS
         record["sources"] = _sources_of_outlines(paths, grid, cells, info)
@@ -223,17 +247,28 @@ def _passed(paths: layout.RunPaths, grid: _Grid, cells: np.ndarray) -> np.ndarra
 
 
 def _values(paths: layout.RunPaths, grid: _Grid, cells: np.ndarray) -> dict[str, float | None]:
-    """The largest value of each of :data:`PLACE_RASTERS` over the cells of the place (the
-    smallest of the lower bounds and of the energy-line angle)."""
+    """Each of :data:`PLACE_RASTERS` at the place: over several cells the largest value (the
+    smallest energy-line angle), and an interval's bounds those of the cell of that value (an
+    interval of one cell, not bounds gathered from several)."""
     out: dict[str, float | None] = {}
+    at: dict[str, int | None] = {}
     for name in PLACE_RASTERS:
         path = paths.raster(name)
         if not path.is_file():
             continue
         values = _read_cells(path, grid, cells)
-        finite = values[np.isfinite(values)]
-        low = name.endswith("_low") or name == "energy_line_angle"
-        out[name] = None if finite.size == 0 else float(finite.min() if low else finite.max())
+        base = name.removesuffix("_low").removesuffix("_high")
+        if base != name and at.get(base) is not None:
+            value = values[at[base]]
+            out[name] = float(value) if np.isfinite(value) else None
+            continue
+        finite = np.isfinite(values)
+        if not finite.any():
+            out[name], at[name] = None, None
+            continue
+        pick = np.where(finite, values, np.inf if name == "energy_line_angle" else -np.inf)
+        k = int(np.argmin(pick) if name == "energy_line_angle" else np.argmax(pick))
+        out[name], at[name] = float(values[k]), k
     return out
 
 
