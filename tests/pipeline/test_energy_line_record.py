@@ -28,7 +28,8 @@ def test_rocks_at_rest_below_the_lowest_observed_angle_are_counted_and_flagged(t
     record = outcome.summary["energy_line"]
     table = pacsv.read_csv(tmp_path / "r" / "deposits.csv").to_pydict()
     angle = np.array(table["energy_line_angle_deg"], dtype=float)
-    at_rest = angle[np.array(table["status"]) == "stopped"]
+    started = np.array(table["runout_m"], dtype=float) >= 2.0
+    at_rest = angle[(np.array(table["status"]) == "stopped") & started]
     below = int(np.sum(at_rest < LOWEST_OBSERVED_DEG))
     assert record["rocks_at_rest"] == at_rest.size > 0
     assert record["rocks_at_rest_below_lowest_observed"] == below > 0
@@ -37,7 +38,7 @@ def test_rocks_at_rest_below_the_lowest_observed_angle_are_counted_and_flagged(t
         assert record["deposit_angle_percentiles_deg"][f"p{q}"] == expected
     assert record["min_deposit_angle_deg"] == at_rest.min()
     [warning] = [w for w in outcome.warnings if "energy-line angle of 27.5" in w]
-    assert f"{below} of the {at_rest.size} rocks at rest" in warning
+    assert f"{below} of the {at_rest.size} rocks at rest beyond 2 m of their release" in warning
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["energy_line"] == record
     report = (tmp_path / "r" / "report.html").read_text()
@@ -48,8 +49,8 @@ def test_rocks_held_next_to_their_release_are_counted_and_flagged(tmp_path):
     """Flat boxes (0.4 x 0.3 x 0.2 m) released at rest just above a 40 degree plane slide
     instead of tumbling and the lu2019 soil holds them (mu_max 2 > tan 40 deg,
     docs/reach_and_start.md): the record counts the rocks at rest within 2 m of their release,
-    recomputed from deposits.csv, and the run warns; EOTA111 blocks, which tumble, give no
-    warning."""
+    recomputed from deposits.csv, and the run warns; the energy-line record leaves them out;
+    EOTA111 blocks, which tumble, give no warning."""
     x = np.arange(61.0)
     z = (60.0 - x) * math.tan(math.radians(40.0))
     Terrain.from_array(np.broadcast_to(z, (41, 61)), y0=-20.0, dx=1.0).write(tmp_path / "d.tif")
@@ -70,6 +71,8 @@ def test_rocks_held_next_to_their_release_are_counted_and_flagged(tmp_path):
         stopped = np.array(table["status"]) == "stopped"
         near = int(np.sum(stopped & (np.array(table["runout_m"], dtype=float) < 2.0)))
         assert record == {"within_m": 2.0, "rocks": near, "share": near / 20}
+        # the rocks held there have no reach: the energy-line record leaves them out
+        assert outcome.summary["energy_line"]["rocks_at_rest"] == int(stopped.sum()) - near
         warned = [w for w in outcome.warnings if "within 2 m of their release point" in w]
         assert len(warned) == (1 if near > 0 else 0)
         records[name] = record

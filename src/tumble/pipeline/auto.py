@@ -102,12 +102,20 @@ def carry_chunks(
     return taken
 
 
+#: a rock at rest closer than this to its release point (horizontally) has not really started
+NEAR_RELEASE_M = 2.0
+#: the share of such rocks above which a run warns
+NEAR_RELEASE_SHARE = 0.01
+
+
 def energy_line_record(result: Any) -> dict[str, Any]:
     """``summary.json["energy_line"]``: the smallest energy-line angle of the map (degrees, over
     every cell a rock reached) and of the rocks' final points (release to stop, over the rocks
     at rest) with their 1st, 5th and 50th percentiles, beside the geometric method's usual range
     and the lowest angle field records show (:data:`LOWEST_OBSERVED_DEG`), with the number of
-    rocks at rest below it."""
+    rocks at rest below it. A rock at rest within :data:`NEAR_RELEASE_M` of its release has no
+    reach to speak of (its angle is that of a few decimetres: ``stopped_near_release`` counts
+    it) and is left out."""
     rasters = result.rasters
     name = "energy_line_angle"
     grid = np.asarray(
@@ -116,7 +124,8 @@ def energy_line_record(result: Any) -> dict[str, Any]:
     )
     angles = np.asarray(result.rocks["energy_line_angle_deg"], dtype=np.float64)
     stopped = np.asarray(result.rocks["status"]) == "stopped"
-    at_rest = angles[stopped & np.isfinite(angles)]
+    started = np.asarray(result.rocks["runout_m"], dtype=np.float64) >= NEAR_RELEASE_M
+    at_rest = angles[stopped & started & np.isfinite(angles)]
     percentiles = (
         {f"p{q}": float(np.percentile(at_rest, q)) for q in (1, 5, 50)} if at_rest.size else None
     )
@@ -125,6 +134,7 @@ def energy_line_record(result: Any) -> dict[str, Any]:
         "min_deposit_angle_deg": float(at_rest.min()) if at_rest.size else None,
         "deposit_angle_percentiles_deg": percentiles,
         "rocks_at_rest": int(at_rest.size),
+        "beyond_m": NEAR_RELEASE_M,
         "geometric_range_deg": list(GEOMETRIC_RANGE_DEG),
         "geometric_source": GEOMETRIC_SOURCE,
         "lowest_observed_deg": LOWEST_OBSERVED_DEG,
@@ -140,7 +150,8 @@ def energy_line_warning(record: dict[str, Any]) -> str | None:
     if not below:
         return None
     return (
-        f"{below} of the {total} rocks at rest ({100.0 * below / total:.1f} %) stopped below an "
+        f"{below} of the {total} rocks at rest beyond {NEAR_RELEASE_M:g} m of their release "
+        f"({100.0 * below / total:.1f} %) stopped below an "
         f"energy-line angle of {LOWEST_OBSERVED_DEG} degrees from their release (smallest "
         f"{record['min_deposit_angle_deg']:.1f} degrees), the lowest reach field records show "
         f"({LOWEST_OBSERVED_SOURCE}): the soil may let rocks run further than observed "
@@ -148,12 +159,6 @@ def energy_line_warning(record: dict[str, Any]) -> str | None:
         "(the default medium carries that of Lu et al. 2019, which shortens the reach on real "
         "terrain: docs/reach_and_start.md)"
     )
-
-
-#: a rock at rest closer than this to its release point (horizontally) has not really started
-NEAR_RELEASE_M = 2.0
-#: the share of such rocks above which a run warns
-NEAR_RELEASE_SHARE = 0.01
 
 
 def near_release_record(result: Any) -> dict[str, Any]:

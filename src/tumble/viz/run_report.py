@@ -228,7 +228,8 @@ def _energy_line_field(record: Mapping[str, Any]) -> str:
     if lowest is None or not isinstance(q, Mapping):
         return ""
     return (
-        "<p class='note'>Rocks at rest, energy-line angle from release to stop: 1st percentile "
+        f"<p class='note'>Rocks at rest beyond {number(record.get('beyond_m', 2.0))} m of their "
+        "release, energy-line angle from release to stop: 1st percentile "
         f"{number(q.get('p1'))}, 5th {number(q.get('p5'))}, median {number(q.get('p50'))} "
         f"degrees. {number(record.get('rocks_at_rest_below_lowest_observed'))} of "
         f"{number(record.get('rocks_at_rest'))} rocks at rest lie below {number(lowest)} degrees, "
