@@ -217,6 +217,29 @@ def test_the_net_s_line_replayed_as_an_observation_line_crosses_once_per_rock(ne
         np.testing.assert_allclose(replayed[name], ran[name][at_net], rtol=0, atol=1e-9)
 
 
+def test_lines_replayed_below_the_run_s_net_are_flagged_as_lower_bounds(net_run, tmp_path):
+    """A weaker net and the line below it replayed on a run whose own net caught rocks: the
+    rocks the run's net caught have no trajectory beyond it, so the replay names how many
+    (the run's caught crossings of the kept rocks) and says the lines below are lower bounds;
+    the line below sees no more rocks than in the run."""
+    _, outcome = net_run
+    ran = _table(RunPaths(outcome.folder).crossings)
+    caught = int(np.sum((ran["barrier"] == "net") & (ran["outcome"] == "caught")))
+    assert caught > 0
+    entries = [
+        {"name": "weak", "line": [[40.0, -19.0], [40.0, 19.0]], "height": 0.5, "capacity": 10.0},
+        {"name": "below", "line": [[60.0, -19.0], [60.0, 19.0]]},
+    ]
+    replay = replay_barriers(outcome.folder, entries, tmp_path / "replay", figures=False)
+    assert replay.report["caught_by_run_nets"] == {"net": caught}
+    [flag] = [w for w in replay.warnings if "caught" in w and "lower bounds" in w]
+    assert f"caught {caught} of the 12 rocks" in flag and "'net' (" in flag
+    assert not any("as without the net" in w for w in replay.warnings)
+    replayed = _table(tmp_path / "replay" / "crossings.parquet")
+    below = set(replayed["rock"][replayed["barrier"] == "below"].tolist())
+    assert below <= set(ran["rock"][ran["barrier"] == "below"].tolist())
+
+
 def test_with_fewer_kept_rocks_the_replay_gives_the_run_s_statistics_of_those_rocks(
     net_run_sampled, tmp_path
 ):

@@ -7,10 +7,11 @@ the statistics and design values of a run (:func:`tumble.rockfall.hazard.design.
 with the run's ``[design]`` factors and seed). Written to ``out``::
 
     barriers.json          {"barriers": [...], "n_rocks", "rocks_released", "share", "rocks",
-                            "sample", "sample_interval_s", "crossings_exact", "warnings",
-                            "source"}: one entry per barrier (the keys of
-                            summary.json["barriers"]), the rocks replayed and how the run chose
-                            them (summary.json["trajectories"] without its list of rocks)
+                            "sample", "sample_interval_s", "crossings_exact",
+                            "caught_by_run_nets", "warnings", "source"}: one entry per
+                            barrier (the keys of summary.json["barriers"]), the rocks replayed
+                            and how the run chose them (summary.json["trajectories"] without
+                            its list of rocks), how many of them the run's nets caught
     crossings.parquet      one row per crossing (the columns of a run's crossings.parquet)
     figures/barrier_<name>_exceedance.png, figures/barrier_<name>_along.png
     provenance.json        version, the run folder and the SHA-256 of its trajectories
@@ -29,7 +30,10 @@ energies and heights equal to round-off) and the design values of the run's cros
 rocks (``crossings_exact``). Other lines are crossed between samples up to
 ``output.trajectory_every`` steps apart: the state there is interpolated linearly (heights and
 energies approximate, bounces between samples missed), which a warning says; a net given here
-acts at its first crossing only.
+acts at its first crossing only. A rock one of the run's own nets caught has no trajectory
+beyond it: when new lines are replayed on a run whose nets caught kept rocks, a warning names
+them (``caught_by_run_nets``), since what lies below those nets is seen only through the rocks
+they let pass.
 
 Uphill sides: the run's own barriers keep the side the run decided (``geometry.json``); a new
 line gets its ``uphill`` key, or the side of the run's release decided from the release
@@ -101,6 +105,25 @@ def _starts(samples: dict[str, np.ndarray]) -> np.ndarray:
     rock = np.asarray(samples["rock"])
     first = np.flatnonzero(np.r_[True, rock[1:] != rock[:-1]])[: rock.size]
     return np.column_stack([np.asarray(samples[c])[first] for c in ("x", "y")])
+
+
+def _caught_by_run_nets(
+    paths: layout.RunPaths, geometry: dict[str, Any], rocks: np.ndarray
+) -> dict[str, int]:
+    """Per net of the run, how many of ``rocks`` it caught (the run's ``crossings.parquet``);
+    empty for a run without nets or crossings."""
+    if not any(b.kind == "net" for b in barriers_from_geometry(geometry)):
+        return {}
+    if not paths.crossings.is_file():
+        return {}
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(paths.crossings, columns=["rock", "barrier", "outcome"])
+    rock = np.asarray(table.column("rock"))
+    barrier = np.asarray(table.column("barrier")).astype(str)
+    caught = (np.asarray(table.column("outcome")).astype(str) == "caught") & np.isin(rock, rocks)
+    names, counts = np.unique(barrier[caught], return_counts=True)
+    return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
 
 
 def replay_barriers(
@@ -216,10 +239,22 @@ def replay_barriers(
             f"the kept trajectories of rock(s) {differ[:10]} do not reproduce the crossings the "
             "run recorded for them (summary.json): their replayed crossings are approximate"
         )
+    held = _caught_by_run_nets(paths, geometry, stored) if entries else {}
+    if held:
+        total = sum(held.values())
+        named = ", ".join(f"{name!r} ({count})" for name, count in held.items())
+        warnings.append(
+            f"the run's own net(s) caught {total} of the {n_rocks} rocks replayed here: {named}; "
+            "their kept trajectories end at that net, so a line below it sees only the rocks the "
+            "run's net let pass, and its counts, energies and design values are lower bounds; "
+            "replay on a run whose nets are observation lines (no height or capacity), or run "
+            "again with these barriers"
+        )
     if any(b.kind == "net" for b in barriers) and entries:
+        below = "the rocks move as the run simulated them" if held else "as without the net"
         warnings.append(
             "a net replayed on trajectories simulated without it acts at its first crossing "
-            "only: below it the rocks move as without the net (the residual hazard needs a run)"
+            f"only: below it {below} (the residual hazard needs a run)"
         )
     sample = {k: v for k, v in kept.items() if k != "rocks"} if kept else None
     report = {
@@ -231,6 +266,7 @@ def replay_barriers(
         "sample": sample,
         "sample_interval_s": interval,
         "crossings_exact": exact,
+        "caught_by_run_nets": held,
         "warnings": warnings,
         "barriers": stats,
     }
