@@ -254,6 +254,9 @@ def test_a_minority_on_the_protected_side_is_decided_and_warned(slope):
     [warning] = site.warnings
     assert "barrier 'cut'" in warning and "protected side (right" in warning
     assert "upslope" in warning
+    # the same side given: the same warning about the 20 % on the protected side
+    given = build_barriers([{**entry, "uphill": "left"}], slope, release=_release(polygon=square))
+    assert list(given.warnings) == [warning]
 
 
 def test_uphill_given_against_the_release_is_warned(slope):

@@ -260,13 +260,15 @@ def _decide_side(
     seen = "seen along the line from its first point to its last"
     if given is not None:
         warnings = []
+        other = "right" if given == "left" else "left"
         if shares[given] < 0.5:
-            other = "right" if given == "left" else "left"
             warnings.append(
                 f"{where}: uphill = {given!r} is given, but only {percent(shares[given])} of the "
                 f"release lies on its {given} ({percent(shares[other])} on its {other}, {seen}); "
                 "crossings of rocks from the other side count as upslope"
             )
+        elif shares[other] > 0.0:
+            warnings.append(_protected_side_warning(where, other, shares[other], seen))
         return BarrierSide(given, given_from, left, right), warnings
     side = uphill_side((left, right))
     if side is None:
@@ -283,12 +285,17 @@ def _decide_side(
     other = "right" if side == "left" else "left"
     warnings = []
     if shares[other] > 0.0:
-        warnings.append(
-            f"{where}: {percent(shares[other])} of the release lies on its protected side "
-            f"({other}, {seen}); rocks released there that cross it count as upslope and are "
-            "not in its design values, and a net does not act on them"
-        )
+        warnings.append(_protected_side_warning(where, other, shares[other], seen))
     return BarrierSide(side, "release", left, right), warnings
+
+
+def _protected_side_warning(where: str, side: str, share: float, seen: str) -> str:
+    """Part of the release lies on the protected ``side`` of a barrier."""
+    return (
+        f"{where}: {percent(share)} of the release lies on its protected side ({side}, {seen}); "
+        "rocks released there that cross it count as upslope and are not in its design values, "
+        "and a net does not act on them"
+    )
 
 
 def build_barriers(
