@@ -13,7 +13,14 @@ from tumble.rockfall.forest import Forest, rock_diameter, rock_keys, stem_capaci
 from tumble.rockfall.release import Release
 from tumble.rockfall.step.model import S_R, S_V, STATE_SIZE
 from tumble.rockfall.step.trees import (
+    F_DEPTH,
+    F_ENERGY,
     F_IMPACTS,
+    F_STEM_R,
+    F_STEM_X,
+    F_STEM_Y,
+    F_X,
+    F_Y,
     N_FOREST,
     forest_step,
     impact,
@@ -127,6 +134,56 @@ def test_single_trees_and_the_equivalent_stand_meet_the_rock_as_often():
     # both Poisson counts of the same mean: within 4 sd of it, and of each other
     assert abs(single - expected) < 4.0 * math.sqrt(expected)
     assert abs(inventory - expected) < 4.0 * math.sqrt(expected)
+
+
+def _stand_step(forest, state, fstate, diameter=1.0, mass=1000.0):
+    params, density, dbh, factor, xy, tdbh, tfactor, start = forest.pack()
+    heights = np.ascontiguousarray(FLAT.heights)
+    grid = np.array([FLAT.x0, FLAT.y0, FLAT.dx, FLAT.dy])
+    cells = np.zeros(0, dtype=np.int64)
+    broken = np.zeros(0, dtype=np.bool_)
+    forest_step(
+        params, density, dbh, factor, xy, tdbh, tfactor, start, heights, grid, state,
+        mass, diameter, np.uint64(7), fstate, broken, cells,
+    )  # fmt: skip
+
+
+def test_a_stand_s_stem_that_held_holds_the_rock_leaning_on_it():
+    """An impact in a stand (the encounter depth used up) on a rock moving along x at 5 m/s:
+    the stem holds (12.5 kJ < FE(30 cm)) and stays (D + d) / 2 = 0.65 m from the rock's centre,
+    where the drawn impact position puts it. Pushed on towards it (as gravity would push a rock
+    that leans on it), the rock is held again: its motion towards the stem is taken, its motion
+    along the stem kept, and no new impact is counted; once its centre lies beyond 0.65 m of the
+    axis the stem is gone."""
+    forest = Forest.stand(FLAT, 500.0, 30.0)
+    state = _moving(5.0, 0.0)
+    state[S_R : S_R + 3] = (100.0, 0.0, 0.5)
+    fstate = np.zeros(N_FOREST)
+    start_forest(state, np.uint64(7), fstate)
+    fstate[F_DEPTH] = 1e-9  # the next step meets a stem
+    state[S_R] += 0.01
+    _stand_step(forest, state, fstate)
+    assert fstate[F_IMPACTS] == 1 and fstate[F_STEM_R] == pytest.approx(0.65)
+    axis = np.array([fstate[F_STEM_X], fstate[F_STEM_Y]])
+    assert np.hypot(*(axis - state[S_R : S_R + 2])) == pytest.approx(0.65, rel=1e-12)
+    taken = fstate[F_ENERGY]
+    assert taken > 0.0
+    # pushed 1 cm on towards the stem with 1 m/s along x and 0.5 m/s across
+    state[S_R : S_R + 2] += 0.01 * (axis - state[S_R : S_R + 2]) / 0.65
+    state[S_V : S_V + 2] = (1.0, 0.5)
+    depth = fstate[F_DEPTH]
+    _stand_step(forest, state, fstate)
+    normal = (state[S_R : S_R + 2] - axis) / np.hypot(*(state[S_R : S_R + 2] - axis))
+    assert state[S_V] * normal[0] + state[S_V + 1] * normal[1] == pytest.approx(0.0, abs=1e-12)
+    assert fstate[F_IMPACTS] == 1 and fstate[F_ENERGY] > taken
+    assert fstate[F_DEPTH] == depth  # held: no encounter drawn meanwhile
+    # moved out of the stem's reach: forgotten
+    state[S_R : S_R + 2] = axis + 0.7 * normal
+    state[S_V : S_V + 2] = -normal
+    fstate[F_DEPTH] = 1e9
+    _stand_step(forest, state, fstate)
+    assert fstate[F_STEM_R] == 0.0 and fstate[F_IMPACTS] == 1
+    assert (fstate[F_X], fstate[F_Y]) == tuple(state[S_R : S_R + 2])
 
 
 def test_rock_diameter_is_that_of_the_sphere_of_equal_volume():

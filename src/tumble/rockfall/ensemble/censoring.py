@@ -39,6 +39,29 @@ def format_percent(fraction: float | None) -> str:
     return f"{text} %"
 
 
+#: a rock still moving at t_max slower than this, m/s, rolls on steadily rather than running
+#: out: raising t_max only prolongs its roll
+SLOW_SPEED = 2.0
+
+
+def _timed_out_advice(speeds: Mapping[str, Any] | None) -> str:
+    """What to do about the rocks still moving at t_max: raise it, unless some of them move
+    slower than :data:`SLOW_SPEED` (a steady roll on a slope the soil's rolling resistance does
+    not stop, which a longer t_max only prolongs)."""
+    if not speeds or not speeds.get("slow"):
+        return "raise t_max"
+    said = f"{int(speeds['slow'])} of them move slower than {speeds['slow_below_ms']:g} m/s"
+    if speeds.get("p50") is not None:
+        said += f" (median speed of all {speeds['p50']:.2g} m/s)"
+    return (
+        f"{said}: a rock that rolls on slowly keeps its speed where the slope is steeper than "
+        "its soil's rolling resistance and its impacts can stop, and a longer t_max only lets "
+        "it roll further; the rolling resistance (soil rolling_resistance, tumble rockfall "
+        "soils) decides where such rocks stop (docs/reach_and_start.md, 'Rocks that roll on'); "
+        "raise t_max for the faster ones"
+    )
+
+
 def censoring_warnings(summary: dict, exits: Mapping[str, np.ndarray] | None = None) -> list[str]:
     """What the statistics of a run do not show, in sentences for the screen and the report:
     rocks that left the DEM (per kind of exit when the summary has ``exits``:
@@ -59,7 +82,7 @@ def censoring_warnings(summary: dict, exits: Mapping[str, np.ndarray] | None = N
         warnings.append(
             f"{format_percent(f['timed_out'])} of the rocks were still moving at t_max = "
             f"{summary['t_max']:g} s: their run-out is a lower bound and they are not deposits; "
-            "raise t_max"
+            + _timed_out_advice(summary.get("timed_out_speed_ms"))
         )
     if f["failed"] > 0:
         warnings.append(

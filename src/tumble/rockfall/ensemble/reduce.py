@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
-from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
+from tumble.rockfall.ensemble.censoring import SLOW_SPEED, censoring_warnings, format_percent
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
@@ -70,7 +70,7 @@ from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
 from tumble.rockfall.ensemble.tables import forest_summary
 from tumble.rockfall.exits import exit_summary, exit_table
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus
-from tumble.rockfall.step.model import S_R, STATE_SIZE
+from tumble.rockfall.step.model import S_R, S_V, STATE_SIZE
 from tumble.rockfall.step.nets import N_XCOLS
 
 if TYPE_CHECKING:
@@ -269,6 +269,7 @@ class RunReduction:
             for name in ("status", "steps", "contact_steps", "pgs_caps")
         }
         self._position = np.full((n, 3), np.nan)
+        self._speed_end = np.full(n, np.nan)
         self._maxima = np.full((n, N_MAXIMA), np.nan)
         self._path = np.zeros((n, 4, 3))
         self._crossings: list[tuple[int, np.ndarray, np.ndarray]] = []
@@ -324,6 +325,7 @@ class RunReduction:
             column[rock] = chunk[name]
         final = np.asarray(chunk["final_state"])
         self._position[rock] = final[:, S_R : S_R + 3]
+        self._speed_end[rock] = np.linalg.norm(final[:, S_V : S_V + 3], axis=1)
         left = np.asarray(chunk["status"]) == int(RockStatus.LEFT_DOMAIN)
         if left.any():
             self._left.append((rock[left], final[left]))
@@ -426,6 +428,15 @@ class RunReduction:
             "std": float(lateral.std()) if lateral.size else None,
             "p95": float(np.percentile(offsets, 95)) if offsets.size else None,
         }
+        timed_out = status == int(RockStatus.TIMED_OUT)
+        if timed_out.any():
+            # how fast the rocks still moving at t_max move: slow ones roll on steadily
+            speed = self._speed_end[timed_out]
+            summary["timed_out_speed_ms"] = {
+                **_stats(speed, (50, 95)),
+                "slow_below_ms": SLOW_SPEED,
+                "slow": int(np.sum(speed < SLOW_SPEED)),
+            }
         summary["fractions"] = {
             "stopped": float(np.mean(stopped)),
             "left_domain": float(np.mean(status == int(RockStatus.LEFT_DOMAIN))),

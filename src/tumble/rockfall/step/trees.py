@@ -40,9 +40,11 @@ P_MODE, P_STEM_HEIGHT, P_MAX_DBH = range(3)
 N_PARAMS = 3
 #: forest modes: none, stands from inventory rasters, single trees
 MODE_NONE, MODE_STAND, MODE_TREES = 0, 1, 2
-#: the per-rock forest state
+#: the per-rock forest state; in a stand also the stem of its last impact that held it, its
+#: axis (F_STEM_X, F_STEM_Y), reach ``(D + d) / 2`` (F_STEM_R, 0 for none) and capacity (J)
 F_DEPTH, F_IMPACTS, F_ENERGY, F_DRAWS, F_X, F_Y = range(6)
-N_FOREST = 6
+F_STEM_X, F_STEM_Y, F_STEM_R, F_STEM_CAPACITY = range(6, 10)
+N_FOREST = 10
 
 #: Dorren & Berger (2006): energy a stem dissipates, ``FE = FE_COEFF * DBH^FE_EXPONENT`` J, DBH cm
 FE_COEFF = 38.7
@@ -126,6 +128,41 @@ def _draw(key: np.uint64, fstate: np.ndarray) -> float:
 
 
 @jit_leaf
+def _held(
+    state: np.ndarray,
+    mass: float,
+    x: float,
+    y: float,
+    fstate: np.ndarray,
+    heights: np.ndarray,
+    stem_height: float,
+    u: float,
+    v: float,
+) -> bool:
+    """In a stand, the stem of the rock's last impact that held it, as a single tree is: while
+    the rock's centre lies within its reach and below the crowns and approaches the stem, the
+    stem takes the normal component again (the rock leans on it: no new impact); True when it
+    did. The stem is forgotten once the rock has left its reach, or broke it."""
+    dx = x - fstate[F_STEM_X]
+    dy = y - fstate[F_STEM_Y]
+    reach = fstate[F_STEM_R]
+    d2 = dx * dx + dy * dy
+    if d2 >= reach * reach or d2 == 0.0:
+        fstate[F_STEM_R] = 0.0
+        return False
+    if not _below_crowns(heights, stem_height, u, v, state[S_R + 2]):
+        return False
+    dist = math.sqrt(d2)
+    taken = impact(state, mass, dx / dist, dy / dist, fstate[F_STEM_CAPACITY])
+    if taken == 0.0:
+        return False
+    fstate[F_ENERGY] += abs(taken)
+    if taken < 0.0:
+        fstate[F_STEM_R] = 0.0
+    return True
+
+
+@jit_leaf
 def start_forest(state: np.ndarray, key: np.uint64, fstate: np.ndarray) -> None:
     """The forest state of a rock at its release: no impact yet, the stem-encounter depth to
     its first impact drawn (exponential of mean 1), its centre noted."""
@@ -172,6 +209,8 @@ def forest_step(
     mode = int(params[P_MODE])
     stem_height = params[P_STEM_HEIGHT]
     if mode == MODE_STAND:
+        if fstate[F_STEM_R] > 0.0 and _held(state, mass, x, y, fstate, heights, stem_height, u, v):
+            return
         cell = sample_cell(nx_, ny_, u, v)
         if cell < 0 or not density[cell] > 0.0:
             return
@@ -194,8 +233,16 @@ def forest_step(
         along = math.sqrt(1.0 - b * b)
         nx = -along * ux - side * b * uy
         ny = -along * uy + side * b * ux
-        taken = impact(state, mass, nx, ny, stem_capacity(stem, factor[cell]))
+        capacity = stem_capacity(stem, factor[cell])
+        taken = impact(state, mass, nx, ny, capacity)
         _record(fstate, impact_cell, cell, taken)
+        if taken > 0.0:
+            # the stem stood: it stays where the rock met it, at (D + d) / 2 behind its centre
+            reach = 0.5 * (stem + diameter)
+            fstate[F_STEM_X] = x - nx * reach
+            fstate[F_STEM_Y] = y - ny * reach
+            fstate[F_STEM_R] = reach
+            fstate[F_STEM_CAPACITY] = capacity
         return
     if mode != MODE_TREES:
         return
