@@ -26,7 +26,7 @@ def test_soils_lists_each_spread_with_its_source(capsys):
     assert rows["lu2019"]["uncertainty"] == [] and rows["lu2019"]["spread"] == {}
     assert rows["medium"]["uncertainty"] == ["category", "sets"]
     assert rows["medium"]["spread"] == {"scar_strength": [15000.0, 60000.0]}
-    assert [s["scar_strength"] for s in rows["medium"]["sets"]] == [15000.0, 60000.0]
+    assert [s["scar_strength"] for s in rows["medium"]["sets"]] == [15000.0, 15000.0, 60000.0]
     assert rows["medium"]["spread_source"] == CATALOGUE["medium"].spread_source
     veg = rows["authume_vegetated"]
     assert veg["uncertainty"] == ["sets"] and len(veg["sets"]) == 3

@@ -100,6 +100,13 @@ LU_SCAR_CS = 1.5
 #: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`: Lu et al.'s 15 MN/m^2, and
 #: 60 MN/m^2): the spread of ``medium``
 MEDIUM_SCAR_RANGE = (LU_SCAR_STRENGTH, 60000.0)
+#: the soil zone's strength in each of the first stage's three equivalent sets, in their order
+#: (the best, the vegetated friction factor 1.25, Me 60 MN/m^2): two of three have 15 MN/m^2
+MEDIUM_SCAR_SETS = (LU_SCAR_STRENGTH, LU_SCAR_STRENGTH, 60000.0)
+#: the calibration's combined sets: the first stage's 3 (P1) each with the second stage's 2
+#: (P2, the Red zone's mu_r), the first stage's outermost
+#: (:data:`tumble.validation.authume.CALIBRATION_EQUIVALENT`)
+AUTHUME_JOINT_SETS = 6
 #: the rolling resistance of the Authume rocky zone (Red), best first, and the range they span:
 #: the second stage of the calibration, on P2 (:data:`tumble.validation.authume.ROCKY_EQUIVALENT`)
 AUTHUME_ROCKY_ROLLING_RESISTANCE = (0.2, 0.15)
@@ -122,6 +129,11 @@ class SoilPreset:
     tell apart, each complete like ``values``, drawn with equal weight (``uncertainty =
     "sets"``); ``spread_source`` says where either comes from. A preset without a spread is a
     single value: its source gives none.
+
+    Sets of one calibration are joint: ``set_joint`` is the number of the calibration's
+    combined sets (0: this preset's own number) and ``set_stride`` how many of them follow
+    each other with the same set of this preset, so that a rock's set of every preset is that
+    of one combined set (:func:`tumble.rockfall.site.soil_uncertainty.set_index`).
     """
 
     values: dict[str, float]
@@ -130,6 +142,8 @@ class SoilPreset:
     spread: dict[str, tuple[float, float]] = field(default_factory=dict)
     sets: tuple[dict[str, float], ...] = ()
     spread_source: str = ""
+    set_stride: int = 1
+    set_joint: int = 0
 
     def __post_init__(self) -> None:
         for name, bounds in self.spread.items():
@@ -143,6 +157,9 @@ class SoilPreset:
                 raise ValueError("every equivalent set must give the same fields as the values")
         if (self.spread or self.sets) and not self.spread_source:
             raise ValueError("a spread needs its source (spread_source)")
+        joint = self.set_joint or len(self.sets) * self.set_stride
+        if self.sets and (self.set_stride < 1 or joint % (len(self.sets) * self.set_stride)):
+            raise ValueError("set_joint must be a multiple of the sets times set_stride")
 
 
 #: Source of the Authume categories: the calibration on profile P1 of the Authume quarry tests
@@ -217,7 +234,9 @@ CATALOGUE = {
         "point, docs/validation_authume.md)",
         "a medium soil in which a landing rock ploughs a scar; the default",
         spread={"scar_strength": MEDIUM_SCAR_RANGE},
-        sets=tuple(_medium(me) for me in MEDIUM_SCAR_RANGE),
+        sets=tuple(_medium(me) for me in MEDIUM_SCAR_SETS),
+        set_stride=2,
+        set_joint=AUTHUME_JOINT_SETS,
         spread_source=AUTHUME_SPREAD_SOURCE + "; the friction is Lu et al.'s single set",
     ),
     "lu2019": SoilPreset(
@@ -251,6 +270,8 @@ CATALOGUE = {
             _authume(1.5, drag=700.0, scar_strength=60000.0),
         ),
         spread_source=AUTHUME_SPREAD_SOURCE,
+        set_stride=2,
+        set_joint=AUTHUME_JOINT_SETS,
     ),
     "authume_hard": SoilPreset(
         _authume(0.3, rolling_resistance=MEDIUM_ROLLING_RESISTANCE),
@@ -265,6 +286,7 @@ CATALOGUE = {
         "rocky slope below the quarry, talus of debris (Authume zone Red)",
         spread={"rolling_resistance": AUTHUME_ROCKY_RANGE},
         sets=tuple(_authume(1.0, rolling_resistance=m) for m in AUTHUME_ROCKY_ROLLING_RESISTANCE),
+        set_joint=AUTHUME_JOINT_SETS,
         spread_source="the 2 values of the Red zone's mu_r that pass P2's KS test and that P2's "
         "48 measured blocks cannot tell from the best (at least as good in >= 5 % of bootstrap "
         "resamples; ROCKY_EQUIVALENT, docs/validation_authume.md)",

@@ -57,6 +57,51 @@ def test_set_index_is_floor_of_u_times_n():
     assert set_index(np.array([0.0, 0.2499, 0.25, 0.99999, 1.0]), 4).tolist() == [0, 0, 1, 3, 3]
 
 
+def test_a_soil_map_s_classes_draw_parts_of_one_combined_calibration_set():
+    """medium, authume_vegetated and authume_rocky with uncertainty 'sets' in one soil map:
+    every rock's three drawn sets are the parts of one of the Authume calibration's six combined
+    sets (CALIBRATION_EQUIVALENT: the first stage's Me and vegetated friction factor, the second
+    stage's Red mu_r), each combined set with probability 1/6 (chi-square), so medium has
+    Me 15 MN/m^2 in 2/3 of the rocks, as two of the three equivalent sets do."""
+    from tumble.validation.authume.soils import CALIBRATION_EQUIVALENT
+
+    u = soil_uniforms(9, N)
+    parts = {}
+    for name in ("medium", "authume_vegetated", "authume_rocky"):
+        drawn = draw_values(CATALOGUE[name], "sets", u)
+        parts[name] = {f: drawn[:, FIELDS.index(f)] for f in FIELDS}
+    combined = [
+        (p.scar_strength, p.vegetated_friction, p.rocky_rolling_resistance)
+        for p in CALIBRATION_EQUIVALENT
+    ]
+    base_mu = CATALOGUE["authume_vegetated"].values["mu_min"] / 1.5  # factor 1.5 of the best
+    seen = list(
+        zip(
+            parts["medium"]["scar_strength"].tolist(),
+            (parts["authume_vegetated"]["mu_min"] / base_mu).round(9).tolist(),
+            parts["authume_rocky"]["rolling_resistance"].tolist(),
+            strict=True,
+        )
+    )
+    # the vegetated class's Me agrees with medium's in every rock
+    assert np.array_equal(
+        parts["authume_vegetated"]["scar_strength"], parts["medium"]["scar_strength"]
+    )
+    counts = np.array([seen.count(c) for c in combined])
+    assert counts.sum() == N  # every rock's draw is one combined set
+    assert stats.chisquare(counts).pvalue > 1e-3
+    share = np.mean(parts["medium"]["scar_strength"] == 15000.0)
+    assert abs(share - 2.0 / 3.0) < 4.0 * math.sqrt(2.0 / 9.0 / N)
+
+
+def test_set_index_of_a_calibration_s_combined_sets():
+    # 6 combined sets; a preset of 3 sets with stride 2 takes floor(3 u), one of 2 sets with
+    # stride 1 takes floor(6 u) mod 2
+    u = np.array([0.0, 0.1, 0.2, 0.34, 0.5, 0.67, 0.84, 0.99999])
+    assert set_index(u, 3, stride=2, joint=6).tolist() == np.floor(3 * u).astype(int).tolist()
+    assert set_index(u, 2, joint=6).tolist() == (np.floor(6 * u).astype(int) % 2).tolist()
+
+
 def test_draws_do_not_depend_on_which_rocks_are_drawn_together():
     whole = soil_uniforms(3, 50)
     assert whole.shape == (50, N_UNIFORMS)

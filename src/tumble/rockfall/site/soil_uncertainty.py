@@ -7,7 +7,9 @@ rock runs with parameters drawn for it alone:
 * ``"category"``: each field with a range ``(low, high)`` in the category's ``spread`` is drawn
   uniformly from it, ``low + (high - low) u_j``; the other fields keep the category's values;
 * ``"sets"``: one of the category's ``sets`` (parameter sets a calibration cannot tell apart),
-  each with probability ``1 / n_sets``: set ``floor(u_0 n_sets)``.
+  each with probability ``1 / n_sets``: set ``floor(u_0 n_sets)``, or, for the categories of
+  one calibration, the category's part of the combined set ``floor(u_0 n_joint)``
+  (:func:`set_index`).
 
 The uniforms ``u = (u_0, u_1, ..., u_F)`` of rock ``k`` (one for the set, one per field of
 :data:`~tumble.rockfall.soil.FIELDS`, always all of them whatever the mode) come from its soil
@@ -16,8 +18,10 @@ release stream ``SeedSequence(seed, spawn_key=(k,))`` kept apart from it and fro
 stream of :mod:`tumble.rockfall.site.rock_classes`: turning the uncertainty on changes neither
 where the rocks start nor their classes, and a rock's draw does not depend on the chunks, the
 threads or the other rocks. In a soil map every class uses the same ``u`` of the rock: a rock
-that draws set 2 runs with set 2 of every class (the sets of a calibration are joint), and a
-rock that draws a high ``mu_r`` in one class draws the same quantile in the others.
+runs with one combined set of the calibration in every class (the Authume categories' sets
+are parts of its six combined sets: the first stage's three, each with the second stage's
+two), and a rock that draws a high ``mu_r`` in one class draws the same quantile in the
+others.
 
 The drawn parameters are epistemic: they say what the site's calibration or the category's
 source cannot pin down. Pooling the rocks over the draws gives maps, barrier values and zones
@@ -86,9 +90,20 @@ def n_draws(preset: SoilPreset, mode: str) -> int:
     return len(preset.sets) if mode == "sets" else 0
 
 
-def set_index(u0: np.ndarray | float, n_sets: int) -> np.ndarray:
-    """The set ``floor(u_0 n_sets)`` of each rock (at most ``n_sets - 1``)."""
-    return np.minimum((np.asarray(u0) * n_sets).astype(np.int64), n_sets - 1)
+def set_index(u0: np.ndarray | float, n_sets: int, stride: int = 1, joint: int = 0) -> np.ndarray:
+    """The set of each rock: ``floor(u_0 n_sets)`` (at most ``n_sets - 1``) for sets of their
+    own; for sets of a calibration's ``joint`` combined sets, where each set of this preset
+    goes with ``stride`` consecutive ones, ``(floor(u_0 joint) // stride) mod n_sets``, so that
+    every preset of the calibration takes its part of the same combined set (the first
+    stage's with stride 2 of 6: ``floor(3 u_0)``)."""
+    joint = joint or n_sets * stride
+    combined = np.minimum((np.asarray(u0) * joint).astype(np.int64), joint - 1)
+    return (combined // stride) % n_sets
+
+
+def preset_set_index(preset: SoilPreset, u0: np.ndarray | float) -> np.ndarray:
+    """:func:`set_index` of a category of the catalogue."""
+    return set_index(u0, len(preset.sets), preset.set_stride, preset.set_joint)
 
 
 def draw_values(preset: SoilPreset, mode: str, uniforms: np.ndarray) -> np.ndarray:
@@ -106,7 +121,7 @@ def draw_values(preset: SoilPreset, mode: str, uniforms: np.ndarray) -> np.ndarr
         for s, values in enumerate(preset.sets):
             for j, name in enumerate(FIELDS):
                 table[s, j] = float(values.get(name, 0.0))
-        out = table[set_index(uniforms[:, 0], len(preset.sets))]
+        out = table[preset_set_index(preset, uniforms[:, 0])]
     if mode == "category":
         for name, (low, high) in preset.spread.items():
             j = FIELDS.index(name)

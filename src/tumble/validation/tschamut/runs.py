@@ -19,7 +19,7 @@ from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import ReleaseStates, rock_rng, uniform_quaternion
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.soil_draws import uniform_soil_table
-from tumble.rockfall.site.soil_uncertainty import check_mode, set_index, soil_uniforms
+from tumble.rockfall.site.soil_uncertainty import check_mode, preset_set_index, soil_uniforms
 from tumble.rockfall.soil import CATALOGUE, FIELDS, Soil
 from tumble.rockfall.status import REGULAR, status_name
 from tumble.rotation.quaternion import quat_to_matrix
@@ -151,7 +151,7 @@ def _soils(
     soils, row, values = uniform_soil_table(category, uncertainty, seed, n)
     table = {"soils": list(soils), "soil_row": row}
     if uncertainty == "sets":
-        return soil, table, set_index(soil_uniforms(seed, n)[:, 0], len(preset.sets)), {}
+        return soil, table, preset_set_index(preset, soil_uniforms(seed, n)[:, 0]), {}
     drawn = {name: values[:, FIELDS.index(name)] for name in preset.spread}
     return soil, table, no_set, drawn
 
