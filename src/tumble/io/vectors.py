@@ -222,8 +222,9 @@ def read_lines(
     except Exception as err:
         raise DataError(f"cannot read lines from {path}: {err}") from None
     if name_field is not None and name_field not in list(meta["fields"]):
+        available = [str(f) for f in pyogrio.read_info(path, layer=layer)["fields"]]
         raise DataError(
-            f"{path} has no field {name_field!r}; fields: {', '.join(map(str, meta['fields']))}"
+            f"{path} has no field {name_field!r}; its fields: {', '.join(available) or '(none)'}"
         )
     if wkb is None or fids is None:
         raise DataError(f"{path} holds no geometries")
