@@ -240,6 +240,14 @@ def test_lines_replayed_below_the_run_s_net_are_flagged_as_lower_bounds(net_run,
     assert below <= set(ran["rock"][ran["barrier"] == "below"].tolist())
 
 
+def test_a_replay_onto_an_earlier_one_is_refused_naming_force_alone(net_run, tmp_path):
+    _, outcome = net_run
+    replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
+    with pytest.raises(ValueError, match="holds an earlier result") as err:
+        replay_barriers(outcome.folder, out=tmp_path / "replay", figures=False)
+    assert "--force replaces it" in str(err.value) and "--resume" not in str(err.value)
+
+
 def test_with_fewer_kept_rocks_the_replay_gives_the_run_s_statistics_of_those_rocks(
     net_run_sampled, tmp_path
 ):

@@ -262,14 +262,17 @@ def check_result_target(out: str | os.PathLike) -> Path:
     return folder
 
 
-def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: bool = False) -> str:
+def prepare_result_dir(
+    out: str | os.PathLike, *, force: bool = False, resume: bool | None = False
+) -> str:
     """Decide what a command may do with its output folder ``out`` before any work.
 
     Returns ``"new"`` (absent or empty), ``"resume"`` (a tumble result, with ``resume``) or
     ``"replaced"`` (a tumble result removed as a whole, with ``force``). Refuses an empty name,
     a file, a folder (or its nearest existing parent) this process may not write in, a tumble
     result without ``--resume``/``--force``, and any non-empty folder that is not a tumble
-    result (never touched, even with ``force``).
+    result (never touched, even with ``force``). ``resume`` None: the command cannot resume,
+    and its refusal names ``--force`` alone.
     """
     folder = check_result_target(out)
     entries = [p for p in folder.iterdir() if p.name != LOCK_NAME] if folder.exists() else []
@@ -290,6 +293,8 @@ def prepare_result_dir(out: str | os.PathLike, *, force: bool = False, resume: b
             else:
                 entry.unlink()
         return "replaced"
+    if resume is None:
+        raise ValueError(f"--out {folder} holds an earlier result; --force replaces it as a whole")
     raise ValueError(
         f"--out {folder} holds an earlier result; --resume finishes (or reuses) it, --force "
         "replaces it as a whole"

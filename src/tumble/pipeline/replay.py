@@ -191,7 +191,7 @@ def replay_barriers(
     target = Path(out) if out is not None else paths.path / "barriers"
     if target.resolve() == paths.path.resolve():
         raise ValueError("--out must not be the run folder itself (it would replace the run)")
-    prepare_result_dir(target, force=force)
+    prepare_result_dir(target, force=force, resume=None)
 
     released = int(summary["n_rocks"])
     bodies, vertices = kept_bodies(geometry, released)

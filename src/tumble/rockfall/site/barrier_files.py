@@ -127,7 +127,8 @@ def _line_from_file(
     else:
         if len(lines) != 1:
             raise ConfigError(
-                f"{where}: {path} holds {len(lines)} lines; give name_field (the attribute that "
+                f"{where}: {path} holds {len(lines)} lines (the parts of a MultiLineString are "
+                "separate lines); a barrier is one line: give name_field (the attribute that "
                 "holds the barrier's name) or feature (the line's index, from 1) to choose one",
                 f"{key}.file",
             )
