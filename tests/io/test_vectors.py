@@ -106,7 +106,7 @@ def test_bad_inputs_are_refused(tmp_path):
     write_points(tmp_path / "points.gpkg", np.zeros((1, 3)), {"rock": [0]})
     with pytest.raises(ValueError, match="not a line"):
         read_lines(tmp_path / "points.gpkg")
-    with pytest.raises(ValueError, match="no field 'name'; its fields: rock$"):
+    with pytest.raises(ValueError, match=r"no field 'name'; its fields: rock$"):
         read_lines(tmp_path / "points.gpkg", name_field="name")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["points.gpkg"]
 

@@ -106,6 +106,14 @@ def _field(value: Any, shape: tuple[int, int], name: str) -> np.ndarray:
     return array
 
 
+def _where(terrain: Any, bad: np.ndarray) -> str:
+    """Where the first of the ``bad`` DEM samples lies, and how many there are."""
+    j, i = np.argwhere(bad)[0]
+    x = terrain.x0 + i * terrain.dx
+    y = terrain.y0 + j * terrain.dy
+    return f"{int(bad.sum())} DEM sample(s), the first at x = {x:.2f}, y = {y:.2f}"
+
+
 @dataclass(frozen=True, eq=False)
 class Forest:
     """Stems on one DEM grid (module docstring). Build with :meth:`stand` or :meth:`trees`."""
@@ -142,9 +150,16 @@ class Forest:
         for name, a in (("stems_per_ha", n), ("dbh_cm", d)):
             bad = np.isfinite(a) & (a < 0.0)
             if bad.any():
-                raise ValueError(f"forest {name} must not be negative, got {a[bad][0]!r}")
-        if np.any(forest & ~(np.isfinite(f) & (f > 0.0))):
-            raise ValueError("forest energy_factor must be positive where there is forest")
+                raise ValueError(
+                    f"forest {name} must not be negative, got {float(a[bad][0]):g} "
+                    f"({_where(terrain, bad)})"
+                )
+        bad = forest & ~(np.isfinite(f) & (f > 0.0))
+        if bad.any():
+            raise ValueError(
+                f"forest energy_factor must be positive where there is forest, got "
+                f"{float(f[bad][0]):g} ({_where(terrain, bad)})"
+            )
         empty = np.zeros((0, 2))
         return cls(
             MODE_STAND,

@@ -72,6 +72,53 @@ def test_bad_forest_inputs_name_their_key(dem, forest, key):
     assert err.value.key == key
 
 
+def test_stand_raster_errors_name_their_key_and_place(dem, tmp_path):
+    """A negative DBH or energy factor in a raster is refused under its own key, with its value
+    and where it lies; a raster energy factor with single trees names energy_factor."""
+    from tumble.rockfall import Terrain
+
+    values = np.full((25, 41), 30.0)
+    values[3, 7] = -30.0
+    bad = Terrain.from_array(values, x0=X0, y0=Y0, dx=1.0, crs=CRS).write(tmp_path / "dbh.tif")
+    with pytest.raises(ConfigError) as err:
+        build_ensemble(config(dem, {"stems_per_ha": 300.0, "dbh_cm": str(bad)}))
+    assert err.value.key == "forest.dbh_cm"
+    assert "got -30 (1 DEM sample(s), the first at x = 2600007.00, y = 1200003.00)" in str(
+        err.value
+    )
+    with pytest.raises(ConfigError) as err:
+        build_ensemble(
+            config(dem, {"stems_per_ha": 300.0, "dbh_cm": 30.0, "energy_factor": str(bad)})
+        )
+    assert err.value.key == "forest.energy_factor"
+    xyz = np.array([[X0 + 10.0, Y0 + 12.0, 0.0]])
+    trees = write_points(tmp_path / "trees.gpkg", xyz, {"dbh": [30.0]}, crs=CRS)
+    with pytest.raises(ConfigError, match="energy_factor as a number") as err:
+        build_ensemble(config(dem, {"trees": str(trees), "energy_factor": str(bad)}))
+    assert err.value.key == "forest.energy_factor"
+
+
+def test_stems_without_dbh_and_dbh_in_metres_are_warned_about(dem, tmp_path):
+    """Stems over samples whose DBH is nodata hold no forest: the run says how many; a DBH of
+    0.3 (metres typed for centimetres) runs, with a warning; a tree file without CRS too."""
+    from tumble.rockfall import Terrain
+    from tumble.rockfall.site.from_config import build_run
+
+    values = np.full((25, 41), 30.0)
+    values[:, :5] = np.nan
+    path = Terrain.from_array(values, x0=X0, y0=Y0, dx=1.0, crs=CRS).write(tmp_path / "d.tif")
+    setup = build_run(config(dem, {"stems_per_ha": 300.0, "dbh_cm": str(path)}))
+    [warning] = [w for w in setup.warnings if w.startswith("forest")]
+    assert "125 DEM samples with stems have no DBH" in warning
+    setup = build_run(config(dem, {"stems_per_ha": 300.0, "dbh_cm": 0.3}))
+    [warning] = [w for w in setup.warnings if w.startswith("forest")]
+    assert "below 5 cm (smallest 0.3 cm" in warning and "not metres" in warning
+    xyz = np.array([[X0 + 10.0, Y0 + 12.0, 0.0]])
+    trees = write_points(tmp_path / "trees.gpkg", xyz, {"dbh": [30.0]}, crs=None)
+    setup = build_run(config(dem, {"trees": str(trees)}))
+    assert any("has no CRS" in w for w in setup.warnings)
+
+
 def test_a_tree_without_dbh_is_refused(dem, tmp_path):
     xyz = np.array([[X0 + 10.0, Y0 + 12.0, 0.0]])
     path = write_points(tmp_path / "trees.gpkg", xyz, {"dbh": [0.0]}, crs=CRS)

@@ -324,7 +324,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     rock = build_rock(config, base) if classes is None else classes[0].shape
     soil, terrain = _soil(config, terrain, base)
     soil = _forest(config, soil, terrain, base)
-    stems = stems_from_config(config.forest, terrain, base)
+    stems, forest_warnings = stems_from_config(config.forest, terrain, base)
     drawn_soils = _soil_uncertainty(config, terrain, base)
     r = config.release
     areas = _release_areas(config, terrain, base)
@@ -370,7 +370,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         **states.report(),
         "clipped": [c.as_dict() for c in clips if c.share > 0.0],
     }
-    warnings = [w for w in (c.warning() for c in clips) if w]
+    warnings = [w for w in (c.warning() for c in clips) if w] + forest_warnings
     if release_report["adjusted"]:
         warnings.append(
             f"{release_report['adjusted']} of {config.rocks} rocks did not fit at "

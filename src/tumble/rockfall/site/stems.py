@@ -33,9 +33,44 @@ def _values(value: Any, terrain: Any, base: Path, key: str) -> Any:
         raise ConfigError(str(err), key) from err
 
 
-def stems_from_config(c: Any, terrain: Any, base: Path) -> Forest | None:
-    """The :class:`~tumble.rockfall.forest.Forest` of the ``[forest]`` section ``c``, or None
-    when it gives no stems. ConfigError names the key of a wrong or missing input."""
+#: a mean DBH below this (cm) is taken for a value in the wrong unit and warned about
+THIN_DBH_CM = 5.0
+
+
+def _stand_key(message: str) -> str:
+    """The key of the stand input a message of :meth:`Forest.stand` is about."""
+    for name in ("dbh_cm", "energy_factor"):
+        if name in message:
+            return f"forest.{name}"
+    return "forest.stems_per_ha"
+
+
+def _stand_warnings(stems: Any, dbh: Any, terrain: Any) -> list[str]:
+    """Samples with stems but no DBH (nodata: no forest there), and DBH too thin for cm."""
+    shape = terrain.heights.shape
+    n = np.broadcast_to(np.asarray(stems, dtype=np.float64), shape)
+    d = np.broadcast_to(np.asarray(dbh, dtype=np.float64), shape)
+    warnings = []
+    lost = np.isfinite(n) & (n > 0.0) & ~np.isfinite(d)
+    if lost.any():
+        warnings.append(
+            f"forest: {int(lost.sum())} DEM samples with stems have no DBH (nodata in "
+            "forest.dbh_cm): they hold no forest in this run"
+        )
+    thin = np.isfinite(n) & (n > 0.0) & np.isfinite(d) & (d > 0.0) & (d < THIN_DBH_CM)
+    if thin.any():
+        warnings.append(
+            f"forest: {int(thin.sum())} DEM samples of stand have a mean DBH below "
+            f"{THIN_DBH_CM:g} cm (smallest {float(d[thin].min()):g} cm; a stem of 1 cm takes "
+            f"{38.7e-3:.3g} kJ): forest.dbh_cm is in centimetres, not metres"
+        )
+    return warnings
+
+
+def stems_from_config(c: Any, terrain: Any, base: Path) -> tuple[Forest | None, list[str]]:
+    """The :class:`~tumble.rockfall.forest.Forest` of the ``[forest]`` section ``c`` (None
+    when it gives no stems) and warnings about its inputs. ConfigError names the key of a wrong
+    or missing input."""
     height = math.inf if c.stem_height is None else float(c.stem_height)
     stand = c.stems_per_ha is not None or c.dbh_cm is not None
     if stand and c.trees is not None:
@@ -61,11 +96,18 @@ def stems_from_config(c: Any, terrain: Any, base: Path) -> Forest | None:
         dbh = _values(c.dbh_cm, terrain, base, "forest.dbh_cm")
         factor = _values(c.energy_factor, terrain, base, "forest.energy_factor")
         try:
-            return Forest.stand(terrain, stems, dbh, factor, height)
+            forest = Forest.stand(terrain, stems, dbh, factor, height)
         except ValueError as err:
-            raise ConfigError(str(err), "forest.stems_per_ha") from None
+            raise ConfigError(str(err), _stand_key(str(err))) from None
+        return forest, _stand_warnings(stems, dbh, terrain)
     if c.trees is None:
-        return None
+        return None, []
+    if isinstance(c.energy_factor, str) and not c.factor_field:
+        raise ConfigError(
+            "with single trees give energy_factor as a number, or the trees' own factors in "
+            f"factor_field (a raster, {c.energy_factor!r}, is for stands)",
+            "forest.energy_factor",
+        )
     path = Path(c.trees)
     path = path if path.is_absolute() else base / path
     fields = [c.dbh_field] + ([c.factor_field] if c.factor_field else [])
@@ -73,11 +115,18 @@ def stems_from_config(c: Any, terrain: Any, base: Path) -> Forest | None:
         x, y, attributes, crs = read_points(path, fields)
     except DataError as err:
         raise ConfigError(str(err), "forest.trees") from None
+    warnings = []
+    if crs is None and terrain.crs is not None:
+        warnings.append(f"forest.trees: {path} has no CRS; its points are taken in the DEM's CRS")
     if crs is not None and terrain.crs is not None:
         try:
             x, y = transform_xy(x, y, crs, terrain.crs)
         except ValueError as err:
-            raise ConfigError(f"{path}: {err}", "forest.trees") from None
+            raise ConfigError(
+                f"{path}: its points cannot be brought from its CRS to the DEM's ({err}); check "
+                "the file's CRS label",
+                "forest.trees",
+            ) from None
 
     def column(name: str) -> np.ndarray:
         values = attributes[name]
@@ -94,9 +143,12 @@ def stems_from_config(c: Any, terrain: Any, base: Path) -> Forest | None:
         raise ConfigError(f"{path} holds no points", "forest.trees")
     dbh = column(c.dbh_field)
     factor = column(c.factor_field) if c.factor_field else float(c.energy_factor)
-    if isinstance(factor, str):
-        raise ConfigError("with trees give energy_factor as a number", "forest.energy_factor")
+    if np.any(dbh < THIN_DBH_CM):
+        warnings.append(
+            f"forest: {int(np.sum(dbh < THIN_DBH_CM))} trees have a DBH below {THIN_DBH_CM:g} cm "
+            f"(smallest {float(dbh.min()):g} cm): {c.dbh_field} is read in centimetres, not metres"
+        )
     try:
-        return Forest.trees(terrain, x, y, dbh, factor, height)
+        return Forest.trees(terrain, x, y, dbh, factor, height), warnings
     except ValueError as err:
         raise ConfigError(f"{path}: {err}", "forest.trees") from None
