@@ -21,7 +21,7 @@ def add_sources_parser(actions) -> None:
             "List the release areas and rocks of a finished run that reached a point (--at X,Y, "
             "in the DEM's coordinates) or a polygon file (--polygon), with their frequencies, "
             "the rocks' energies there (runs with output.visits = true), and the energies and "
-            "reach probability (95 %% intervals) of the run's maps there. Exit status 1 when no "
+            "reach probability (95 % intervals) of the run's maps there. Exit status 1 when no "
             "rock reached the place."
         ),
     )

@@ -50,7 +50,7 @@ VISIT_COLUMNS: dict[str, tuple[str, str]] = {
     "col": ("column of the cell in the run's GeoTIFFs (0 west)", "1"),
     "kinetic_energy_kJ": ("largest kinetic energy of the rock in the cell", "kJ"),
     "velocity_ms": ("largest speed of the rock's centre in the cell", "m/s"),
-    "rotational_velocity_rps": ("largest rotation rate of the rock in the cell", "rot/s"),
+    "rotational_velocity_rps": ("largest rotation rate of the rock in the cell", "rev/s"),
     "jump_height_m": ("largest height of the centre above the terrain in flight (NaN: none)", "m"),
     "energy_line_angle_deg": ("energy-line angle from the release to the cell", "degree"),
 }

@@ -8,7 +8,7 @@ its centre of mass:
   ``reach_probability`` = passing_count / n_rocks; ``deposit_count``: rocks that stopped there;
 * per cell, over the rocks passing it, of each rock's maximum in the cell:
   ``kinetic_energy_{max,mean,p95,p99}`` (kJ, translation plus rotation), ``velocity_max`` (m/s),
-  ``rotational_velocity_max`` (rot/s), and over the rocks that flew over it (no closed contact,
+  ``rotational_velocity_max`` (rev/s), and over the rocks that flew over it (no closed contact,
   after their first contact with the terrain: the fall from the release point is not a jump)
   ``jump_height_{max,p95}`` (m, centre of mass above the terrain below it). Cells no rock
   reached are NaN (nodata in the files). Percentiles interpolate linearly (numpy's default).
@@ -189,7 +189,7 @@ def rasters_from_visits(
     visit_angle: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """The rasters of the module docstring from one row per (rock, cell) with the rock's maxima
-    in the cell (kinetic energy J, speed, rotation rot/s, jump height or NaN) and, optionally,
+    in the cell (kinetic energy J, speed, rotation rev/s, jump height or NaN) and, optionally,
     its energy-line angle there (degrees; without it the raster is NaN)."""
     size = shape[0] * shape[1]
     order = np.lexsort((visit_rock, visit_cell))
