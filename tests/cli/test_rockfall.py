@@ -279,3 +279,16 @@ def test_interrupted_cli_run_resumes_to_the_uninterrupted_result(dem, tmp_path):
     assert rows[0]["whole"] == rows[0]["cut"]
     assert (out / "compare.csv").is_file() and (out / "compare.md").is_file()
     assert (out / "envelopes.png").stat().st_size > 10_000
+
+
+def test_overrides_may_stand_on_both_sides_of_options(capsys):
+    """`rocks=4 --threads 1 seed=2`: both overrides are taken, in their order; anything else
+    left over is refused as before (exit status 2)."""
+    from tumble.cli.main import parse
+
+    args = parse(["rockfall", "run", "rocks=4", "--threads", "1", "seed=2", "rocks=5"])
+    assert args.overrides == ["rocks=4", "seed=2", "rocks=5"] and args.threads == 1
+    with pytest.raises(SystemExit) as err:
+        parse(["rockfall", "run", "rocks=4", "--threads", "1", "--bogus"])
+    assert err.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err

@@ -33,9 +33,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The parsed command line; ``key=value`` overrides may stand on both sides of options."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # key=value overrides given on both sides of an option (rocks=4 --threads 1 seed=2): argparse
+    # takes the first run of them only; the others are overrides too, in their order
+    if extra and hasattr(args, "overrides"):
+        late = [a for a in extra if "=" in a and not a.startswith("-")]
+        if len(late) == len(extra):
+            args.overrides = [*(args.overrides or []), *late]
+            extra = []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     return run_parsed(args, args.command)
 
