@@ -158,7 +158,12 @@ def write_forest(out: Path, seed: int = 11) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     here = Path(__file__).resolve().parent
-    parser.add_argument("--out", type=Path, default=here, help="folder to write (default: here)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=here,
+        help="folder to write (default: the folder of this script, beside its site.toml)",
+    )
     parser.add_argument(
         "--hole",
         action=argparse.BooleanOptionalAction,
