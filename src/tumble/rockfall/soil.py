@@ -293,6 +293,12 @@ CATALOGUE = {
     ),
 }
 
+#: categories whose drag is that of a block of a given volume (m^3): the Authume calibration's
+#: vegetation drag of a 1 m^3 block, which its validation scales with the block's projected area,
+#: ``(V / 1 m^3)^(2/3)`` (:mod:`tumble.validation.authume.soils`)
+DRAG_REFERENCE_VOLUME = {"authume_vegetated": 1.0}
+
+
 #: published categories left out of :data:`CATALOGUE`, and why
 UNSOURCED = {
     "the RAMMS::ROCKFALL terrain categories (extra soft to extra hard, snow)": "their values "

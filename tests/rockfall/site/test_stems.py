@@ -138,3 +138,23 @@ def test_the_resolved_configuration_keeps_the_stand(dem):
         "energy_factor": 1.0,
         "dbh_field": "dbh",
     }
+
+
+def test_a_drag_of_another_block_size_is_warned_about(dem):
+    """authume_vegetated carries the vegetation drag of a 1 m^3 block: with rocks of 0.1 m^3
+    the run says so and gives the drag scaled with the projected area, 700 (0.1)^(2/3) =
+    150.8 kg/s; with 1 m^3 rocks, or the class's own drag, it says nothing."""
+    from tumble.rockfall.site.from_config import build_run
+
+    data = {"dem": str(dem), "rocks": 2, "release": {"point": [X0 + 5.0, Y0 + 12.0]}}
+    small = {"shape": "eota111", "volume": 0.1}
+    setup = build_run(validate({**data, "rock": small, "soil": {"preset": "authume_vegetated"}}))
+    [warning] = [w for w in setup.warnings if "drag" in w]
+    assert warning.startswith("soil.preset: authume_vegetated's drag (700 kg/s)")
+    assert "0.1-0.1 m^3" in warning and "151 kg/s for the median rock" in warning
+    for rock, soil in (
+        ({"shape": "eota111", "volume": 1.0}, {"preset": "authume_vegetated"}),
+        (small, {"preset": "authume_vegetated", "drag": 150.8}),
+    ):
+        setup = build_run(validate({**data, "rock": rock, "soil": soil}))
+        assert not [w for w in setup.warnings if "drag" in w]
