@@ -169,3 +169,26 @@ def test_trajectories_are_one_line_per_sampled_rock_through_its_samples(run, tmp
         expected = np.column_stack([samples["x"][rows], samples["y"][rows], samples["z"][rows]])
         assert expected.shape[0] > 2
         np.testing.assert_array_equal(shapely.get_coordinates(geometry, include_z=True), expected)
+
+
+def test_ascii_copies_of_the_hazard_products_hold_the_geotiffs_cells(tmp_path):
+    """A zone raster (uint8, nodata 255) and a frequency raster (float32) written as GeoTIFFs
+    only: their ESRI ASCII copies hold the same cells, nodata where the GeoTIFF has it, on the
+    same grid; a copy that exists already is left alone."""
+    from tumble.rockfall.ensemble.outputs import ascii_copies
+
+    terrain = Terrain.from_array(np.zeros((4, 5)), x0=100.0, y0=200.0, dx=2.0)
+    zone = np.arange(20, dtype=np.float64).reshape(4, 5) % 4
+    zone[1, 2] = np.nan
+    frequency = np.linspace(0.0, 0.05, 20).reshape(4, 5)
+    terrain.write_raster(tmp_path / "zone.tif", zone, nodata=255, dtype="uint8", cog=True)
+    terrain.write_raster(tmp_path / "f.tif", frequency, dtype="float32", cog=True)
+    written = ascii_copies(terrain, tmp_path, ["zone", "f", "absent"])
+    assert sorted(p.name for p in written) == ["f.asc", "zone.asc"]
+    copy = read_raster(tmp_path / "zone.asc")
+    np.testing.assert_array_equal(copy.values, zone)
+    assert (copy.x0, copy.y0, copy.dx) == (100.0, 200.0, 2.0)
+    np.testing.assert_array_equal(
+        read_raster(tmp_path / "f.asc").values, frequency.astype(np.float32).astype(np.float64)
+    )
+    assert ascii_copies(terrain, tmp_path, ["zone"]) == []
