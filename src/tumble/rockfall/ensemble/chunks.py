@@ -253,6 +253,7 @@ def run_chunks(
     if missing:
         t0 = time.perf_counter()
         c0 = time.process_time()
+        worker_cpu: list[float] = []  # the Dask workers' CPU time of this session's chunks
         compile_s = 0.0
 
         def finished(index: int, chunk: dict) -> None:
@@ -267,7 +268,9 @@ def run_chunks(
         try:
             with Progress(ensemble.n_rocks, done_rocks, progress_mode(progress)) as bar:
                 if dask:
-                    run_on_dask(ensemble, [(i, *spans[i]) for i in missing], dask, finished)
+                    run_on_dask(
+                        ensemble, [(i, *spans[i]) for i in missing], dask, finished, worker_cpu
+                    )
                 else:
                     previous = set_threads(threads) if threads is not None else None
                     try:
@@ -294,7 +297,7 @@ def run_chunks(
                         "chunks": chunks_now,
                         "steps": steps_now,
                         "wall_time_s": time.perf_counter() - t0 - compile_s,
-                        "cpu_time_s": time.process_time() - c0,
+                        "cpu_time_s": time.process_time() - c0 + sum(worker_cpu),
                         "compile_s": compile_s,
                         "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                     }

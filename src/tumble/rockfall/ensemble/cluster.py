@@ -29,6 +29,7 @@ share the numba cache (``TUMBLE_CACHE_DIR`` on a shared disk).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -77,10 +78,13 @@ def client_for(address: str) -> Client:
 
 def chunk_task(
     ensemble: Ensemble, index: int, start: int, stop: int, threads: int = 1
-) -> tuple[int, dict]:
-    """The unit of work sent to a Dask worker: ``(index, chunk)`` of
-    :meth:`tumble.rockfall.ensemble.Ensemble.run_chunk`."""
-    return index, ensemble.run_chunk(start, stop, threads)
+) -> tuple[int, dict, float]:
+    """The unit of work sent to a Dask worker: ``(index, chunk, cpu)`` of
+    :meth:`tumble.rockfall.ensemble.Ensemble.run_chunk`, with the CPU time (s) the worker's
+    thread spent on it."""
+    c0 = time.thread_time()
+    chunk = ensemble.run_chunk(start, stop, threads)
+    return index, chunk, time.thread_time() - c0
 
 
 def run_on_dask(
@@ -88,9 +92,11 @@ def run_on_dask(
     chunks: list[tuple[int, int, int]],
     address: str,
     finished: Callable[[int, dict], None],
+    cpu: list[float] | None = None,
 ) -> None:
     """Compute ``chunks`` ``(index, start, stop)`` on Dask, calling ``finished(index, chunk)`` in
-    this process as each result arrives (in completion order)."""
+    this process as each result arrives (in completion order); the workers' CPU time of each
+    chunk (s) is appended to ``cpu``."""
     parse_address(address)
     as_completed = require("distributed", "cluster", "--dask").as_completed
     client = client_for(address)
@@ -101,7 +107,9 @@ def run_on_dask(
             for index, start, stop in chunks
         ]
         for future in as_completed(futures):
-            index, chunk = future.result()
+            index, chunk, seconds = future.result()
+            if cpu is not None:
+                cpu.append(seconds)
             finished(index, chunk)
     finally:
         cluster = getattr(client, "cluster", None)
