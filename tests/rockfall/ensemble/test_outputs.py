@@ -153,14 +153,14 @@ def test_trajectories_are_one_line_per_sampled_rock_through_its_samples(run, tmp
     assert list(columns) == [
         "rock",
         "source",
-        "class",
+        "shape",
         "status",
         "kinetic_energy_max_kJ",
         "jump_height_max_m",
     ]
     np.testing.assert_array_equal(columns["rock"], np.arange(SAMPLED))
     np.testing.assert_array_equal(columns["source"], np.zeros(SAMPLED))
-    assert list(columns["class"]) == ["EOTA221"] * SAMPLED
+    assert list(columns["shape"]) == ["EOTA221"] * SAMPLED
     assert list(columns["status"]) == result.rocks["status"][:SAMPLED].tolist()
     for name in ("kinetic_energy_max_kJ", "jump_height_max_m"):
         np.testing.assert_array_equal(columns[name], result.rocks[name][:SAMPLED])

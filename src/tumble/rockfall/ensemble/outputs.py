@@ -193,8 +193,9 @@ def write_trajectories_gpkg(
     row per sample (the trajectory sample of ``tumble rockfall run``); ``summary_rocks``: the
     per-rock table (:attr:`EnsembleResult.rocks`); ``shape_names[shape_id]`` the name of each
     shape of the ensemble. Attributes: ``rock``, ``source`` (the release area's name from the
-    table's ``source`` column; 0 for every rock without one), ``class`` (shape name),
-    ``status``, ``kinetic_energy_max_kJ``, ``jump_height_max_m``.
+    table's ``source`` column; 0 for every rock without one), ``shape`` (the shape's name),
+    ``rock_class`` (the rock class's name, as in ``deposits.gpkg``; only when the table has
+    one), ``status``, ``kinetic_energy_max_kJ``, ``jump_height_max_m``.
     Samples with a non-finite coordinate are left out; a rock with a single sample gets a
     zero-length line (its point twice). Lines are in the order of the rock ids.
     """
@@ -222,7 +223,12 @@ def write_trajectories_gpkg(
         "source": np.zeros(ids.size, dtype=np.int64)
         if source is None
         else np.asarray(source, dtype=object)[rows],
-        "class": np.array([str(shape_names[s]) for s in shape_id], dtype=object),
+        "shape": np.array([str(shape_names[s]) for s in shape_id], dtype=object),
+        **(
+            {"rock_class": np.asarray(summary_rocks["rock_class"], dtype=object)[rows]}
+            if "rock_class" in summary_rocks
+            else {}
+        ),
         "status": np.asarray(summary_rocks["status"])[rows],
         **{name: np.asarray(summary_rocks[name])[rows] for name in TRAJECTORY_MAXIMA},
     }
