@@ -85,6 +85,16 @@ def test_example_site_end_to_end(site, tmp_path, capsys):
         assert (out / "rasters" / f"{name}.tif").is_file()
     report = (out / "report.html").read_text()
     assert "Release sources" in report and "north face" in report and "Rock classes" in report
+    # the area of each zone: its cells of hazard_zone.tif times the cell area
+    with rasterio.open(out / "rasters" / "hazard_zone.tif") as dataset:
+        cell = abs(dataset.transform.a * dataset.transform.e)
+    zoning = summary["zoning"]
+    for code, name in ((1, "yellow"), (2, "blue"), (3, "red")):
+        cells = int(np.sum(zone == code))
+        assert zoning["areas"][name]["cells"] == cells
+        assert zoning["areas"][name]["ha"] == pytest.approx(cells * cell / 1e4, rel=1e-12)
+    assert zoning["energy_thresholds_kJ"] == [30.0, 300.0]
+    assert "<h2>Hazard zones</h2>" in report and "strong above 300 kJ" in report
 
 
 def test_zoning_and_statistics_do_not_depend_on_chunking(site):

@@ -75,7 +75,7 @@ from tumble.rockfall.hazard.reach import (
     write_outlines,
     write_source_count,
 )
-from tumble.rockfall.hazard.zoning import ZONING_RASTERS
+from tumble.rockfall.hazard.zoning import ZONING_RASTERS, zoning_record
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
 from tumble.rockfall.site.resolved import resolved_config
@@ -255,6 +255,13 @@ class RockfallRun:
         result.summary["release"] = setup.release_report
         result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
         zoning = setup.site.apply(result)
+        if "hazard_zone" in zoning:
+            terrain = ensemble.terrain
+            result.summary["zoning"] = zoning_record(
+                zoning["hazard_zone"],
+                abs(terrain.dx * terrain.dy),
+                ~np.isfinite(np.asarray(terrain.heights)),
+            )
         check = _convergence(self.requested)
         converged = check.check(result.rasters)[1]
         result.summary["convergence"] = check.record(result.rasters, ensemble.n_rocks)

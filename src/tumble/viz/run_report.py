@@ -201,6 +201,30 @@ def _convergence(summary: Mapping[str, Any]) -> str:
     return text
 
 
+def _zoning(summary: Mapping[str, Any]) -> str:
+    """The area of each hazard zone and the classes the zoning used."""
+    record = summary.get("zoning")
+    if not isinstance(record, Mapping) or not isinstance(record.get("areas"), Mapping):
+        return ""
+    low, high = record.get("energy_thresholds_kJ") or (None, None)
+    periods = record.get("return_periods_years") or (None, None, None)
+    rows = [
+        {"zone": name, "cells": a.get("cells"), "area ha": a.get("ha")}
+        for name, a in record["areas"].items()
+        if isinstance(a, Mapping)
+    ]
+    return (
+        "<h2>Hazard zones</h2><p class='note'>Intensity from the kinetic energy of a block "
+        f"(strong above {number(high)} kJ, medium above {number(low)} kJ, weak below), "
+        f"probability from the return period of exceeding it (high up to {number(periods[0])} "
+        f"years, medium up to {number(periods[1])}, low up to {number(periods[2])}; beyond, the "
+        "residual hazard, not drawn), the zone from the nine-field diagram ("
+        + html.escape(str(record.get("source", "")))
+        + "; hazard_zone.tif). Area of each zone (DEM samples times the cell area):</p>"
+        + records_table(rows)
+    )
+
+
 def _energy_line(summary: Mapping[str, Any]) -> str:
     """The smallest energy-line angle of the run beside the geometric method's range."""
     record = summary.get("energy_line")
@@ -421,6 +445,7 @@ def write_run_report(
                 records_table([r if isinstance(r, Mapping) else {key: r} for r in records]),
             ]
     parts.append(_kept_trajectories(summary))
+    parts.append(_zoning(summary))
     parts.append(_convergence(summary))
     parts.append(_energy_line(summary))
     used = {

@@ -160,6 +160,25 @@ def exceedance_frequency(
 BOUNDARY_RTOL = 1e-9
 
 
+def zoning_record(zone: np.ndarray, cell_area_m2: float, holes: np.ndarray) -> dict:
+    """``summary.json["zoning"]``: the area of each zone (m^2 and hectares, the DEM samples of
+    the zone times the cell area; the DEM's nodata holes are no zone) and the classes used."""
+    zone = np.asarray(zone)
+    data = ~np.asarray(holes, dtype=bool)
+    areas = {}
+    for code, name in ZONE_NAMES.items():
+        if code == 0:
+            continue
+        cells = int(np.sum((zone == code) & data))
+        areas[name] = {"cells": cells, "m2": cells * cell_area_m2, "ha": cells * cell_area_m2 / 1e4}
+    return {
+        "areas": areas,
+        "energy_thresholds_kJ": list(ENERGY_THRESHOLDS_KJ),
+        "return_periods_years": list(RETURN_PERIODS_YEARS),
+        "source": "Raetzo et al. 2002, Bull. Eng. Geol. Env. 61:263-268 (Swiss practice)",
+    }
+
+
 def probability_class(frequency: np.ndarray) -> np.ndarray:
     """Column of :data:`ZONE_MATRIX` per cell: 0 high (T <= 30 y), 1 medium (T <= 100 y), 2 low
     (T <= 300 y), 3 residual or none (T > 300 y, or never), with ``T = 1 / frequency``."""
