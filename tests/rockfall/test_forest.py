@@ -241,3 +241,17 @@ def test_forest_results_do_not_depend_on_chunks_and_replay_alone():
     alone = ensemble.trajectory(5)
     assert alone.tree_impacts == whole["tree_impacts"][5]
     assert np.array_equal(alone.position[-1], whole["final_state"][5, S_R : S_R + 3])
+
+
+def test_the_forest_of_single_trees_is_the_cells_with_a_stem_or_next_to_one():
+    """Two stems on a 10 x 12 grid of 1 m cells, one at the grid's edge: the forest is the 3 x 3
+    block around each stem's cell, cut at the edge (9 + 6 cells), and a rock at rest across a
+    cell edge from a stem is in it."""
+    terrain = Terrain.from_array(np.zeros((10, 12)), dx=1.0)
+    forest = Forest.trees(terrain, [5.0, 0.0], [4.0, 7.0], [30.0, 30.0])
+    mask = forest.forest_mask()
+    expected = np.zeros((10, 12), dtype=bool)
+    expected[3:6, 4:7] = True
+    expected[6:9, 0:2] = True
+    np.testing.assert_array_equal(mask, expected)
+    assert forest.describe()["forest_cells"] == 15

@@ -247,11 +247,20 @@ class Forest:
         )
 
     def forest_mask(self) -> np.ndarray:
-        """(ny, nx) True where the forest stands (stands: stems > 0; trees: a stem in the
-        cell)."""
+        """(ny, nx) True where the forest stands (stands: stems > 0; single trees: a stem in
+        the cell or in one of its eight neighbours, so that a rock at rest against a stem
+        across a cell edge counts as in the forest, and a stand of trees a few cells apart is
+        one area)."""
         if self.mode == MODE_STAND:
             return (self.density > 0.0).reshape(self.shape)
-        return (np.diff(self.tree_start) > 0).reshape(self.shape)
+        stems = (np.diff(self.tree_start) > 0).reshape(self.shape)
+        padded = np.pad(stems, 1)
+        near = np.zeros_like(stems)
+        ny, nx = stems.shape
+        for dj in range(3):
+            for di in range(3):
+                near |= padded[dj : dj + ny, di : di + nx]
+        return near
 
     def stems_per_ha(self) -> np.ndarray:
         """(ny, nx) stems per hectare of every DEM cell (single trees: the trees whose stem

@@ -167,7 +167,9 @@ def _forest(summary: Mapping[str, Any]) -> str:
         "trees; a stem takes the energy of the rock's velocity along the contact normal up to "
         "38.7 DBH^2.31 J (Dorren &amp; Berger 2006), and breaks above it. The maps 'Forest, "
         "stems per hectare' and 'Tree impacts' below show where the forest stands and where "
-        "rocks hit it.</p>" + values_table(dict(forest))
+        "rocks hit it. Forest cells: the DEM cells of the stands, or with single trees the "
+        "cells with a stem or next to one; stopped in forest: the rocks at rest in such a "
+        "cell, and their fraction of all the rocks of the run.</p>" + values_table(dict(forest))
     )
 
 
