@@ -167,15 +167,16 @@ def test_file_choice_errors(tmp_path, swiss):
         barriers_from_config([{"name": "fence", "file": "missing.gpkg"}], swiss, tmp_path)
 
 
-def test_crs_refused_when_different(tmp_path, swiss):
-    path = geojson(tmp_path / "wgs.geojson", [("fence", [[7.4, 46.9], [7.5, 46.9]])], "EPSG:4326")
-    with pytest.raises(ValueError) as err:
-        barriers_from_config([{"name": "fence", "file": str(path)}], swiss)
-    message = str(err.value)
-    assert "barrier 'fence'" in message and "EPSG:4326" in message and "EPSG:2056" in message
-    # GeoJSON without a crs member is EPSG:4326 by its standard: refused against EPSG:2056 too
+def test_a_line_in_another_crs_is_transformed_to_the_dem_s(tmp_path, swiss):
+    """A line in LV03 (EPSG:21781, LV95 shifted by 2 000 000 m and 1 000 000 m) lands on the
+    DEM's LV95 line; a GeoJSON without a crs member is EPSG:4326 by its standard, and LV95
+    numbers read as degrees cannot be transformed: refused, naming both CRSs."""
+    lv03 = [[x - 2_000_000.0, y - 1_000_000.0] for x, y in LINE]
+    path = geojson(tmp_path / "lv03.geojson", [("fence", lv03)], "EPSG:21781")
+    (barrier,) = barriers_from_config([{"name": "fence", "file": str(path)}], swiss)
+    np.testing.assert_allclose(barrier.line, LINE, atol=0.05)
     bare = geojson(tmp_path / "bare.geojson", [("fence", LINE)], crs=None)
-    with pytest.raises(ValueError, match=r"EPSG:4326.*EPSG:2056"):
+    with pytest.raises(ValueError, match=r"EPSG:4326.*EPSG:2056.*cannot be transformed"):
         barriers_from_config([{"name": "fence", "file": str(bare)}], swiss)
     # ... and taken in the DEM's coordinates when the DEM has no CRS
     plain = Terrain.from_array(swiss.heights, x0=X0, y0=Y0, dx=5.0)

@@ -1,7 +1,7 @@
 """The barriers of a run from its ``[[barrier]]`` entries: inline lines, or lines read from vector
-files through :func:`tumble.io.vectors.read_lines`, their CRS checked against the DEM's and every
-vertex on the DEM, with a :class:`~tumble.errors.ConfigError` naming the barrier and carrying its
-key (``barrier.<k>``, ``barrier.<k>.file``, ``barrier.<k>.uphill``).
+files through :func:`tumble.io.vectors.read_lines`, their vertices transformed to the DEM's CRS
+and every vertex on the DEM, with a :class:`~tumble.errors.ConfigError` naming the barrier and
+carrying its key (``barrier.<k>``, ``barrier.<k>.file``, ``barrier.<k>.uphill``).
 
 **Which side the rocks come from.** Every barrier has an uphill side, ``"left"`` or ``"right"``
 of its line seen from its first point to its last (:mod:`tumble.rockfall.barriers`): crossings
@@ -97,11 +97,21 @@ def _line_from_file(
         raise ConfigError(f"{where}: {err}", f"{key}.file") from err
     same, file_text, dem_text = _same_crs(crs, terrain.crs)
     if not same:
-        raise ConfigError(
-            f"{where}: {path} is in {file_text}, the DEM in {dem_text}; give the line in the "
-            "DEM's coordinate reference system",
-            f"{key}.file",
-        )
+        # brought to the DEM's CRS vertex by vertex, as release areas are
+        from tumble.io.vectors import transform_xy
+
+        moved = []
+        for line in lines:
+            try:
+                x, y = transform_xy(line[:, 0], line[:, 1], crs, terrain.crs)
+            except ValueError as err:
+                raise ConfigError(
+                    f"{where}: {path} is in {file_text}, the DEM in {dem_text}, and its lines "
+                    f"cannot be transformed to the DEM's ({err}); check the file's CRS label",
+                    f"{key}.file",
+                ) from None
+            moved.append(np.column_stack([x, y]))
+        lines = moved
     if name_field is not None:
         chosen = [k for k, n in enumerate(names) if n == name]
         if not chosen:
@@ -312,12 +322,12 @@ def build_barriers(
     ``release`` None a barrier without ``uphill`` is left for the engine to decide from the
     rocks' starting points.
 
-    A relative ``file`` is taken from ``base_dir``. A file's CRS must equal the DEM's (a side
-    without a CRS is taken to be in the other's: GeoJSON without a ``crs`` member is EPSG:4326
-    by its standard). Every vertex must lie on the DEM's rectangle; parts over nodata areas are
-    kept with a warning. ConfigError naming the barrier and the problem, its key ``barrier.<k>``
-    (or a field of it, ``barrier.<k>.file``, ``barrier.<k>.uphill``) with ``k`` the entry's
-    index in ``entries``.
+    A relative ``file`` is taken from ``base_dir``. A file in another CRS than the DEM's has its
+    vertices transformed to the DEM's, as release areas do (a side without a CRS is taken to be
+    in the other's: GeoJSON without a ``crs`` member is EPSG:4326 by its standard). Every
+    vertex must lie on the DEM's rectangle; parts over nodata areas are kept with a warning.
+    ConfigError naming the barrier and the problem, its key ``barrier.<k>`` (or a field of it,
+    ``barrier.<k>.file``, ``barrier.<k>.uphill``) with ``k`` the entry's index in ``entries``.
     """
     base = Path(base_dir)
     barriers: list[Barrier] = []
