@@ -194,12 +194,18 @@ def test_the_summary_line_accounts_for_every_rock(fractions):
         "n_rocks": 800,
         "scheme": "implicit",
         "fractions": fractions,
-        "kinetic_energy_kJ": {"path": {"mean": 1.0, "std": 0.5}},
+        "kinetic_energy_kJ": {
+            "path": {"mean": 1.0, "std": 0.5},
+            "rock_max": {"p50": 7.0, "p95": 9.5},
+        },
         "runout_m": {"mean": 10.0, "p95": 20.0},
         "wall_time_s": 1.0,
         "rock_steps_per_s": 1e6,
     }
-    line = summary_line(summary).split(";")[0]
+    whole = summary_line(summary)
+    # the energy is each rock's largest, not the mean over the path samples
+    assert "largest kinetic energy of a rock 7.0 kJ (p95 9.5)" in whole
+    line = whole.split(";")[0]
     shares = [float(x) for x in re.findall(r"([0-9.]+) %", line)]
     assert sum(shares) == pytest.approx(100.0, abs=1e-9)
     assert ("caught by a net" in line) == (fractions["caught"] > 0)

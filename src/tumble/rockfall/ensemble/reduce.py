@@ -571,7 +571,7 @@ def reduce_chunks(
 def summary_line(summary: dict) -> str:
     """One line for the end of a run."""
     f = summary["fractions"]
-    e = summary["kinetic_energy_kJ"]["path"]
+    e = summary["kinetic_energy_kJ"]["rock_max"]
     r = summary["runout_m"]
     rate = summary.get("rock_steps_per_s") or 0.0
 
@@ -586,7 +586,8 @@ def summary_line(summary: dict) -> str:
         f"stopped {format_percent(f['stopped'])},{caught} left {format_percent(f['left_domain'])}, "
         f"timed out {format_percent(f['timed_out'])},{failed}".rstrip(",")
         + "; "
-        f"kinetic energy {num(e['mean'], '.1f')} +- {num(e['std'], '.1f')} kJ; "
+        f"largest kinetic energy of a rock {num(e['p50'], '.1f')} kJ (p95 "
+        f"{num(e['p95'], '.1f')}); "
         f"run-out {num(r['mean'], '.1f')} m (p95 {num(r['p95'], '.1f')}); "
         f"{summary['wall_time_s']:.1f} s, {rate / 1e6:.2f} M rock-steps/s"
     )
