@@ -95,6 +95,21 @@ def test_example_site_end_to_end(site, tmp_path, capsys):
         assert zoning["areas"][name]["ha"] == pytest.approx(cells * cell / 1e4, rel=1e-12)
     assert zoning["energy_thresholds_kJ"] == [30.0, 300.0]
     assert "<h2>Hazard zones</h2>" in report and "strong above 300 kJ" in report
+    # the sources of the most hazardous cell give its zone and frequencies
+    from tumble.pipeline.sources import sources_at
+
+    row, col = np.argwhere(zone == zone[zone < 255].max())[0]
+    with rasterio.open(out / "rasters" / "reach_frequency.tif") as dataset:
+        x, y = dataset.xy(row, col)
+        frequency = float(dataset.read(1)[row, col])
+    values = sources_at(out, at=(x, y))["values"]
+    assert values["hazard_zone"] == zone[row, col]
+    assert values["reach_frequency"] == pytest.approx(frequency, rel=1e-7)
+    assert main(["rockfall", "sources", str(out), "--at", f"{x},{y}"]) == 0
+    names = {1: "yellow", 2: "blue", 3: "red"}
+    assert (
+        f"hazard_zone: {names[int(zone[row, col])]} ({zone[row, col]})" in capsys.readouterr().out
+    )
 
 
 def test_zoning_and_statistics_do_not_depend_on_chunking(site):

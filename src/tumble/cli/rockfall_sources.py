@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from tumble.rockfall.hazard.zoning import ZONE_NAMES
+
 #: rocks printed by default (the most energetic first); --json lists all
 SHOWN_ROCKS = 20
 
@@ -95,5 +97,8 @@ def sources_command(args) -> int:
             how += "; reach probability of the place: the rocks that passed any of its cells"
         print(f"  maps ({how}):")
     for name, value in record["values"].items():
-        print(f"  {name}: {'n/a' if value is None else format(value, '.4g')}")
+        shown = "n/a" if value is None else format(value, ".4g")
+        if name == "hazard_zone" and value is not None:
+            shown = f"{ZONE_NAMES.get(int(value), shown)} ({int(value)})"
+        print(f"  {name}: {shown}")
     return status

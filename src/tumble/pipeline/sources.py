@@ -51,6 +51,12 @@ PLACE_RASTERS = (
     "kinetic_energy_p95_high",
     "energy_line_angle",
     "source_count",
+    # zoned runs (release areas with frequencies): the zone code (0 none, 1 yellow, 2 blue,
+    # 3 red; over a polygon the highest) and the annual frequencies
+    "hazard_zone",
+    "reach_frequency",
+    "frequency_exceeding_30kJ",
+    "frequency_exceeding_300kJ",
 )
 #: said when a run has no visits table
 NO_VISITS = (
