@@ -158,3 +158,21 @@ def test_a_drag_of_another_block_size_is_warned_about(dem):
     ):
         setup = build_run(validate({**data, "rock": rock, "soil": soil}))
         assert not [w for w in setup.warnings if "drag" in w]
+
+
+def test_the_resolved_configuration_says_which_soil_fields_each_rock_draws(dem):
+    """soil.uncertainty = "sets" on medium: the soil strength is shown as the three equivalent
+    sets' values drawn per rock, not the first set's alone; "category": its range."""
+    from tumble.rockfall.site.from_config import build_run
+    from tumble.rockfall.site.resolved import resolved_config
+
+    data = {"dem": str(dem), "rocks": 2, "release": {"point": [X0 + 5.0, Y0 + 12.0]}}
+    c = validate({**data, "soil": {"preset": "medium", "uncertainty": "sets"}})
+    soil = resolved_config(c, build_run(c), {})["soil"]
+    assert (
+        soil["scar_strength"] == "drawn per rock: one of the equivalent sets' 15000, 15000, 60000"
+    )
+    assert soil["rolling_resistance"] == 0.1 and soil["uncertainty"] == "sets"
+    c = validate({**data, "soil": {"preset": "medium", "uncertainty": "category"}})
+    soil = resolved_config(c, build_run(c), {})["soil"]
+    assert soil["scar_strength"] == "drawn per rock: uniform in [15000, 60000]"

@@ -49,6 +49,7 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
         del data["soil"]["preset"]
     if config.soil.uncertainty != "none":
         data["soil"]["uncertainty"] = config.soil.uncertainty
+        data["soil"].update(_drawn(data["soil"].get("preset"), config.soil.uncertainty))
     _resolved_landcover(data, config)
     data["output"]["sample_every"] = ensemble.sample_every
     data["barrier"] = [
@@ -62,6 +63,29 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     data["run"] = {**{k: v for k, v in data["run"].items() if v is not None}, **run}
     _resolved_site(data, setup)
     return {k: v for k, v in data.items() if v is not None}
+
+
+def _drawn(preset: str | None, mode: str) -> dict[str, str]:
+    """The fields a category's rocks draw (``soil.uncertainty``), each described in words in
+    place of the category's own value: the values of its equivalent sets (``"sets"``), or the
+    range of its spread (``"category"``)."""
+    from tumble.rockfall.soil import CATALOGUE
+
+    entry = CATALOGUE.get(preset or "")
+    if entry is None or mode == "none":
+        return {}
+    if mode == "category":
+        return {
+            name: f"drawn per rock: uniform in [{low:g}, {high:g}]"
+            for name, (low, high) in entry.spread.items()
+        }
+    out = {}
+    for name in FIELDS:
+        values = [float(s.get(name, 0.0)) for s in entry.sets]
+        if len(set(values)) > 1:
+            shown = ", ".join(f"{v:g}" for v in values)
+            out[name] = f"drawn per rock: one of the equivalent sets' {shown}"
+    return out
 
 
 def _plain(value: Any) -> Any:
@@ -85,6 +109,7 @@ def _resolved_landcover(data: dict[str, Any], config: RockfallConfig) -> None:
             classes[str(code)] = {"preset": preset, **{n: float(getattr(soil, n)) for n in FIELDS}}
             if mode != "none":
                 classes[str(code)]["uncertainty"] = mode
+                classes[str(code)].update(_drawn(preset, mode))
         data["soil"] = {"map": config.soil.map, "classes": classes}
     if config.forest.map is not None:
         data["forest"] = {
