@@ -19,11 +19,10 @@ import argparse
 
 import numpy as np
 
+from start_of_motion import plane_run  # benchmarks/start_of_motion.py
 from tumble.rockfall import Rock, RockStatus, Soil, Terrain
-from tumble.rockfall.clearance import Hulls
-from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
-from tumble.rockfall.step.model import S_R, S_V
+from tumble.rockfall.step.model import S_V
 
 SOILS = ("lu2019", "medium", "authume_hard", "authume_rocky")
 SLOPES = (10.0, 12.0, 15.0, 17.0, 20.0, 25.0)
@@ -43,11 +42,8 @@ def roll(
     rock = Rock.eota111(mass=0.1 * 2700.0)
     terrain = Terrain.plane(slope, size=(1200.0, 40.0), spacing=2.0)
     release = Release(point=(20.0, 0.0), height=0.5, speed_downslope=1.0)
-    states = release.draw(terrain, rocks, seed, hulls=Hulls.of(rock))
-    ensemble = Ensemble(terrain, rock, soil, states, seed=seed, t_max=t_max)
-    chunk = ensemble.run_chunk(0, rocks, threads)
+    chunk, runout = plane_run(terrain, rock, soil, release, rocks, seed, t_max, threads)
     final = chunk["final_state"]
-    runout = np.hypot(*(final[:, S_R : S_R + 2] - states.position[:, :2]).T)
     stopped = chunk["status"] == int(RockStatus.STOPPED)
     moving = chunk["status"] == int(RockStatus.TIMED_OUT)
     speed = np.linalg.norm(final[moving, S_V : S_V + 3], axis=1)

@@ -39,6 +39,26 @@ SPEEDS = (0.0, 1.0, 2.0)
 EARLY_M = 2.0
 
 
+def plane_run(
+    terrain: Terrain,
+    rock: Rock,
+    soil: Soil,
+    release: Release,
+    rocks: int,
+    seed: int,
+    t_max: float,
+    threads: int | None,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """``rocks`` random orientations of ``rock`` from ``release`` on ``terrain``: the chunk of
+    :meth:`Ensemble.run_chunk` and each rock's horizontal run-out (m)."""
+    states = release.draw(terrain, rocks, seed, hulls=Hulls.of(rock))
+    ensemble = Ensemble(terrain, rock, soil, states, seed=seed, t_max=t_max)
+    chunk = ensemble.run_chunk(0, rocks, threads)
+    final = chunk["final_state"]
+    runout = np.hypot(*(final[:, S_R : S_R + 2] - states.position[:, :2]).T)
+    return chunk, runout
+
+
 def early_stops(
     soil: Soil,
     rock: Rock,
@@ -56,11 +76,8 @@ def early_stops(
     horizontal) and ``slippage`` (m, at the end)."""
     terrain = Terrain.plane(slope, size=(200.0, 40.0), spacing=1.0)
     release = Release(point=(40.0, 0.0), height=height, speed_downslope=speed or None)
-    states = release.draw(terrain, rocks, seed, hulls=Hulls.of(rock))
-    ensemble = Ensemble(terrain, rock, soil, states, seed=seed, t_max=t_max)
-    chunk = ensemble.run_chunk(0, rocks, threads)
+    chunk, runout = plane_run(terrain, rock, soil, release, rocks, seed, t_max, threads)
     final = chunk["final_state"]
-    runout = np.hypot(*(final[:, S_R : S_R + 2] - states.position[:, :2]).T)
     stopped = chunk["status"] == int(RockStatus.STOPPED)
     return {
         "early": stopped & (runout < EARLY_M),
