@@ -97,8 +97,8 @@ def sources_command(args) -> int:
             how += "; reach probability of the place: the rocks that passed any of its cells"
         print(f"  maps ({how}):")
     for name, value in record["values"].items():
-        shown = "n/a" if value is None else format(value, ".4g")
+        text = "n/a" if value is None else format(value, ".4g")
         if name == "hazard_zone" and value is not None:
-            shown = f"{ZONE_NAMES.get(int(value), shown)} ({int(value)})"
-        print(f"  {name}: {shown}")
+            text = f"{ZONE_NAMES.get(int(value), text)} ({int(value)})"
+        print(f"  {name}: {text}")
     return status
