@@ -91,7 +91,20 @@ def error_message(err: ValidationError, root: type[BaseModel]) -> str:
     """One message for every error of a validation of the schema ``root``: each names its
     key, an unknown key with the keys allowed where it stands."""
     lines: list[str] = []
-    for e in err.errors():
+    errors = err.errors()
+    # a key whose value fails every member of a union (a number or a file name): only the
+    # members of the value's own kind speak (a number's bounds, not "should be a string")
+    by_key: dict[str, list[Any]] = {}
+    for e in errors:
+        by_key.setdefault(error_key(e, root), []).append(e)
+    kept = []
+    for e in errors:
+        value = e.get("input")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if len(by_key[error_key(e, root)]) > 1 and number and e["type"] == "string_type":
+            continue
+        kept.append(e)
+    for e in kept:
         loc = tuple(p for p in e["loc"] if isinstance(p, str))
         key = error_key(e, root)
         if e["type"] == "extra_forbidden":

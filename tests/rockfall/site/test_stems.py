@@ -176,3 +176,18 @@ def test_the_resolved_configuration_says_which_soil_fields_each_rock_draws(dem):
     c = validate({**data, "soil": {"preset": "medium", "uncertainty": "category"}})
     soil = resolved_config(c, build_run(c), {})["soil"]
     assert soil["scar_strength"] == "drawn per rock: uniform in [15000, 60000]"
+
+
+def test_a_number_s_wrong_value_or_kind_is_named_plainly(dem):
+    """A negative DBH names its bound only (not the file-name member of the union); a DBH or a
+    soil field given as quoted text is named as text that would be read as a raster file."""
+    with pytest.raises(ConfigError) as err:
+        build_ensemble(config(dem, {"stems_per_ha": 300.0, "dbh_cm": -30.0}))
+    assert "greater than 0 (got -30.0)" in str(err.value) and "string" not in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        build_ensemble(config(dem, {"stems_per_ha": 300.0, "dbh_cm": "30"}))
+    assert err.value.key == "forest.dbh_cm" and "is text" in str(err.value)
+    data = {"dem": str(dem), "rocks": 2, "release": {"point": [X0 + 5.0, Y0 + 12.0]}}
+    with pytest.raises(ConfigError) as err:
+        build_ensemble(validate({**data, "soil": {"preset": "medium", "mu_min": "0.5"}}))
+    assert err.value.key == "soil.mu_min" and "without quotes" in str(err.value)

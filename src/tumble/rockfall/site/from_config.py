@@ -47,7 +47,7 @@ from tumble.rockfall.site.rock_classes import (
 )
 from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
 from tumble.rockfall.site.soil_uncertainty import describe
-from tumble.rockfall.site.stems import stems_from_config
+from tumble.rockfall.site.stems import not_a_number, stems_from_config
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil, unknown_preset
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
@@ -104,6 +104,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     for name in FIELDS:
         value = getattr(c, name)
         if isinstance(value, str):
+            not_a_number(value, f"soil.{name}")
             path = Path(value)
             rasters[name] = path if path.is_absolute() else base / path
         elif value is not None:

@@ -25,12 +25,26 @@ def _values(value: Any, terrain: Any, base: Path, key: str) -> Any:
     """A number, or a raster file resampled onto the DEM grid (NaN for nodata)."""
     if not isinstance(value, str):
         return float(value)
+    not_a_number(value, key)
     path = Path(value)
     path = path if path.is_absolute() else base / path
     try:
         return terrain.resample(path, key)
     except (ValueError, OSError) as err:
         raise ConfigError(str(err), key) from err
+
+
+def not_a_number(value: str, key: str) -> None:
+    """ConfigError for a number given as text where a text is a raster file's name."""
+    try:
+        float(value)
+    except ValueError:
+        return
+    raise ConfigError(
+        f"{key} = {value!r} is text, which names a raster file; give the number without quotes "
+        "(or the name of a raster file)",
+        key,
+    )
 
 
 #: a mean DBH below this (cm) is taken for a value in the wrong unit and warned about
