@@ -37,7 +37,11 @@ def add_sources_parser(actions) -> None:
         default=SHOWN_ROCKS,
         help=f"print the N most energetic rocks (default {SHOWN_ROCKS}; 0: all)",
     )
-    sources.add_argument("--json", action="store_true", help="print the record as JSON")
+    sources.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole record as JSON (its rocks in rock order)",
+    )
     sources.set_defaults(run=sources_command)
 
 
