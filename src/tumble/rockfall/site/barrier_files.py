@@ -217,9 +217,9 @@ def _on_the_dem(barrier: Barrier, terrain: Terrain, where: str, key: str) -> str
     if off.any():
         k = int(np.argmax(off))
         raise ConfigError(
-            f"{where}: point {k} of the line ({line[k, 0]:.6g}, {line[k, 1]:.6g}) lies outside "
-            f"the DEM, which covers x in [{b.x_min:.6g}, {b.x_max:.6g}], y in "
-            f"[{b.y_min:.6g}, {b.y_max:.6g}]",
+            f"{where}: point {k} of the line ({line[k, 0]:.10g}, {line[k, 1]:.10g}) lies "
+            f"outside the DEM, which covers x in [{b.x_min:.10g}, {b.x_max:.10g}], y in "
+            f"[{b.y_min:.10g}, {b.y_max:.10g}] (its samples' centres)",
             key,
         )
     if terrain.holes == 0:
