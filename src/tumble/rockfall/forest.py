@@ -33,7 +33,11 @@ normal component ``E_n = m v_n^2 / 2`` up to ``FE``. A stem that holds (``E_n <=
 rock its tangential and vertical velocity: a central impact stops the rock's horizontal motion, a
 grazing one deflects it by ``90 deg - asin(b)`` and takes little. A stem that breaks takes ``FE``
 and the rock goes on through it with ``E_n - FE`` along the normal; a broken single tree is gone
-for that rock. The rotation of the rock is not changed by an impact.
+for that rock. The rotation of the rock is not changed by an impact. A stem that holds keeps
+holding the rock that leans on it: a single tree stands where it is, and a stand's stem stays
+where the rock met it, ``(D + d) / 2`` from the rock's centre along the contact normal, until the
+rock has moved out of its reach or broken it; while the rock leans on it, each step's motion
+towards it is taken again, without a new impact.
 
 What is not from Rockyfor3D: the text of its section 3.4 (the probability of an impact, the
 reduction of energy with the impact position, the deflection angles) could not be checked by
