@@ -147,38 +147,37 @@ def sources_at(
         "values": _values(paths, grid, cells),
         "note": None,
     }
+    n_rocks = int(paths.read_json(paths.summary)["n_rocks"])
     if not reached_cells.size:
         # none of the n rocks came: the reach probability is 0, below the Clopper-Pearson bound
-        from tumble.rockfall.ensemble.intervals import clopper_pearson
-
-        n_rocks = int(paths.read_json(paths.summary)["n_rocks"])
-        high = float(clopper_pearson(np.zeros(1), n_rocks)[1][0])
         record["n_rocks"] = n_rocks
-        record["values"].update(
-            reach_probability=0.0, reach_probability_low=0.0, reach_probability_high=high
-        )
+        record["values"].update(_place_probability(0, n_rocks))
     info = _outline_info(paths)
     if paths.visits.is_file():
         rocks = _rocks(paths.visits, cells)
         record["rocks"] = rocks
         record["sources"] = _sources_of_rocks(rocks, info)
         if cells.size > 1:
-            # the place's own reach probability: the share of the rocks that passed any of its
-            # cells, with its own interval (not the busiest cell's)
-            from tumble.rockfall.ensemble.intervals import clopper_pearson
-
-            n_rocks = int(paths.read_json(paths.summary)["n_rocks"])
-            bounds = clopper_pearson(np.array([float(len(rocks))]), n_rocks)
-            record["values"].update(
-                reach_probability=len(rocks) / n_rocks,
-                reach_probability_low=float(bounds[0][0]),
-                reach_probability_high=float(bounds[1][0]),
-            )
+            # the place's own reach probability (not the busiest cell's)
+            record["values"].update(_place_probability(len(rocks), n_rocks))
             record["reach_probability_of"] = "the place (rocks that passed any of its cells)"
     else:
         record["note"] = NO_VISITS
         record["sources"] = _sources_of_outlines(paths, grid, cells, info)
     return record
+
+
+def _place_probability(reaching: int, n_rocks: int) -> dict[str, float]:
+    """The share of the ``n_rocks`` rocks that reached the place, ``reaching`` of them, with its
+    Clopper-Pearson interval."""
+    from tumble.rockfall.ensemble.intervals import clopper_pearson
+
+    low, high = clopper_pearson(np.array([float(reaching)]), n_rocks)
+    return {
+        "reach_probability": reaching / n_rocks,
+        "reach_probability_low": float(low[0]),
+        "reach_probability_high": float(high[0]),
+    }
 
 
 def _bounds(grid: _Grid) -> tuple[float, float, float, float]:
