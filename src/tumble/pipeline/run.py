@@ -58,24 +58,22 @@ from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE
 from tumble.rockfall.ensemble.outputs import (
-    ascii_copies,
     deposits_gpkg_in_background,
     write_exits_gpkg,
     write_trajectories_gpkg,
     write_tree_impacts,
 )
 from tumble.rockfall.ensemble.rasters import Rasters
-from tumble.rockfall.hazard.convergence import CONVERGED, Convergence, write_converged
+from tumble.rockfall.hazard.convergence import Convergence, write_converged
 from tumble.rockfall.hazard.design import add_barrier_statistics
 from tumble.rockfall.hazard.reach import (
-    SOURCE_COUNT,
     outlines,
     source_count,
     source_reach,
     write_outlines,
     write_source_count,
 )
-from tumble.rockfall.hazard.zoning import ZONING_RASTERS, zoning_record
+from tumble.rockfall.hazard.zoning import zoning_record
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
 from tumble.rockfall.site.resolved import resolved_config
@@ -327,10 +325,11 @@ class RockfallRun:
                 write_tree_impacts(
                     ensemble.terrain, result.tree_impacts, staged.rasters, config.output.ascii
                 )
-            setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters)
-            write_converged(ensemble.terrain, converged, staged.rasters)
+            ascii = config.output.ascii
+            setup.site.write_rasters(ensemble.terrain, zoning, staged.rasters, ascii)
+            write_converged(ensemble.terrain, converged, staged.rasters, ascii)
             if reached is not None:
-                write_source_count(ensemble.terrain, extra["source_count"], staged.rasters)
+                write_source_count(ensemble.terrain, extra["source_count"], staged.rasters, ascii)
                 write_outlines(
                     stage / layout.REACH_OUTLINES_GPKG,
                     outlines(ensemble.terrain, reached),
@@ -339,10 +338,6 @@ class RockfallRun:
                     [int(np.sum(setup.site.source_of == s)) for s in range(reached.shape[0])],
                     ensemble.terrain.crs,
                 )
-            if config.output.ascii:
-                # the hazard products written as GeoTIFFs only, as ESRI ASCII too
-                names = [*ZONING_RASTERS, CONVERGED, SOURCE_COUNT]
-                ascii_copies(ensemble.terrain, staged.rasters, names)
             ensemble.terrain.write(staged.dem)
             result.write_deposits(staged.deposits)
             if config.output.visits:

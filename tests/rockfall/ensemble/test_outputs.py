@@ -172,23 +172,35 @@ def test_trajectories_are_one_line_per_sampled_rock_through_its_samples(run, tmp
 
 
 def test_ascii_copies_of_the_hazard_products_hold_the_geotiffs_cells(tmp_path):
-    """A zone raster (uint8, nodata 255) and a frequency raster (float32) written as GeoTIFFs
-    only: their ESRI ASCII copies hold the same cells, nodata where the GeoTIFF has it, on the
-    same grid; a copy that exists already is left alone."""
-    from tumble.rockfall.ensemble.outputs import ascii_copies
+    """The zone raster (uint8, nodata 255), a frequency raster (float32), converged.tif and
+    source_count.tif written with ``ascii``: their ESRI ASCII copies hold the GeoTIFFs' cells
+    (the frequencies to float32), nodata where the GeoTIFFs have it (the DEM's hole), on the
+    same grid."""
+    from tumble.rockfall.hazard.convergence import write_converged
+    from tumble.rockfall.hazard.reach import write_source_count
+    from tumble.rockfall.hazard.zoning import write_zoning_rasters
 
-    terrain = Terrain.from_array(np.zeros((4, 5)), x0=100.0, y0=200.0, dx=2.0)
+    heights = np.zeros((4, 5))
+    heights[1, 2] = np.nan
+    terrain = Terrain.from_array(heights, x0=100.0, y0=200.0, dx=2.0)
     zone = np.arange(20, dtype=np.float64).reshape(4, 5) % 4
-    zone[1, 2] = np.nan
     frequency = np.linspace(0.0, 0.05, 20).reshape(4, 5)
-    terrain.write_raster(tmp_path / "zone.tif", zone, nodata=255, dtype="uint8", cog=True)
-    terrain.write_raster(tmp_path / "f.tif", frequency, dtype="float32", cog=True)
-    written = ascii_copies(terrain, tmp_path, ["zone", "f", "absent"])
-    assert sorted(p.name for p in written) == ["f.asc", "zone.asc"]
-    copy = read_raster(tmp_path / "zone.asc")
-    np.testing.assert_array_equal(copy.values, zone)
-    assert (copy.x0, copy.y0, copy.dx) == (100.0, 200.0, 2.0)
-    np.testing.assert_array_equal(
-        read_raster(tmp_path / "f.asc").values, frequency.astype(np.float32).astype(np.float64)
+    zoning = {
+        "hazard_zone": zone,
+        "reach_frequency": frequency,
+        "frequency_exceeding_30kJ": frequency / 2,
+        "frequency_exceeding_300kJ": frequency / 4,
+    }
+    written = write_zoning_rasters(terrain, zoning, tmp_path, ascii=True)
+    assert sorted(p.name for p in written if p.suffix == ".asc") == sorted(
+        f"{name}.asc" for name in zoning
     )
-    assert ascii_copies(terrain, tmp_path, ["zone"]) == []
+    write_converged(terrain, zone > 1, tmp_path, ascii=True)
+    write_source_count(terrain, zone.astype(np.uint16), tmp_path, ascii=True)
+    for name in (*zoning, "converged", "source_count"):
+        with rasterio.open(tmp_path / f"{name}.tif") as src:
+            tif = np.flipud(src.read(1, masked=True).astype(np.float64).filled(np.nan))
+        copy = read_raster(tmp_path / f"{name}.asc")
+        assert (copy.x0, copy.y0, copy.dx) == (100.0, 200.0, 2.0), name
+        assert np.isnan(copy.values[1, 2]) and np.isnan(tif[1, 2]), name
+        np.testing.assert_array_equal(copy.values.astype(np.float32), tif.astype(np.float32))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,26 +84,6 @@ def write_hazard_rasters(
         )
         if ascii:
             written.append(terrain.write_raster(directory / f"{name}.asc", values, **where))
-    return written
-
-
-def ascii_copies(
-    terrain: Terrain, directory: str | os.PathLike, names: Iterable[str]
-) -> list[Path]:
-    """``NAME.asc`` beside each ``NAME.tif`` of ``names`` in ``directory`` that has none: the
-    same cells as float64 text, nodata as nodata (the hazard products written as GeoTIFFs
-    only, for ``--ascii``)."""
-    import rasterio
-
-    directory = Path(directory)
-    written = []
-    for name in names:
-        tif, asc = directory / f"{name}.tif", directory / f"{name}.asc"
-        if not tif.is_file() or asc.exists():
-            continue
-        with rasterio.open(tif) as src:
-            values = src.read(1, masked=True).astype(np.float64).filled(np.nan)
-        written.append(terrain.write_raster(asc, np.flipud(values)))
     return written
 
 

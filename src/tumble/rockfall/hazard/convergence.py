@@ -98,13 +98,17 @@ class Convergence:
         }
 
 
-def write_converged(terrain: Any, converged: np.ndarray, directory: str | os.PathLike) -> Path:
+def write_converged(
+    terrain: Any, converged: np.ndarray, directory: str | os.PathLike, ascii: bool = False
+) -> Path:
     """``converged.tif``: uint8, 1 where the cell counted and converged, 0 elsewhere, nodata
-    255 in the DEM's holes."""
+    255 in the DEM's holes; with ``ascii`` also ``converged.asc``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     grid = converged.astype(np.float32)  # 0 and 1 exactly, half the memory of float64
     grid[~np.isfinite(np.asarray(terrain.heights))] = np.nan
+    if ascii:
+        terrain.write_raster(directory / f"{CONVERGED}.asc", grid)
     return terrain.write_raster(
         directory / f"{CONVERGED}.tif",
         grid,

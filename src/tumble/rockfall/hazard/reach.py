@@ -45,13 +45,18 @@ def source_count(reached: np.ndarray) -> np.ndarray:
     return np.minimum(reached.sum(axis=0), np.iinfo(np.uint16).max).astype(np.uint16)
 
 
-def write_source_count(terrain: Any, count: np.ndarray, directory: str | os.PathLike) -> Path:
+def write_source_count(
+    terrain: Any, count: np.ndarray, directory: str | os.PathLike, ascii: bool = False
+) -> Path:
     """``source_count.tif``: uint8, the release areas whose rocks reached the cell (0 where
-    none did; 254 stands for 254 or more), nodata 255 in the DEM's holes."""
+    none did; 254 stands for 254 or more), nodata 255 in the DEM's holes; with ``ascii`` also
+    ``source_count.asc``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     grid = np.minimum(count, 254).astype(np.float32)  # whole numbers, exact in float32
     grid[~np.isfinite(np.asarray(terrain.heights))] = np.nan
+    if ascii:
+        terrain.write_raster(directory / f"{SOURCE_COUNT}.asc", grid)
     return terrain.write_raster(
         directory / f"{SOURCE_COUNT}.tif",
         grid,

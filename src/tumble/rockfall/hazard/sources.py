@@ -201,11 +201,16 @@ class Site:
         ]
 
     def write_rasters(
-        self, terrain: Any, zoning: Mapping[str, np.ndarray], directory: str | os.PathLike
+        self,
+        terrain: Any,
+        zoning: Mapping[str, np.ndarray],
+        directory: str | os.PathLike,
+        ascii: bool = False,
     ) -> list[Path]:
-        """Write the zoning rasters of :meth:`apply` into ``directory``
-        (:func:`tumble.rockfall.hazard.zoning.write_zoning_rasters`); nothing without them."""
-        return write_zoning_rasters(terrain, zoning, directory) if zoning else []
+        """Write the zoning rasters of :meth:`apply` into ``directory`` (with ``ascii`` their
+        ESRI ASCII copies too; :func:`tumble.rockfall.hazard.zoning.write_zoning_rasters`);
+        nothing without them."""
+        return write_zoning_rasters(terrain, zoning, directory, ascii) if zoning else []
 
 
 def default_site(n: int, source: str, class_name: str) -> Site:

@@ -236,23 +236,27 @@ def zoning_rasters_from_counts(
 
 
 def write_zoning_rasters(
-    terrain: Terrain, rasters: Mapping[str, np.ndarray], directory: str | os.PathLike
+    terrain: Terrain,
+    rasters: Mapping[str, np.ndarray],
+    directory: str | os.PathLike,
+    ascii: bool = False,
 ) -> list[Path]:
     """The zoning rasters of :data:`tumble.rockfall.hazard.zoning.ZONING_RASTERS` as labelled
     cloud-optimised GeoTIFFs on the terrain's grid: ``hazard_zone.tif`` uint8 (0 none, 1 yellow,
     2 blue, 3 red; nodata 255 in the DEM's nodata holes only: every other cell is zoned) and the
-    annual frequencies (float32, 1/year; 0 where no rock came, nodata in the DEM's holes).
-    Returns the paths written."""
+    annual frequencies (float32, 1/year; 0 where no rock came, nodata in the DEM's holes), and
+    with ``ascii`` their ESRI ASCII copies (``NAME.asc``). Returns the paths written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     holes = ~np.isfinite(np.asarray(terrain.heights))
     written = []
     for name, info in ZONING_RASTERS.items():
         integer = info.dtype != "float32"
+        values = np.where(holes, np.nan, np.asarray(rasters[name], dtype=np.float64))
         written.append(
             terrain.write_raster(
                 directory / f"{name}.tif",
-                np.where(holes, np.nan, np.asarray(rasters[name], dtype=np.float64)),
+                values,
                 nodata=ZONE_NODATA if integer else math.nan,
                 dtype=info.dtype,
                 description=info.description,
@@ -260,4 +264,6 @@ def write_zoning_rasters(
                 cog=True,
             )
         )
+        if ascii:
+            written.append(terrain.write_raster(directory / f"{name}.asc", values))
     return written
