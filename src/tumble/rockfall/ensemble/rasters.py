@@ -219,9 +219,9 @@ def rasters_from_visits(
     )
     low, high = cell_quantile_interval(cells, values[:, Q_ENERGY], 0.95, size)
     # widened to the bins' edges, and never above the cell's largest value
-    largest = _cell_max(cells, values[:, Q_ENERGY], size)
-    rasters["kinetic_energy_p95_low"] = np.minimum(low, largest) * 1e-3
-    rasters["kinetic_energy_p95_high"] = np.minimum(high, largest) * 1e-3
+    largest = rasters["kinetic_energy_max"]
+    rasters["kinetic_energy_p95_low"] = np.minimum(low * 1e-3, largest)
+    rasters["kinetic_energy_p95_high"] = np.minimum(high * 1e-3, largest)
     angle = np.full(size, np.nan)
     if visit_angle is not None:
         minima = cell_minima(visit_cell, visit_angle)
