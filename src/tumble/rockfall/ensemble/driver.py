@@ -105,8 +105,8 @@ class Ensemble:
 
     ``shapes``: one :class:`Rock` or a sequence of them; ``states``: the initial states of the n
     rocks; ``shape_id`` (n,) index into ``shapes`` (default 0); ``scale`` (n,) isotropic scale
-    of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``).
-    ``seed`` is recorded with the results; ``sample_every``: steps between path samples.
+    of the shape (default 1); ``mass`` (n,) kg (default the shape's mass times ``scale^3``);
+    ``volume`` (n,) m^3 follows. ``seed`` is recorded; ``sample_every``: steps between samples.
     ``keep_visits``: every chunk also holds its rocks' cell visits (:data:`VISIT_ARRAYS`, for
     the run's ``visits.parquet``). ``forest``: stems the rocks may hit
     (:mod:`tumble.rockfall.forest`; each rock draws from its own stream, keyed by ``seed`` and
@@ -247,7 +247,7 @@ class Ensemble:
             self.options.gravity,
         )
         self.forest = forest
-        volume = np.array([s.volume for s in self.shapes])[self.shape_id] * self.scale**3
+        self.volume = np.array([s.volume for s in self.shapes])[self.shape_id] * self.scale**3
         self._packed: dict[str, Any] = {
             "model": model,
             "soil_table": soils_packed,
@@ -258,7 +258,7 @@ class Ensemble:
             "n_steps": self.options.n_steps,
             "rest_steps": self.options.rest_steps,
             "nets": pack_nets(pack_barriers(self.barriers)) if self.barriers else no_nets(),
-            **forest_tables(forest, terrain, volume, seed, n),
+            **forest_tables(forest, terrain, self.volume, seed, n),
         }
 
     # --- settings ------------------------------------------------------------------------------

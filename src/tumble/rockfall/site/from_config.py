@@ -449,8 +449,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         keep_visits=config.output.visits,
         **counting,
     )
-    volumes = np.array([s.volume for s in ensemble.shapes])[ensemble.shape_id] * ensemble.scale**3
-    warnings += _drag_warnings(config, volumes)
+    warnings += _drag_warnings(config, ensemble.volume)
     inputs = {}
     if config.dem is not None:
         inputs["dem"] = _path(config.dem, base)
