@@ -103,10 +103,22 @@ def rock_diameter(volume: Any) -> Any:
     return (6.0 * np.asarray(volume, dtype=float) / math.pi) ** (1.0 / 3.0)
 
 
+class StandInputError(ValueError):
+    """A stand input that is wrong: ``field`` names it (``stems_per_ha``, ``dbh_cm`` or
+    ``energy_factor``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def _field(value: Any, shape: tuple[int, int], name: str) -> np.ndarray:
-    array = np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), shape))
-    if array.shape != shape:
-        raise ValueError(f"forest {name} must be a number or a raster of shape {shape}")
+    try:
+        array = np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), shape))
+    except ValueError:
+        array = None
+    if array is None or array.shape != shape:
+        raise StandInputError(name, f"forest {name} must be a number or a raster of shape {shape}")
     return array
 
 
@@ -154,15 +166,17 @@ class Forest:
         for name, a in (("stems_per_ha", n), ("dbh_cm", d)):
             bad = np.isfinite(a) & (a < 0.0)
             if bad.any():
-                raise ValueError(
+                raise StandInputError(
+                    name,
                     f"forest {name} must not be negative, got {float(a[bad][0]):g} "
-                    f"({_where(terrain, bad)})"
+                    f"({_where(terrain, bad)})",
                 )
         bad = forest & ~(np.isfinite(f) & (f > 0.0))
         if bad.any():
-            raise ValueError(
+            raise StandInputError(
+                "energy_factor",
                 f"forest energy_factor must be positive where there is forest, got "
-                f"{float(f[bad][0]):g} ({_where(terrain, bad)})"
+                f"{float(f[bad][0]):g} ({_where(terrain, bad)})",
             )
         empty = np.zeros((0, 2))
         return cls(

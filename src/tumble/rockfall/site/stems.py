@@ -18,7 +18,7 @@ import numpy as np
 
 from tumble.errors import ConfigError, DataError
 from tumble.io.vectors import read_points, transform_xy
-from tumble.rockfall.forest import Forest
+from tumble.rockfall.forest import Forest, StandInputError, stem_capacity_J
 
 
 def _values(value: Any, terrain: Any, base: Path, key: str) -> Any:
@@ -51,14 +51,6 @@ def not_a_number(value: str, key: str) -> None:
 THIN_DBH_CM = 5.0
 
 
-def _stand_key(message: str) -> str:
-    """The key of the stand input a message of :meth:`Forest.stand` is about."""
-    for name in ("dbh_cm", "energy_factor"):
-        if name in message:
-            return f"forest.{name}"
-    return "forest.stems_per_ha"
-
-
 def _stand_warnings(stems: Any, dbh: Any, terrain: Any) -> list[str]:
     """Samples with stems but no DBH (nodata: no forest there), and DBH too thin for cm."""
     shape = terrain.heights.shape
@@ -76,7 +68,7 @@ def _stand_warnings(stems: Any, dbh: Any, terrain: Any) -> list[str]:
         warnings.append(
             f"forest: {int(thin.sum())} DEM samples of stand have a mean DBH below "
             f"{THIN_DBH_CM:g} cm (smallest {float(d[thin].min()):g} cm; a stem of 1 cm takes "
-            f"{38.7e-3:.3g} kJ): forest.dbh_cm is in centimetres, not metres"
+            f"{stem_capacity_J(1.0) * 1e-3:.3g} kJ): forest.dbh_cm is in centimetres, not metres"
         )
     return warnings
 
@@ -111,8 +103,8 @@ def stems_from_config(c: Any, terrain: Any, base: Path) -> tuple[Forest | None, 
         factor = _values(c.energy_factor, terrain, base, "forest.energy_factor")
         try:
             forest = Forest.stand(terrain, stems, dbh, factor, height)
-        except ValueError as err:
-            raise ConfigError(str(err), _stand_key(str(err))) from None
+        except StandInputError as err:
+            raise ConfigError(str(err), f"forest.{err.field}") from None
         return forest, _stand_warnings(stems, dbh, terrain)
     if c.trees is None:
         return None, []
