@@ -271,14 +271,10 @@ class Forest:
         one area)."""
         if self.mode == MODE_STAND:
             return (self.density > 0.0).reshape(self.shape)
+        from scipy import ndimage
+
         stems = (np.diff(self.tree_start) > 0).reshape(self.shape)
-        padded = np.pad(stems, 1)
-        near = np.zeros_like(stems)
-        ny, nx = stems.shape
-        for dj in range(3):
-            for di in range(3):
-                near |= padded[dj : dj + ny, di : di + nx]
-        return near
+        return ndimage.binary_dilation(stems, structure=np.ones((3, 3), dtype=bool))
 
     def stems_per_ha(self) -> np.ndarray:
         """(ny, nx) stems per hectare of every DEM cell (single trees: the trees whose stem
