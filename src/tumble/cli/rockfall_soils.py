@@ -102,12 +102,10 @@ def _spread_lines(row: dict) -> list[str]:
     for name, (low, high) in row["spread"].items():
         lines.append(f"  uncertainty = 'category': {name} uniform in [{low:g}, {high:g}]")
     if row["sets"]:
-        varying = [f for f in FIELDS if len({s.get(f, 0.0) for s in row["sets"]}) > 1]
+        varying = CATALOGUE[row["name"]].set_values()
         lines.append(
             f"  uncertainty = 'sets': one of {len(row['sets'])} equivalent sets, equally likely; "
-            + "; ".join(
-                f"{f} " + ", ".join(f"{s.get(f, 0.0):g}" for s in row["sets"]) for f in varying
-            )
+            + "; ".join(f"{f} " + ", ".join(f"{v:g}" for v in vs) for f, vs in varying.items())
         )
     lines.append(f"  spread source: {row['spread_source']}")
     return lines

@@ -161,6 +161,12 @@ class SoilPreset:
         if self.sets and (self.set_stride < 1 or joint % (len(self.sets) * self.set_stride)):
             raise ValueError("set_joint must be a multiple of the sets times set_stride")
 
+    def set_values(self) -> dict[str, tuple[float, ...]]:
+        """The fields whose values differ between the equivalent sets, each with its value in
+        every set, in the sets' order."""
+        columns = {f: tuple(float(s.get(f, 0.0)) for s in self.sets) for f in FIELDS}
+        return {f: values for f, values in columns.items() if len(set(values)) > 1}
+
 
 #: Source of the Authume categories: the calibration on profile P1 of the Authume quarry tests
 #: (Garcia et al. 2022, Eng. Geol. 310:106855; Bourrier et al. 2021, Landslides 18:639-654) in

@@ -79,13 +79,10 @@ def _drawn(preset: str | None, mode: str) -> dict[str, str]:
             name: f"drawn per rock: uniform in [{low:g}, {high:g}]"
             for name, (low, high) in entry.spread.items()
         }
-    out = {}
-    for name in FIELDS:
-        values = [float(s.get(name, 0.0)) for s in entry.sets]
-        if len(set(values)) > 1:
-            shown = ", ".join(f"{v:g}" for v in values)
-            out[name] = f"drawn per rock: one of the equivalent sets' {shown}"
-    return out
+    return {
+        name: "drawn per rock: one of the equivalent sets' " + ", ".join(f"{v:g}" for v in values)
+        for name, values in entry.set_values().items()
+    }
 
 
 def _plain(value: Any) -> Any:
