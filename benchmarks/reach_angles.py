@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tumble.pipeline.auto import LOWEST_OBSERVED_DEG
+
 
 def reach_angles(folder: Path) -> tuple[np.ndarray, int, int]:
     """``(angles of the stopped rocks in degrees, rocks, rocks that left the DEM)``."""
@@ -78,7 +80,8 @@ def plot(runs: list[tuple[np.ndarray, int]], labels: list[str], path: Path) -> N
         share = np.arange(1, a.size + 1) / a.size
         p1 = np.percentile(a, 1)
         ax.step(a, share, where="post", label=f"{label} (p1 {p1:.1f} deg, {left} left the DEM)")
-    ax.axvline(27.5, color="k", lw=1.2, label="27.5 deg: minimum shadow angle, Evans & Hungr 1993")
+    lowest = f"{LOWEST_OBSERVED_DEG} deg: minimum shadow angle, Evans & Hungr 1993"
+    ax.axvline(LOWEST_OBSERVED_DEG, color="k", lw=1.2, label=lowest)
     ax.axvline(28.3, color="k", ls="--", lw=1.0, label="28.3 deg: Onofri & Candian 1979")
     ax.axhline(0.01, color="grey", ls=":", lw=1.0, label="1 % of the stopped rocks")
     ax.set_yscale("log")
