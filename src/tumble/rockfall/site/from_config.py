@@ -38,7 +38,12 @@ from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
-from tumble.rockfall.site.landcover import ForestDrag, soil_from_class_map, with_forest
+from tumble.rockfall.site.landcover import (
+    ForestDrag,
+    drag_volume_warnings,
+    soil_from_class_map,
+    with_forest,
+)
 from tumble.rockfall.site.rock_classes import (
     RockClass,
     VolumeDistribution,
@@ -132,41 +137,6 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     except ValueError as err:
         raise ConfigError(str(err), "soil") from None
     return soil, terrain
-
-
-def _drag_warnings(config: RockfallConfig, volumes: np.ndarray) -> list[str]:
-    """A category whose drag is that of a block of another volume than the run's rocks
-    (:data:`tumble.rockfall.soil.DRAG_REFERENCE_VOLUME`), taken with its drag unchanged."""
-    from tumble.rockfall.soil import DRAG_REFERENCE_VOLUME
-
-    c = config.soil
-    used: list[tuple[str, str]] = []
-    if c.map is None:
-        if c.preset in DRAG_REFERENCE_VOLUME and c.drag is None:
-            used.append((c.preset, "soil.preset"))
-    else:
-        for code, entry in (c.classes or {}).items():
-            name = entry if isinstance(entry, str) else entry.preset
-            if name in DRAG_REFERENCE_VOLUME and (isinstance(entry, str) or entry.drag is None):
-                used.append((name, f"soil.classes.{code}"))
-    if not used or volumes.size == 0:
-        return []
-    low, median, high = (float(v) for v in np.percentile(volumes, (0, 50, 100)))
-    warnings = []
-    for name, key in used:
-        reference = DRAG_REFERENCE_VOLUME[name]
-        if low >= 0.8 * reference and high <= 1.25 * reference:
-            continue
-        drag = float(PRESETS[name]["drag"])
-        scaled = drag * (median / reference) ** (2.0 / 3.0)
-        warnings.append(
-            f"{key}: {name}'s drag ({drag:g} kg/s) is that of a block of {reference:g} m^3, "
-            f"and the rocks of this run are {low:.3g}-{high:.3g} m^3 (median {median:.3g}): "
-            f"it is not scaled to them; the Authume validation scales it with the projected "
-            f"area, (V / {reference:g} m^3)^(2/3): {scaled:.3g} kg/s for the median rock "
-            "(give the class's drag)"
-        )
-    return warnings
 
 
 # --- soil and forest class maps (tumble.rockfall.site.landcover) ----------------------------------
@@ -449,7 +419,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         keep_visits=config.output.visits,
         **counting,
     )
-    warnings += _drag_warnings(config, ensemble.volume)
+    warnings += drag_volume_warnings(config.soil, ensemble.volume)
     inputs = {}
     if config.dem is not None:
         inputs["dem"] = _path(config.dem, base)

@@ -17,7 +17,10 @@ place of the soil's drag fields; class 0 (and nodata) is no forest.
 Presets ``open``, ``medium``, ``dense``: RocFall offers drag coefficients of open, medium and
 dense forest after Bartelt et al. (2016), but their values are not given in a source this
 project has checked, so they are not entered (:data:`FOREST_PRESETS` is empty and asking for
-one says so); give ``drag``, ``drag_height`` and optionally ``drag_torque`` per class.
+one says so); give ``drag``, ``drag_height`` and optionally ``drag_torque`` per class. A drag
+calibrated for one block size (``authume_vegetated``: a 1 m^3 block) is not scaled to the run's
+rocks; :func:`drag_volume_warnings` says so, with the drag scaled by the projected area,
+``(V / V_ref)^(2/3)``.
 
 Citation: R. I. Leine, A. Schweizer, M. Christen, J. Glover, P. Bartelt, W. Gerber, Simulation of
 rockfall trajectories with consideration of rock shape, Multibody Syst. Dyn. 32 (2014) 241-271.
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from tumble.rockfall.soil import FIELDS, Soil
+from tumble.rockfall.soil import DRAG_REFERENCE_VOLUME, FIELDS, PRESETS, Soil
 
 #: the drag fields of a soil that a forest class sets
 FOREST_FIELDS = ("drag", "drag_torque", "drag_height")
@@ -172,3 +175,37 @@ def with_forest(
             raster[codes == code] = getattr(layer, name)
         drag[name] = raster
     return dataclasses.replace(soil, **drag)
+
+
+def drag_volume_warnings(c: Any, volumes: np.ndarray) -> list[str]:
+    """The ``[soil]`` section ``c`` uses a category whose drag is that of a block of another
+    volume than the run's rocks (``volumes``, m^3;
+    :data:`tumble.rockfall.soil.DRAG_REFERENCE_VOLUME`), with its drag unchanged: a warning
+    each, with the drag scaled to the median rock."""
+    used: list[tuple[str, str]] = []
+    if c.map is None:
+        if c.preset in DRAG_REFERENCE_VOLUME and c.drag is None:
+            used.append((c.preset, "soil.preset"))
+    else:
+        for code, entry in (c.classes or {}).items():
+            name = entry if isinstance(entry, str) else entry.preset
+            if name in DRAG_REFERENCE_VOLUME and (isinstance(entry, str) or entry.drag is None):
+                used.append((name, f"soil.classes.{code}"))
+    if not used or volumes.size == 0:
+        return []
+    low, median, high = (float(v) for v in np.percentile(volumes, (0, 50, 100)))
+    warnings = []
+    for name, key in used:
+        reference = DRAG_REFERENCE_VOLUME[name]
+        if low >= 0.8 * reference and high <= 1.25 * reference:
+            continue
+        drag = float(PRESETS[name]["drag"])
+        scaled = drag * (median / reference) ** (2.0 / 3.0)
+        warnings.append(
+            f"{key}: {name}'s drag ({drag:g} kg/s) is that of a block of {reference:g} m^3, "
+            f"and the rocks of this run are {low:.3g}-{high:.3g} m^3 (median {median:.3g}): "
+            f"it is not scaled to them; the Authume validation scales it with the projected "
+            f"area, (V / {reference:g} m^3)^(2/3): {scaled:.3g} kg/s for the median rock "
+            "(give the class's drag)"
+        )
+    return warnings
