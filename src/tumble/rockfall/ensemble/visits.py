@@ -44,6 +44,8 @@ from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP, R_C
 from tumble.rockfall.ensemble.sizes import CROSSING_CAPACITY
 
 _SCALE = 2.0**SUM_BITS
+#: the fraction bits of a float64 below the top log2(BINS_PER_OCTAVE) ones (:func:`bin_of_bits`)
+_BIN_SHIFT = 52 - (BINS_PER_OCTAVE.bit_length() - 1)
 
 
 @jit
@@ -57,6 +59,22 @@ def bin_of(x: float) -> int:
     return min(index, N_BINS - 1)
 
 
+@jit(inline="always")
+def bin_of_bits(x: float, bits: int) -> int:
+    """:func:`bin_of` of a finite ``x`` from its IEEE 754 bits ``bits`` (the int64 of the same
+    eight bytes): for ``x >= FLOOR``, a normal number ``(1 + f) 2^(e - 1023)`` with the biased
+    exponent ``e`` in bits 52-62, ``frexp`` gives the exponent ``e - 1022`` and the mantissa
+    ``(1 + f) / 2``, so ``floor((2 mantissa - 1) BINS_PER_OCTAVE)`` is the top
+    ``log2(BINS_PER_OCTAVE)`` bits of the fraction ``f`` (a power of two, :mod:`.cells`): the
+    same bin without a call to ``frexp``."""
+    if x < FLOOR:
+        return 0
+    exponent = (bits >> 52) & 0x7FF
+    within = (bits >> _BIN_SHIFT) & (BINS_PER_OCTAVE - 1)
+    index = (exponent - 1023 - LOW_EXPONENT) * BINS_PER_OCTAVE + within + 1
+    return min(index, N_BINS - 1)
+
+
 @jit
 def _fixed(energy: float) -> int:
     """:func:`tumble.rockfall.ensemble.cells.fixed_point` of one energy."""
@@ -64,7 +82,7 @@ def _fixed(energy: float) -> int:
     return int(np.rint(clipped * _SCALE))
 
 
-@jit
+@jit(inline="always")
 def _histogram(keys: np.ndarray, n: int, out_key: np.ndarray, out_count: np.ndarray, k: int) -> int:
     """The ``n`` first ``keys`` (sorted here in place, by insertion: the rocks of one cell are
     few) counted per value, appended in ascending order at ``k``."""
@@ -103,22 +121,30 @@ def reduce_visits(
     start[i] + n_visits[i] - 1`` of ``visit_cell`` (N,) and ``visit_value`` (N, 4), in the
     order it made them (the kernel's buffers of capacity ``cap`` flattened, ``start[i] = i cap``,
     or the visits of the rocks one after another). Returns ``(visit_rock, visit_cell,
-    visit_max, cell_index, cell_count, cell_max, cell_energy_sum, energy_bin_key,
-    energy_bin_count, jump_bin_key, jump_bin_count)``.
+    visit_max, by_cell, cell_index, cell_count, cell_max, cell_energy_sum, energy_bin_key,
+    energy_bin_count, jump_bin_key, jump_bin_count)``; ``by_cell`` lists the merged rows in
+    cell-major order (cells ascending, rocks ascending within a cell), as indices into the
+    first three.
     """
     m = rocks.size
     total = 0
     for i in range(m):
         total += n_visits[i]
+    # the visits gathered into compact arrays first: the sorted pass below then reads them
+    # from a few hundred kB instead of from rows spread over the kernel's buffers
     keys = np.empty(total, dtype=np.int64)
     src_rock = np.empty(total, dtype=np.int64)
-    src_row = np.empty(total, dtype=np.int64)
+    src_cell = np.empty(total, dtype=np.int64)
+    src_value = np.empty((total, N_QUANTITIES))
     t = 0
     for i in range(m):
         for j in range(start[i], start[i] + n_visits[i]):
-            keys[t] = visit_cell[j] * m + i
+            cell = visit_cell[j]
+            keys[t] = cell * m + i
             src_rock[t] = i
-            src_row[t] = j
+            src_cell[t] = cell
+            for q in range(N_QUANTITIES):
+                src_value[t, q] = visit_value[j, q]
             t += 1
     order = radix_order(keys)
 
@@ -130,23 +156,23 @@ def reduce_visits(
     previous = -1
     for t in range(total):
         s = order[t]
-        j = src_row[s]
         if keys[s] != previous:
             previous = keys[s]
             row_rock[rows] = src_rock[s]
-            row_cell[rows] = visit_cell[j]
+            row_cell[rows] = src_cell[s]
             for q in range(N_QUANTITIES):
-                row_max[rows, q] = visit_value[j, q]
+                row_max[rows, q] = src_value[s, q]
             rows += 1
         else:
             for q in range(N_QUANTITIES):
-                row_max[rows - 1, q] = max(row_max[rows - 1, q], visit_value[j, q])
+                row_max[rows - 1, q] = max(row_max[rows - 1, q], src_value[s, q])
     for r in range(rows):
         for q in range(N_QUANTITIES):
             if row_max[r, q] == -math.inf:
                 row_max[r, q] = math.nan
 
-    # the cell reduction, one cell at a time
+    # the cell reduction, one cell at a time (the bins from the values' bits)
+    bits = row_max.view(np.int64)
     cell_index = np.empty(rows, dtype=np.int64)
     cell_count = np.zeros(rows, dtype=np.int64)
     cell_max = np.empty((rows, N_QUANTITIES))
@@ -177,11 +203,11 @@ def reduce_visits(
             fixed = _fixed(energy)
             cell_sum[c, 0] += fixed >> _LIMB
             cell_sum[c, 1] += fixed & _LOW_MASK
-            energy_bins[n_e] = cell * N_BINS + bin_of(energy)
+            energy_bins[n_e] = cell * N_BINS + bin_of_bits(energy, bits[r, Q_ENERGY])
             n_e += 1
             jump = row_max[r, Q_JUMP]
             if math.isfinite(jump):
-                jump_bins[n_j] = cell * N_BINS + bin_of(jump)
+                jump_bins[n_j] = cell * N_BINS + bin_of_bits(jump, bits[r, Q_JUMP])
                 n_j += 1
             r += 1
         n_energy = _histogram(energy_bins, n_e, energy_key, energy_count, n_energy)
@@ -197,10 +223,12 @@ def reduce_visits(
     visit_rock = np.empty(rows, dtype=np.int64)
     visit_cell_out = np.empty(rows, dtype=np.int64)
     visit_max = np.empty((rows, N_QUANTITIES))
+    by_cell = np.empty(rows, dtype=np.int64)
     for r in range(rows):
         i = row_rock[r]
         p = start[i]
         start[i] += 1
+        by_cell[r] = p
         visit_rock[p] = rocks[i]
         visit_cell_out[p] = row_cell[r]
         for q in range(N_QUANTITIES):
@@ -209,6 +237,7 @@ def reduce_visits(
         visit_rock,
         visit_cell_out,
         visit_max,
+        by_cell,
         cell_index[:cells].copy(),
         cell_count[:cells].copy(),
         cell_max[:cells].copy(),
