@@ -10,7 +10,13 @@ import pytest
 
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
-from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
+from tumble.rockfall.ensemble.energy_line import (
+    cell_minima,
+    chunk_minima,
+    merge_minima,
+    travel_angle,
+    visit_angles,
+)
 from tumble.rockfall.release import Release
 
 SLOPE = 35.0
@@ -80,3 +86,37 @@ def test_minima_merge_in_any_order():
 def test_travel_angle_of_a_hand_example():
     """A drop of 3 m over 4 m horizontal: atan(3/4) = 36.8699 degrees."""
     assert travel_angle(0.0, 0.0, 10.0, 4.0, 0.0, 7.0) == pytest.approx(36.86989765, abs=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chunk_minima_from_candidates_equal_the_minima_of_every_row(seed):
+    """The minima from the candidate rows equal, bit for bit, cell_minima of the angles of
+    every row: rocks released from shared points (equal slopes, ties), rows on the spacing,
+    nearer than it and just beyond it, a release over nodata and cells over nodata."""
+    rng = np.random.default_rng(seed)
+    ny, nx, dx, dy = 30, 40, 2.0, 1.5
+    heights = rng.uniform(0.0, 50.0, (ny, nx))
+    heights[rng.random((ny, nx)) < 0.05] = np.nan
+    grid = (100.0, 200.0, dx, dy)
+    n_rocks = 25
+    # releases on grid points (distances exactly the spacing) and off them, some shared
+    i0, j0 = rng.integers(2, nx - 2, n_rocks), rng.integers(2, ny - 2, n_rocks)
+    release = np.column_stack(
+        [grid[0] + i0 * dx, grid[1] + j0 * dy, rng.uniform(40.0, 90.0, n_rocks)]
+    )
+    release[5:10] = release[0]
+    release[10:12, :2] += rng.uniform(-0.5, 0.5, (2, 2))
+    release[12, 2] = np.nan
+    rows = []
+    for k in range(n_rocks):
+        near = [(j0[k] + a) * nx + i0[k] + b for a in (-1, 0, 1) for b in (-1, 0, 1)]
+        cells = np.unique(np.r_[near, rng.integers(0, nx * ny, 60)])
+        rows += [(k, c) for c in cells]
+    rock = np.array([r for r, _ in rows], dtype=np.int64)
+    cell = np.array([c for _, c in rows], dtype=np.int64)
+    by_cell = np.lexsort((rock, cell))
+    whole = cell_minima(cell, visit_angles(rock, cell, release, heights, grid))
+    fast = chunk_minima(rock, cell, by_cell, release, heights, grid)
+    assert whole["angle_cell"].size > 100
+    assert np.array_equal(fast["angle_cell"], whole["angle_cell"])
+    assert np.array_equal(fast["angle_min"], whole["angle_min"])

@@ -42,7 +42,7 @@ from tumble._jit import get_threads, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
-from tumble.rockfall.ensemble.energy_line import cell_minima, ground_below, visit_angles
+from tumble.rockfall.ensemble.energy_line import chunk_minima, ground_below, visit_angles
 from tumble.rockfall.ensemble.fingerprints import chunk_fingerprint, run_fingerprint
 from tumble.rockfall.ensemble.kernels import (
     N_MAXIMA,
@@ -371,7 +371,10 @@ class Ensemble:
         rocks = np.zeros(0, dtype=np.int64)
         raw = self._kernel(rocks, 1)
         none = np.zeros(0, dtype=np.int64)
-        reduce_visits(rocks, none, none, raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES))
+        out = reduce_visits(rocks, none, none, raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES))
+        t = self.terrain
+        grid = (t.x0, t.y0, t.dx, t.dy)
+        chunk_minima(out[0], out[1], out[3], self.release_ground, t.heights, grid)
         load_merge()
 
         return time.perf_counter() - t0
@@ -432,7 +435,8 @@ class Ensemble:
         """Rocks ``start .. stop - 1``: their per-rock arrays, their cell visits (one row per
         rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``) and the chunk's
         cell reduction (that of :func:`tumble.rockfall.ensemble.cells.chunk_cells`), both from
-        :func:`tumble.rockfall.ensemble.visits.reduce_visits`."""
+        :func:`tumble.rockfall.ensemble.visits.reduce_visits`, with its smallest energy-line
+        angle per cell (:func:`tumble.rockfall.ensemble.energy_line.chunk_minima`)."""
         rocks = np.arange(start, stop, dtype=np.int64)
         return self._reduce_kernel(rocks, self._kernel(rocks, VISIT_CAPACITY))
 
@@ -449,7 +453,13 @@ class Ensemble:
         # merged per rock and cell and reduced per cell in one compiled pass
         out = reduce_visits(rocks, first_row, n_visits, flat_cell, flat_value)
         visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
-        reduced = dict(zip(CELL_FIELDS, out[3:], strict=True))
+        reduced = dict(zip(CELL_FIELDS, out[4:], strict=True))
+        t = self.terrain
+        reduced.update(
+            chunk_minima(
+                out[0], out[1], out[3], self.release_ground, t.heights, (t.x0, t.y0, t.dx, t.dy)
+            )
+        )
         maxima[np.isneginf(maxima)] = np.nan
         chunk = {
             "rock": rocks,
@@ -530,9 +540,8 @@ class Ensemble:
         """The chunk of :meth:`run_chunk` from what :meth:`_simulate` returned."""
         chunk, (visit_rock, visit_cell, visit_max), reduced = simulated
         out = {**chunk, **reduced}
-        angle = self.visit_angles(visit_rock, visit_cell)
-        out.update(cell_minima(visit_cell, angle))
         if self.keep_visits:
+            angle = self.visit_angles(visit_rock, visit_cell)
             out.update(zip(VISIT_ARRAYS, (visit_rock, visit_cell, visit_max, angle), strict=True))
         if self.reach_groups is not None:
             reach = exceedance_counts(
