@@ -291,14 +291,20 @@ def cell_size(part: dict[str, np.ndarray]) -> int:
     return int(part["cell_index"].size + part["energy_bin_key"].size + part["jump_bin_key"].size)
 
 
+#: rows of cell reductions that may wait unmerged (about 40 MB): below it a run merges its
+#: chunks once, at the end
+MERGE_ROWS = 1 << 20
+
+
 class CellMerger:
     """Cell reductions merged as they arrive, in any order; :meth:`result` is the merge of all.
 
-    Reductions wait in a list until they hold as many rows as the merged ones, then all are
-    merged at once, so each row takes part in a number of merges logarithmic in the number of
-    chunks (the total work grows as n log n, not n^2)."""
+    Reductions wait in a list until they hold as many rows as the merged ones (and at least
+    ``merge_rows``), then all are merged at once, so each row takes part in a number of
+    merges logarithmic in the number of chunks (the total work grows as n log n, not n^2)."""
 
-    def __init__(self) -> None:
+    def __init__(self, merge_rows: int = MERGE_ROWS) -> None:
+        self._merge_rows = int(merge_rows)
         self._merged = empty_cells()
         self._pending: list[dict[str, np.ndarray]] = []
         self._pending_rows = 0
@@ -307,7 +313,7 @@ class CellMerger:
         part = {name: np.asarray(part[name]) for name in CELL_FIELDS}
         self._pending.append(part)
         self._pending_rows += cell_size(part)
-        if self._pending_rows >= max(cell_size(self._merged), 1 << 16):
+        if self._pending_rows >= max(cell_size(self._merged), self._merge_rows):
             self._flush()
 
     def _flush(self) -> None:
