@@ -442,29 +442,29 @@ def test_fingerprints_change_with_a_barrier_s_capacity():
     assert len({plain[1], net[1], stronger[1]}) == 3
 
 
-def test_overlapped_chunks_are_the_chunks_of_run_chunk(monkeypatch):
-    """The chunks of run_chunks_overlapped (the next chunk's kernel on a worker thread, rocks
-    taken one at a time by two threads) are those of run_chunk one chunk at a time on one
-    thread, array for array and bit for bit, also when every rock outgrows its visit buffer
-    and is run again while no other kernel runs."""
+def test_spans_are_the_chunks_of_run_chunk(monkeypatch):
+    """The chunks of run_spans (rocks taken one at a time by two threads) are those of
+    run_chunk one chunk at a time on one thread, array for array and bit for bit, also when
+    every rock outgrows its visit buffer and is run again; the setting of the threads is
+    restored."""
     ens = ensemble(n=12)
     spans = ens.chunks(5)
     single = [ens.run_chunk(a, b, threads=1) for a, b in spans]
     for capacity in (driver.VISIT_CAPACITY, 5):
         monkeypatch.setattr(driver, "VISIT_CAPACITY", capacity)
         before = get_threads()
-        overlapped = list(ens.run_chunks_overlapped(spans, threads=2))
+        chunks = list(ens.run_spans(spans, threads=2))
         assert get_threads() == before
-        assert len(overlapped) == len(single)
-        for one, other in zip(single, overlapped, strict=True):
+        assert len(chunks) == len(single)
+        for one, other in zip(single, chunks, strict=True):
             assert one.keys() == other.keys()
             for name in one:
                 assert np.array_equal(one[name], other[name], equal_nan=True), name
 
 
-def test_overlapped_chunks_refuse_a_span_outside_the_rocks():
+def test_spans_refuse_a_span_outside_the_rocks():
     with pytest.raises(ValueError, match="not within the 12 rocks"):
-        next(ensemble(n=12).run_chunks_overlapped([(0, 5), (10, 13)]))
+        next(ensemble(n=12).run_spans([(0, 5), (10, 13)]))
 
 
 def test_jump_heights_on_rough_terrain_are_those_of_every_step():

@@ -278,9 +278,9 @@ def run_chunks(
                             bar.note(COMPILING)
                         compile_s = ensemble.warm_up()
                         bar.start += compile_s
-                        overlapped = ensemble.run_chunks_overlapped([spans[i] for i in missing])
-                        with closing(overlapped):
-                            for i, chunk in zip(missing, overlapped, strict=True):
+                        running = ensemble.run_spans([spans[i] for i in missing])
+                        with closing(running):
+                            for i, chunk in zip(missing, running, strict=True):
                                 finished(i, chunk)
                     finally:
                         if previous is not None:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Generator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -42,7 +41,11 @@ from tumble._jit import get_threads, set_threads
 from tumble.rockfall.barriers import Barrier, pack_barriers, with_uphill
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, load_merge
 from tumble.rockfall.ensemble.counts import exceedance_counts
-from tumble.rockfall.ensemble.energy_line import chunk_minima, ground_below, visit_angles
+from tumble.rockfall.ensemble.energy_line import (
+    chunk_minima,
+    ground_below,
+    visit_angles,
+)
 from tumble.rockfall.ensemble.fingerprints import chunk_fingerprint, run_fingerprint
 from tumble.rockfall.ensemble.kernels import (
     N_MAXIMA,
@@ -71,7 +74,7 @@ from tumble.rockfall.ensemble.tables import (
     initial_rock_states,
     soil_table,
 )
-from tumble.rockfall.ensemble.visits import buffers_overflow, read_buffers, reduce_visits
+from tumble.rockfall.ensemble.visits import read_buffers, reduce_visits
 from tumble.rockfall.forest import Forest
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.rock import Rock
@@ -376,7 +379,6 @@ class Ensemble:
         grid = (t.x0, t.y0, t.dx, t.dy)
         chunk_minima(out[0], out[1], out[3], self.release_ground, t.heights, grid)
         load_merge()
-
         return time.perf_counter() - t0
 
     def _kernel(
@@ -495,44 +497,25 @@ class Ensemble:
     def _run_chunk(self, start: int, stop: int) -> dict:
         return self._chunk_of(self._simulate(start, stop))
 
-    def run_chunks_overlapped(
+    def run_spans(
         self, spans: Sequence[tuple[int, int]], threads: int | None = None
     ) -> Generator[dict, None, None]:
         """The chunks of ``spans`` (``(start, stop)`` each) one after another, as
-        :meth:`run_chunk` returns them, the kernel of each next chunk already running on a
-        worker thread while this thread reduces the visits of the one before and the caller
-        merges it: that serial work (about 8 % of a run on one thread on ``slope40``) then
-        takes its share of the cores from the kernel's threads, which take their rocks one at a
-        time (:func:`tumble.rockfall.ensemble.kernels.run_rocks`) and so absorb it, instead of
-        leaving them idle between the chunks. The kernel buffers of two chunks are held at
-        once. A chunk with a rock that outgrew its buffers is reduced before the next kernel
-        starts (:func:`~tumble.rockfall.ensemble.visits.read_buffers` runs that rock again).
-        The numbers are those of :meth:`run_chunk`: every rock computes the same whoever runs
-        it and whenever."""
+        :meth:`run_chunk` returns them, each chunk's kernel on ``threads`` threads (default:
+        the current setting) and its reduction on this thread between two kernels. Running the
+        next chunk's kernel on a worker thread during that serial work (two chunks in flight)
+        was measured slower on two cores: the serial thread slowed the kernel's two threads by
+        more than the work it took from them (``docs/performance.md``)."""
         for start, stop in spans:
             if not 0 <= start < stop <= self.n_rocks:
                 raise ValueError(f"chunk [{start}, {stop}) is not within the {self.n_rocks} rocks")
-        n_threads = get_threads() if threads is None else threads
-
-        def kernel(start: int, stop: int) -> tuple[np.ndarray, tuple]:
-            # the number of threads of a prange loop is a setting of the calling thread
-            set_threads(n_threads)
-            rocks = np.arange(start, stop, dtype=np.int64)
-            return rocks, self._kernel(rocks, VISIT_CAPACITY)
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(kernel, *spans[0]) if spans else None
-            for i in range(len(spans)):
-                assert pending is not None
-                rocks, out = pending.result()
-                pending = None
-                after = i + 1 < len(spans)
-                if after and not buffers_overflow(out[5], out[6], VISIT_CAPACITY):
-                    pending = pool.submit(kernel, *spans[i + 1])
-                chunk = self._chunk_of(self._reduce_kernel(rocks, out))
-                if after and pending is None:
-                    pending = pool.submit(kernel, *spans[i + 1])
-                yield chunk
+        previous = set_threads(threads) if threads is not None else None
+        try:
+            for start, stop in spans:
+                yield self._run_chunk(start, stop)
+        finally:
+            if previous is not None:
+                set_threads(previous)
 
     def _chunk_of(
         self, simulated: tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]
@@ -603,7 +586,7 @@ class Ensemble:
         reduction = RunReduction(self)
         t0 = time.perf_counter()
         with Progress(self.n_rocks, 0, progress_mode(progress)) as bar:
-            for chunk in self.run_chunks_overlapped(self.chunks(chunk_size), threads):
+            for chunk in self.run_spans(self.chunks(chunk_size), threads):
                 reduction.add(chunk)  # merged now: no chunk is kept
                 bar.update(chunk["rock"].size, int(chunk["steps"].sum()))
         return reduction.result(wall_time=time.perf_counter() - t0)
