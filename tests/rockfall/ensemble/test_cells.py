@@ -7,6 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from tumble.rockfall.ensemble import cells
 from tumble.rockfall.ensemble.cells import (
     BINS_PER_OCTAVE,
     CELL_FIELDS,
@@ -169,9 +170,12 @@ def _numpy_merge(parts):
 
 
 @pytest.mark.parametrize("seed", [2, 3])
-def test_compiled_merge_equals_the_numpy_reference(seed):
+@pytest.mark.parametrize("threaded", [False, True])
+def test_compiled_merge_equals_the_numpy_reference(seed, threaded, monkeypatch):
     """The compiled merge (radix order, one pass) gives every field of the numpy reference,
-    bit for bit, for 300 rocks' visits reduced in chunks of 13 rocks."""
+    bit for bit, for 300 rocks' visits reduced in chunks of 13 rocks, with the jump histogram
+    merged on this thread or on a second one."""
+    monkeypatch.setattr(cells, "PARALLEL_MERGE_ROWS", 0 if threaded else 1 << 40)
     rock, cell, value = random_visits(seed)
     parts = [
         chunk_cells(cell[(rock >= a) & (rock < a + 13)], value[(rock >= a) & (rock < a + 13)])

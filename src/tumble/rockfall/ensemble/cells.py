@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -261,6 +262,10 @@ def chunk_cells(visit_cell: np.ndarray, visit_max: np.ndarray) -> dict[str, np.n
     return merge_cells([part])
 
 
+#: histogram rows from which :func:`merge_cells` merges the jump histogram on a second thread
+PARALLEL_MERGE_ROWS = 1 << 15
+
+
 def merge_cells(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """One cell reduction from several (any order: integer sums and maxima only)."""
     parts = [p for p in parts if p["cell_index"].size]
@@ -270,19 +275,28 @@ def merge_cells(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]
     def cat(name: str) -> np.ndarray:
         return np.concatenate([np.asarray(p[name]) for p in parts])
 
-    index, count, maxima, sums = _merge_rows(
-        cat("cell_index").astype(np.int64, copy=False),
-        cat("cell_count").astype(np.int64, copy=False),
-        cat("cell_max").astype(np.float64, copy=False),
-        cat("cell_energy_sum").astype(np.int64, copy=False),
-    )
-    out = {"cell_index": index, "cell_count": count, "cell_max": maxima, "cell_energy_sum": sums}
-    for name in ("energy", "jump"):
-        keys, counts = _merge_keys(
+    def bins(name: str) -> tuple[np.ndarray, np.ndarray]:
+        return _merge_keys(
             cat(f"{name}_bin_key").astype(np.int64, copy=False),
             cat(f"{name}_bin_count").astype(np.int64, copy=False),
         )
-        out[f"{name}_bin_key"], out[f"{name}_bin_count"] = keys, counts
+
+    # the jump histogram on a second thread while this one merges the rows and the energy
+    # histogram (compiled merges that release the GIL): a large merge, the run's last serial
+    # step, then takes both cores
+    large = sum(len(p["jump_bin_key"]) for p in parts) >= PARALLEL_MERGE_ROWS
+    with ThreadPoolExecutor(max_workers=1) as pool:  # a thread starts only if submitted
+        jump = pool.submit(bins, "jump") if large else None
+        index, count, maxima, sums = _merge_rows(
+            cat("cell_index").astype(np.int64, copy=False),
+            cat("cell_count").astype(np.int64, copy=False),
+            cat("cell_max").astype(np.float64, copy=False),
+            cat("cell_energy_sum").astype(np.int64, copy=False),
+        )
+        out = {"cell_index": index, "cell_count": count, "cell_max": maxima}
+        out["cell_energy_sum"] = sums
+        out["energy_bin_key"], out["energy_bin_count"] = bins("energy")
+        out["jump_bin_key"], out["jump_bin_count"] = jump.result() if jump else bins("jump")
     return out
 
 
