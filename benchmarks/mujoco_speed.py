@@ -17,9 +17,12 @@ seed ``--seed``), dt = 0.002 s, gravity 9.81 m/s^2, ``--threads`` threads for bo
   Coulomb friction ``--mu``, MuJoCo's default soft-contact parameters; solver Newton.
 
 The rate is rock-steps per second of wall time, and the figure asked of the engine is the ratio
-of the two rates, measured here side by side on the same machine in one process. Each engine
-runs its workload ``--repeat`` times (3 by default) and its shortest pass counts, since other
-work on a shared machine only ever lengthens a pass; every pass is printed. The split of
+of the two rates, measured here side by side on the same machine in one process. tumble's rate
+is that of ``Ensemble.run``, which also reduces every chunk's cell visits to the hazard rasters
+and statistics (work MuJoCo's rollout does not do); the rate of its kernel alone over the same
+chunks (the steps, the maxima, cell visits and path samples, no reduction) is printed beside it.
+Each engine runs its workload ``--repeat`` times (3 by default) and its shortest pass counts,
+since other work on a shared machine only ever lengthens a pass; every pass is printed. The split of
 tumble's steps into flights and contact steps is printed beside it, since a contact step costs
 more than a flight in both engines.
 
@@ -38,9 +41,10 @@ import time
 
 import numpy as np
 
-from tumble._jit import get_threads
+from tumble._jit import get_threads, set_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble.sizes import VISIT_CAPACITY
 from tumble.rockfall.release import Release, ReleaseStates
 from tumble.rockfall.soil import SCENARIO_SOILS
 
@@ -188,13 +192,23 @@ def run_tumble(
     )
     ensemble.warm_up()
     walls = []
+    kernel_walls = []
     steps = set()
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = ensemble.run(threads=threads)
-        walls.append(time.perf_counter() - t0)
-        s = result.summary
-        steps.add(int(s["rock_steps"]))
+    previous = set_threads(threads)
+    try:
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = ensemble.run(threads=threads)
+            walls.append(time.perf_counter() - t0)
+            s = result.summary
+            steps.add(int(s["rock_steps"]))
+            # the same chunks' kernels alone: the steps and their bookkeeping, no reduction
+            t0 = time.perf_counter()
+            for start, stop in ensemble.chunks():
+                ensemble._kernel(np.arange(start, stop), VISIT_CAPACITY)
+            kernel_walls.append(time.perf_counter() - t0)
+    finally:
+        set_threads(previous)
     if len(steps) != 1:
         raise RuntimeError(f"the passes took different numbers of steps: {sorted(steps)}")
     return {
@@ -202,6 +216,7 @@ def run_tumble(
         "rock_steps": steps.pop(),
         "wall_time_s": min(walls),
         "wall_times_s": walls,
+        "kernel_wall_time_s": min(kernel_walls),
         "contact_step_fraction": float(s["contact_step_fraction"]),
     }
 
@@ -275,6 +290,12 @@ def main() -> None:
         f"height field against the terrain (20 vertical rays): largest difference {mismatch:.3g} m"
     )
     print(f"tumble / MuJoCo rock-steps per second: {ratio:.1f}x")
+    kernel_rate = ours["rock_steps"] / ours["kernel_wall_time_s"]
+    print(
+        f"tumble's kernel alone (the steps and their bookkeeping, without the reduction to "
+        f"rasters and statistics that Ensemble.run adds): {1e9 * threads / kernel_rate:.1f} "
+        f"ns/step/core, {kernel_rate / rate_theirs:.1f}x MuJoCo"
+    )
     print(f"tumble contact steps: {100 * ours['contact_step_fraction']:.1f} % of its rock-steps")
     below = np.mean(theirs["z_end"] < float(np.min(terrain.heights)) - 1.0)
     print(
@@ -288,6 +309,7 @@ def main() -> None:
                     "tumble": ours,
                     "mujoco": {k: v for k, v in theirs.items() if k != "z_end"},
                     "ratio": ratio,
+                    "kernel_ratio": kernel_rate / rate_theirs,
                     "threads": threads,
                     "t_max_s": args.t_max,
                     "mujoco_version": mujoco.__version__,
