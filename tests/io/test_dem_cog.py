@@ -8,6 +8,7 @@ import pytest
 import rasterio
 from rasterio.crs import CRS
 
+from tumble.io import cog
 from tumble.io.dem import COG_BLOCKSIZE, north_up_transform, read_raster, write_raster
 
 X0, Y0, DX, DY = 2600000.5, 1200000.5, 2.0, 2.0
@@ -264,3 +265,85 @@ def test_a_cog_staged_in_memory_is_the_file_staged_on_disk(
             np.testing.assert_array_equal(
                 src.read(1, out_shape=(src.height // f, src.width // f)), level
             )
+
+
+def _block_reference(full: np.ndarray, factor: int, pooling: str) -> np.ndarray:
+    """The largest or smallest valid value of each factor x factor block of a raster read
+    from the top (NaN nodata), the blocks from its top-left corner; NaN for a block without."""
+    ny, nx = full.shape
+    h, w = -(-ny // factor), -(-nx // factor)
+    padded = np.full((h * factor, w * factor), np.nan)
+    padded[:ny, :nx] = full
+    blocks = padded.reshape(h, factor, w, factor).transpose(0, 2, 1, 3).reshape(h, w, -1)
+    valid = ~np.isnan(blocks)
+    fill = -np.inf if pooling == "max" else np.inf
+    pick = np.max if pooling == "max" else np.min
+    out = pick(np.where(valid, blocks, fill), axis=2)
+    return np.where(valid.any(axis=2), out, np.nan)
+
+
+@pytest.mark.parametrize("pooling", ["max", "min"])
+@pytest.mark.parametrize(
+    "dtype, nodata, strip",
+    [("float32", None, 1024), ("uint32", 4294967295.0, 1024), ("uint8", 255.0, 7)],
+)
+def test_overviews_hold_each_block_s_largest_or_smallest_value(
+    tmp_path, monkeypatch, pooling, dtype, nodata, strip
+):
+    """A window written at an odd row and column of a 700 x 900 grid, a third of its cells
+    nodata: every overview level holds the largest (smallest) valid value of each block of
+    the whole grid, nodata where the block has none, the full resolution reads back as written,
+    the labels are kept and no staging file is left beside the raster; also when the first
+    level is pooled by strips of 14 rows."""
+    monkeypatch.setattr(cog, "STRIP_ROWS", strip)
+    rng = np.random.default_rng(7)
+    window = np.floor(rng.uniform(0.0, 200.0, (301, 503)))
+    window[rng.random(window.shape) < 0.33] = np.nan
+    window[:40, :60] = np.nan  # a block of the grid without a value
+    shape, offset = (700, 900), (100, 203)  # its top row: 299 of the file
+    path = write_raster(
+        tmp_path / "zones.tif",
+        window,
+        X0,
+        Y0,
+        DX,
+        DY,
+        crs="EPSG:2056",
+        nodata=nodata,
+        dtype=dtype,
+        description="a hazard",
+        unit="kJ",
+        cog=True,
+        shape=shape,
+        offset=offset,
+        overviews=pooling,
+    )
+    full = np.full(shape, np.nan)
+    full[offset[0] : offset[0] + 301, offset[1] : offset[1] + 503] = window
+    from_top = full[::-1]
+    with rasterio.open(path) as src:
+        assert src.overviews(1) == [2, 4]
+        assert (src.descriptions, src.units) == (("a hazard",), ("kJ",))
+        assert src.tags(ns="IMAGE_STRUCTURE")["LAYOUT"] == "COG"
+        stored = src.read(1, masked=True).astype(np.float64).filled(np.nan)
+        np.testing.assert_array_equal(stored, from_top)
+    for level, factor in enumerate((2, 4)):
+        with rasterio.open(path, overview_level=level) as src:
+            stored = src.read(1, masked=True).astype(np.float64).filled(np.nan)
+        reference = _block_reference(from_top, factor, pooling)
+        assert np.isnan(reference).any() and not np.isnan(reference).all()
+        np.testing.assert_array_equal(stored, reference, err_msg=f"level {factor}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["zones.tif"]
+
+
+def test_overviews_of_a_small_raster_and_a_wrong_pooling(tmp_path):
+    """A raster within one tile has no overview level to pool; a pooling that is neither max
+    nor min is refused before anything is written."""
+    values = hazard((120, 200))
+    path = write_raster(tmp_path / "small.tif", values, X0, Y0, DX, DY, cog=True, overviews="max")
+    with rasterio.open(path) as src:
+        assert src.overviews(1) == []
+        np.testing.assert_array_equal(src.read(1)[::-1], values)
+    with pytest.raises(ValueError, match="overviews must be one of max, min; got 'mean'"):
+        write_raster(tmp_path / "x.tif", values, X0, Y0, DX, DY, cog=True, overviews="mean")
+    assert not (tmp_path / "x.tif").exists()

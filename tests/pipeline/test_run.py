@@ -42,6 +42,35 @@ def library_run(tmp_path_factory):
     return run, outcome
 
 
+def test_hazard_rasters_zoomed_out_show_each_block_s_most_hazardous_value(library_run):
+    """The run's rasters (slope40, 501 x 651 cells: two overview levels) hold in their first
+    overview level each 2 x 2 block's largest kinetic energy and rock count and its smallest
+    energy-line angle (the farthest reach), as numpy finds them in the full resolution."""
+    import rasterio
+
+    _, outcome = library_run
+    for name, pick in (
+        ("kinetic_energy_max", np.max),
+        ("passing_count", np.max),
+        ("energy_line_angle", np.min),
+    ):
+        path = outcome.folder / "rasters" / f"{name}.tif"
+        with rasterio.open(path) as src:
+            assert src.overviews(1) == [2, 4], name
+            full = src.read(1, masked=True).astype(np.float64).filled(np.nan)
+        with rasterio.open(path, overview_level=0) as src:
+            zoomed = src.read(1, masked=True).astype(np.float64).filled(np.nan)
+        ny, nx = full.shape
+        padded = np.full((ny + ny % 2, nx + nx % 2), np.nan)
+        padded[:ny, :nx] = full
+        blocks = np.stack([padded[a::2, b::2] for a in (0, 1) for b in (0, 1)])
+        has = ~np.isnan(blocks).all(axis=0)
+        fill = -np.inf if pick is np.max else np.inf
+        expected = np.where(has, pick(np.where(np.isnan(blocks), fill, blocks), axis=0), np.nan)
+        assert has.sum() > 20, name
+        np.testing.assert_array_equal(zoomed, expected, err_msg=name)
+
+
 def test_the_library_call_gives_the_command_line_s_folder(library_run, tmp_path):
     _, outcome = library_run
     out = tmp_path / "cli"

@@ -66,7 +66,7 @@ from numpy.typing import ArrayLike
 
 from tumble.errors import DataError, DemError
 from tumble.io.cog import COG_BLOCKSIZE as COG_BLOCKSIZE  # part of this module's interface
-from tumble.io.cog import write_cog, write_rows
+from tumble.io.cog import POOLINGS, write_cog, write_rows
 from tumble.io.dem_checks import (
     METRE_UNITS,
     as_crs,
@@ -310,6 +310,7 @@ def write_raster(
     cog: bool = False,
     shape: tuple[int, int] | None = None,
     offset: tuple[int, int] = (0, 0),
+    overviews: str | None = None,
 ) -> Path:
     """Write a grid ``values[j, i]`` (sample at ``x0 + i dx, y0 + j dy``) as a north-up raster.
 
@@ -331,7 +332,9 @@ def write_raster(
     GeoTIFF options (an ASCII grid is always float64 text and has no place for them):
     ``dtype``, one of :data:`RASTER_DTYPES` (integer values must be whole numbers in range;
     float32 rounds); ``description`` and ``unit`` of the band (GDAL band description and unit,
-    shown by QGIS); ``cog``, a cloud-optimised GeoTIFF (tiled, internal overviews).
+    shown by QGIS); ``cog``, a cloud-optimised GeoTIFF (tiled, internal overviews: block
+    averages for floats, nearest samples for integers, or with ``overviews`` ``"max"`` or
+    ``"min"`` the largest or smallest value of each block, :mod:`tumble.io.cog`).
     """
     import rasterio
     from rasterio.crs import CRS
@@ -340,6 +343,8 @@ def write_raster(
     driver = raster_driver(path)
     if dtype not in RASTER_DTYPES:
         raise ValueError(f"raster dtype must be one of {', '.join(RASTER_DTYPES)}; got {dtype!r}")
+    if overviews is not None and overviews not in POOLINGS:
+        raise ValueError(f"overviews must be one of {', '.join(POOLINGS)}; got {overviews!r}")
     grid = _float_grid(values)
     if grid.ndim != 2 or min(grid.shape) < 1:
         raise ValueError(f"a raster needs a 2-D array of values; got shape {grid.shape}")
@@ -417,7 +422,7 @@ def write_raster(
         "nodata": nodata,
     }
     if driver == "GTiff" and cog:
-        write_cog(path, profile, grid, holes, offset, integer, description, unit)
+        write_cog(path, profile, grid, holes, offset, integer, description, unit, overviews)
         return path
     if driver == "GTiff":
         profile.update(compress="deflate", predictor=2 if integer else 3)

@@ -262,6 +262,7 @@ def write_zoning_rasters(
                 description=info.description,
                 unit=info.unit,
                 cog=True,
+                overviews="max",  # zoomed out: the highest zone and frequency of a block
             )
         )
         if ascii:
