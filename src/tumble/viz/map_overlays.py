@@ -24,9 +24,31 @@ HALO = [withStroke(linewidth=3.5, foreground="white")]
 BARRIER_STYLES = {"net": ("-", 2.6), "line": ((0, (4, 2)), 1.8)}
 
 
-def draw_barriers(ax: Axes, geometry: Mapping[str, Any] | None) -> int:
+def _label_side(
+    point: np.ndarray, extent: tuple[float, float, float, float] | None
+) -> tuple[tuple[float, float], str, str]:
+    """Offset (points) and alignment of a name beside ``point`` that keep it inside the map
+    ``extent``: to the left of a point in the map's right third, below one in its top tenth."""
+    if extent is None:
+        return (4.0, 4.0), "left", "bottom"
+    left, right, bottom, top = extent
+    east = point[0] > left + 2.0 / 3.0 * (right - left)
+    north = point[1] > top - 0.1 * (top - bottom)
+    return (
+        (-4.0 if east else 4.0, -4.0 if north else 4.0),
+        "right" if east else "left",
+        "top" if north else "bottom",
+    )
+
+
+def draw_barriers(
+    ax: Axes,
+    geometry: Mapping[str, Any] | None,
+    extent: tuple[float, float, float, float] | None = None,
+) -> int:
     """Each barrier line of ``geometry`` (nets solid, observation lines dashed, black)
-    with its name beside its last point; returns how many were drawn."""
+    with its name beside its northernmost point on the map ``extent`` (left, right, bottom,
+    top), on the side that keeps the name inside the map; returns how many were drawn."""
     barriers = (geometry or {}).get("barriers") or []
     drawn = {}
     for barrier in barriers:
@@ -46,12 +68,26 @@ def draw_barriers(ax: Axes, geometry: Mapping[str, Any] | None) -> int:
             zorder=5,
         )
         drawn[kind] = True
-        end = line[np.argmax(line[:, 1])]  # the name at the northern end: clear of the legend
+        shown = line
+        if extent is not None:
+            inside = (
+                (line[:, 0] >= extent[0])
+                & (line[:, 0] <= extent[1])
+                & (line[:, 1] >= extent[2])
+                & (line[:, 1] <= extent[3])
+            )
+            shown = line[inside]
+        if shown.shape[0] == 0:
+            continue  # no point of the line on the map: no name
+        end = shown[np.argmax(shown[:, 1])]  # the name at the northern end: clear of the legend
+        offset, ha, va = _label_side(end, extent)
         ax.annotate(
             str(barrier.get("name", "")),
             xy=(end[0], end[1]),
-            xytext=(4, 4),
+            xytext=offset,
             textcoords="offset points",
+            ha=ha,
+            va=va,
             fontsize=8,
             fontweight="bold",
             color="black",

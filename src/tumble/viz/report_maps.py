@@ -439,7 +439,7 @@ class MapSeries:
         self.no_values = ax.text(
             0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center", fontsize=14
         )
-        draw_barriers(ax, geometry)
+        draw_barriers(ax, geometry, extent)
         if not draw_release_areas(ax, geometry) and rocks is not None:
             draw_release_points(ax, terrain, window, rocks)
         if frame is not None:
@@ -461,19 +461,19 @@ class MapSeries:
         ax.set_xlabel(f"Easting ({unit})")
         ax.set_ylabel(f"Northing ({unit})")
         length = round_length(width / 5.0)
-        ax.add_artist(
-            AnchoredSizeBar(
-                ax.transData,
-                length,
-                f"{number(length)} {unit}",
-                loc="lower left",
-                pad=0.4,
-                borderpad=0.6,
-                sep=4,
-                size_vertical=height / 150.0,
-                frameon=True,
-            )
+        scale_bar = AnchoredSizeBar(
+            ax.transData,
+            length,
+            f"{number(length)} {unit}",
+            loc="lower left",
+            pad=0.4,
+            borderpad=0.6,
+            sep=4,
+            size_vertical=height / 150.0,
+            frameon=True,
         )
+        scale_bar.set_zorder(7)  # over the frame of the detailed maps on an overview
+        ax.add_artist(scale_bar)
         north = true_north_deg(
             terrain, 0.5 * (extent[0] + extent[1]), 0.5 * (extent[2] + extent[3])
         )
