@@ -179,7 +179,7 @@ def _overview_vrt(
     nodata = profile["nodata"]
     nodata_text = "nan" if np.isnan(nodata) else repr(float(nodata))
     overviews = "".join(
-        f"<Overview><SourceFilename>{escape(str(p))}</SourceFilename>"
+        f"<Overview><SourceFilename>{escape(str(p.resolve()))}</SourceFilename>"
         "<SourceBand>1</SourceBand></Overview>"
         for p in levels
     )
@@ -191,9 +191,10 @@ def _overview_vrt(
         + (f"<Description>{escape(description)}</Description>" if description else "")
         + f"<NoDataValue>{nodata_text}</NoDataValue>"
         + (f"<UnitType>{escape(unit)}</UnitType>" if unit else "")
-        + f"<SimpleSource><SourceFilename>{escape(str(source))}</SourceFilename>"
+        + f"<SimpleSource><SourceFilename>{escape(str(source.resolve()))}</SourceFilename>"
         "<SourceBand>1</SourceBand></SimpleSource>"
-        f"{overviews}</VRTRasterBand></VRTDataset>"
+        f"{overviews}</VRTRasterBand></VRTDataset>",
+        encoding="utf-8",
     )
 
 
