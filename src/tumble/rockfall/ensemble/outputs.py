@@ -115,6 +115,7 @@ def write_tree_impacts(
             description="rock-tree impacts in the cell (impacts of all rocks)",
             unit="impacts",
             cog=True,
+            overviews="max",
         )
     ]
     if ascii:

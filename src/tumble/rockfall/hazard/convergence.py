@@ -121,4 +121,5 @@ def write_converged(
         ),
         unit="1",
         cog=True,
+        overviews="min",  # zoomed out: a block with a cell not converged shows 0
     )

@@ -65,6 +65,7 @@ def write_source_count(
         description="number of release areas whose rocks' centres passed the cell",
         unit="release areas",
         cog=True,
+        overviews="max",  # zoomed out: the most release areas of any cell of a block
     )
 
 
