@@ -127,7 +127,8 @@ def angle_candidates(
             distance = math.sqrt(off_x * off_x + off_y * off_y)
             if distance >= far:
                 slope[e] = (release_ground[rock, 2] - h) / distance
-                least = min(least, slope[e])
+                if slope[e] < least:  # a NaN slope (a release over nodata) never is
+                    least = slope[e]
             elif distance > near:
                 slope[e] = -math.inf  # on the spacing: always a candidate
             else:
