@@ -65,7 +65,7 @@ def main() -> None:
         spent = dict.fromkeys(best, 0.0)
         for rocks, out in copies:
             t0 = time.perf_counter()
-            simulated = ensemble._reduce_kernel(rocks, out)
+            simulated = ensemble._reduce_kernel(rocks, out, ensemble.keep_visits)  # as run's
             t1 = time.perf_counter()
             chunk = ensemble._chunk_of(simulated)
             t2 = time.perf_counter()

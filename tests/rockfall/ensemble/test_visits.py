@@ -49,7 +49,8 @@ def _reference(rocks, n_visits, visit_cell, visit_value):
 @pytest.mark.parametrize("m, cap, cells", [(1, 50, 10), (7, 40, 25), (60, 300, 2000), (3, 0, 5)])
 def test_compiled_reduction_equals_the_numpy_one(seed, m, cap, cells):
     """Merged visits (rock-major, cells ascending) and every field of the cell reduction are
-    equal, bit for bit and NaN for NaN, to _merge_visits followed by chunk_cells."""
+    equal, bit for bit and NaN for NaN, to _merge_visits followed by chunk_cells; left
+    cell-major, the same rows in the order by_cell gives."""
     rng = np.random.default_rng(seed)
     rocks = np.arange(100, 100 + m, dtype=np.int64)
     n_visits, visit_cell, visit_value = _buffers(rng, m, cap, cells)
@@ -75,6 +76,22 @@ def test_compiled_reduction_equals_the_numpy_one(seed, m, cap, cells):
         for name, value in zip(CELL_FIELDS, out[4:], strict=True):
             assert value.dtype == ref_cells[name].dtype, name
             assert np.array_equal(value, ref_cells[name], equal_nan=True), name
+    # the rows left cell-major: the same rows in the order of by_cell, the same cell reduction
+    by_cell = in_buffers[3]
+    cell_major = reduce_visits(
+        rocks,
+        np.arange(m) * cap,
+        n_visits,
+        visit_cell.reshape(-1),
+        visit_value.reshape(-1, 4),
+        False,
+    )
+    assert np.array_equal(cell_major[0], ref_rock[by_cell])
+    assert np.array_equal(cell_major[1], ref_cell[by_cell])
+    assert np.array_equal(cell_major[2], ref_max[by_cell], equal_nan=True)
+    assert np.array_equal(cell_major[3], np.arange(ref_rock.size))
+    for mine, theirs in zip(cell_major[4:], in_buffers[4:], strict=True):
+        assert np.array_equal(mine, theirs, equal_nan=True)
 
 
 def test_bin_of_equals_bin_index_at_the_bin_edges():

@@ -432,18 +432,19 @@ class Ensemble:
         return states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impact_cell
 
     def _simulate(
-        self, start: int, stop: int
+        self, start: int, stop: int, rock_major: bool = True
     ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]:
         """Rocks ``start .. stop - 1``: their per-rock arrays, their cell visits (one row per
         rock and cell, sorted: ``visit_rock``, ``visit_cell``, ``visit_max``) and the chunk's
         cell reduction (that of :func:`tumble.rockfall.ensemble.cells.chunk_cells`), both from
         :func:`tumble.rockfall.ensemble.visits.reduce_visits`, with its smallest energy-line
-        angle per cell (:func:`tumble.rockfall.ensemble.energy_line.chunk_minima`)."""
+        angle per cell (:func:`tumble.rockfall.ensemble.energy_line.chunk_minima`).
+        ``rock_major`` False: the visits sorted by cell and rock instead."""
         rocks = np.arange(start, stop, dtype=np.int64)
-        return self._reduce_kernel(rocks, self._kernel(rocks, VISIT_CAPACITY))
+        return self._reduce_kernel(rocks, self._kernel(rocks, VISIT_CAPACITY), rock_major)
 
     def _reduce_kernel(
-        self, rocks: np.ndarray, out: tuple
+        self, rocks: np.ndarray, out: tuple, rock_major: bool = True
     ) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]:
         """:meth:`_simulate` after the kernel: ``out`` is what :meth:`_kernel` returned for
         ``rocks``."""
@@ -453,7 +454,7 @@ class Ensemble:
             rocks, visit_cell, visit_value, counts, crossings, self._kernel
         )
         # merged per rock and cell and reduced per cell in one compiled pass
-        out = reduce_visits(rocks, first_row, n_visits, flat_cell, flat_value)
+        out = reduce_visits(rocks, first_row, n_visits, flat_cell, flat_value, rock_major)
         visits: tuple[np.ndarray, np.ndarray, np.ndarray] = out[:3]
         reduced = dict(zip(CELL_FIELDS, out[4:], strict=True))
         t = self.terrain
@@ -495,7 +496,8 @@ class Ensemble:
         self.count_levels_kJ = levels
 
     def _run_chunk(self, start: int, stop: int) -> dict:
-        return self._chunk_of(self._simulate(start, stop))
+        # the visits of a chunk are counted in any order; only kept ones are sorted by rock
+        return self._chunk_of(self._simulate(start, stop, rock_major=self.keep_visits))
 
     def run_spans(
         self, spans: Sequence[tuple[int, int]], threads: int | None = None

@@ -114,6 +114,7 @@ def reduce_visits(
     n_visits: np.ndarray,
     visit_cell: np.ndarray,
     visit_value: np.ndarray,
+    rock_major: bool = True,
 ) -> tuple:
     """The merged visits and the cell reduction of a chunk (module docstring).
 
@@ -124,7 +125,9 @@ def reduce_visits(
     visit_max, by_cell, cell_index, cell_count, cell_max, cell_energy_sum, energy_bin_key,
     energy_bin_count, jump_bin_key, jump_bin_count)``; ``by_cell`` lists the merged rows in
     cell-major order (cells ascending, rocks ascending within a cell), as indices into the
-    first three.
+    first three. ``rock_major`` False leaves the merged rows in that cell-major order
+    (``by_cell`` then ``0, 1, 2, ...``): for a caller that needs no order of them, without
+    the pass that sorts them by rock.
     """
     m = rocks.size
     total = 0
@@ -214,6 +217,23 @@ def reduce_visits(
         n_jump = _histogram(jump_bins, n_j, jump_key, jump_count, n_jump)
         cells += 1
 
+    cells_out = (
+        cell_index[:cells].copy(),
+        cell_count[:cells].copy(),
+        cell_max[:cells].copy(),
+        cell_sum[:cells].copy(),
+        energy_key[:n_energy].copy(),
+        energy_count[:n_energy].copy(),
+        jump_key[:n_jump].copy(),
+        jump_count[:n_jump].copy(),
+    )
+    if not rock_major:
+        visit_rock = np.empty(rows, dtype=np.int64)
+        for r in range(rows):
+            visit_rock[r] = rocks[row_rock[r]]
+        in_order = (visit_rock, row_cell[:rows].copy(), row_max[:rows].copy())
+        return in_order + (np.arange(rows),) + cells_out
+
     # the rows again in rock-major order (stable within a rock: cells ascending)
     start = np.zeros(m + 1, dtype=np.int64)
     for r in range(rows):
@@ -233,20 +253,7 @@ def reduce_visits(
         visit_cell_out[p] = row_cell[r]
         for q in range(N_QUANTITIES):
             visit_max[p, q] = row_max[r, q]
-    return (
-        visit_rock,
-        visit_cell_out,
-        visit_max,
-        by_cell,
-        cell_index[:cells].copy(),
-        cell_count[:cells].copy(),
-        cell_max[:cells].copy(),
-        cell_sum[:cells].copy(),
-        energy_key[:n_energy].copy(),
-        energy_count[:n_energy].copy(),
-        jump_key[:n_jump].copy(),
-        jump_count[:n_jump].copy(),
-    )
+    return (visit_rock, visit_cell_out, visit_max, by_cell) + cells_out
 
 
 def buffers_overflow(counts: np.ndarray, crossings: np.ndarray, visit_capacity: int) -> bool:
