@@ -276,16 +276,30 @@ def _block_reference(full: np.ndarray, factor: int, pooling: str) -> np.ndarray:
     padded[:ny, :nx] = full
     blocks = padded.reshape(h, factor, w, factor).transpose(0, 2, 1, 3).reshape(h, w, -1)
     valid = ~np.isnan(blocks)
+    if pooling == "absmax":
+        # the largest |v|, of equal magnitudes the larger v: the last of a sort by (|v|, v)
+        out = np.full((h, w), np.nan)
+        for a in range(h):
+            for b in range(w):
+                v = blocks[a, b][valid[a, b]]
+                if v.size:
+                    out[a, b] = v[np.lexsort((v, np.abs(v)))][-1]
+        return out
     fill = -np.inf if pooling == "max" else np.inf
     pick = np.max if pooling == "max" else np.min
     out = pick(np.where(valid, blocks, fill), axis=2)
     return np.where(valid.any(axis=2), out, np.nan)
 
 
-@pytest.mark.parametrize("pooling", ["max", "min"])
+@pytest.mark.parametrize("pooling", ["max", "min", "absmax"])
 @pytest.mark.parametrize(
     "dtype, nodata, strip",
-    [("float32", None, 1024), ("uint32", 4294967295.0, 1024), ("uint8", 255.0, 7)],
+    [
+        ("float32", None, 1024),
+        ("uint32", 4294967295.0, 1024),
+        ("uint8", 255.0, 7),
+        ("int8", -128.0, 7),
+    ],
 )
 def test_overviews_hold_each_block_s_largest_or_smallest_value(
     tmp_path, monkeypatch, pooling, dtype, nodata, strip
@@ -297,7 +311,8 @@ def test_overviews_hold_each_block_s_largest_or_smallest_value(
     level is pooled by strips of 14 rows."""
     monkeypatch.setattr(cog, "STRIP_ROWS", strip)
     rng = np.random.default_rng(7)
-    window = np.floor(rng.uniform(0.0, 200.0, (301, 503)))
+    low = -100.0 if dtype in ("int8", "float32") else 0.0  # signed changes, with ties +v, -v
+    window = np.floor(rng.uniform(low, 100.0, (301, 503)))
     window[rng.random(window.shape) < 0.33] = np.nan
     window[:40, :60] = np.nan  # a block of the grid without a value
     shape, offset = (700, 900), (100, 203)  # its top row: 299 of the file
@@ -344,6 +359,6 @@ def test_overviews_of_a_small_raster_and_a_wrong_pooling(tmp_path):
     with rasterio.open(path) as src:
         assert src.overviews(1) == []
         np.testing.assert_array_equal(src.read(1)[::-1], values)
-    with pytest.raises(ValueError, match="overviews must be one of max, min; got 'mean'"):
+    with pytest.raises(ValueError, match="overviews must be one of max, min, absmax; got 'mean'"):
         write_raster(tmp_path / "x.tif", values, X0, Y0, DX, DY, cog=True, overviews="mean")
     assert not (tmp_path / "x.tif").exists()

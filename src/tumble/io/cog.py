@@ -12,18 +12,20 @@ the same, since GDAL checks each block's values when it writes).
 File formats only; :func:`tumble.io.dem.write_raster` validates the values first.
 
 Overviews (what a GIS shows zoomed out) are GDAL's block averages for floats and nearest samples
-for integers, or, with ``pooling`` ``"max"`` or ``"min"``, the largest or smallest valid value
-of each block (nodata where the block has none), which GDAL 3.10 cannot compute for overviews:
-:func:`write_cog` then computes each level from the one below (a maximum of maxima is the
-maximum of the block), writes it to a sparse tiled file and lets the ``COG`` driver copy the
-raster and those levels as they are (a VRT whose band lists them as its overviews,
-``OVERVIEWS=FORCE_USE_EXISTING``). A map of maxima or of hazard classes zoomed out then shows
-the most hazardous value of each block, not a mean that hides it. Levels halve the raster
-until its larger side is at most :data:`COG_BLOCKSIZE`, as the ``COG`` driver's own do.
+for integers, or, with ``pooling`` ``"max"``, ``"min"`` or ``"absmax"``, the largest, the
+smallest or the largest-magnitude valid value of each block (nodata where the block has none),
+which GDAL 3.10 cannot compute for overviews: :func:`write_cog` then computes each level from
+the one below (a maximum of maxima is the maximum of the block), writes it to a sparse tiled
+file and lets the ``COG`` driver copy the raster and those levels as they are (a VRT whose band
+lists them as its overviews, ``OVERVIEWS=FORCE_USE_EXISTING``). A map of maxima or of hazard
+classes zoomed out then shows the most hazardous value of each block, not a mean that hides it.
+Levels halve the raster until its larger side is at most :data:`COG_BLOCKSIZE`, as the ``COG``
+driver's own do.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -65,8 +67,19 @@ def write_rows(
         dataset.write(block, 1, window=Window(offset[1], top, cols, b - a))
 
 
-#: overview poolings :func:`write_cog` computes itself
-POOLINGS = ("max", "min")
+#: overview poolings :func:`write_cog` computes itself: the largest, the smallest, or the value
+#: of the largest magnitude (a change: the larger of two opposite ones)
+POOLINGS = ("max", "min", "absmax")
+
+
+def _absmax(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Elementwise the one of ``x``, ``y`` of the larger magnitude (of equal magnitudes the
+    larger value), NaN only where both are: the maximum under the order of (|v|, v), so that
+    pooling it block by block is exact."""
+    ax, ay = np.abs(x), np.abs(y)
+    with np.errstate(invalid="ignore"):
+        take_y = (ay > ax) | ((ay == ax) & (y > x)) | np.isnan(x)
+    return np.where(take_y, y, x)
 
 
 def _tiled(profile: dict[str, Any]) -> dict[str, Any]:
@@ -97,16 +110,20 @@ def overview_factors(ny: int, nx: int) -> list[int]:
 
 
 def pool_blocks(values: np.ndarray, first: tuple[int, int], pooling: str) -> tuple:
-    """The largest (``"max"``) or smallest (``"min"``) value of each 2 x 2 block of a raster of
-    which ``values`` (rows from the top, NaN for nodata) is the window at row and column
-    ``first``; returns the pooled window (NaN where a block has no value) and its first row
-    and column. Blocks are those of the whole raster: rows ``2 R, 2 R + 1``."""
+    """The largest (``"max"``), smallest (``"min"``) or largest-magnitude (``"absmax"``)
+    value of each 2 x 2 block of a raster of which ``values`` (rows from the top, NaN for
+    nodata) is the window at row and column ``first``; returns the pooled window (NaN where a
+    block has no value) and its first row and column. Blocks are those of the whole raster:
+    rows ``2 R, 2 R + 1``."""
     r0, c0 = first
     top, left = r0 % 2, c0 % 2
     rows, cols = values.shape
     padded = np.full((-(-(rows + top) // 2) * 2, -(-(cols + left) // 2) * 2), np.nan)
     padded[top : top + rows, left : left + cols] = values
-    reduce = np.fmax if pooling == "max" else np.fmin  # NaN only where all four are NaN
+    # NaN only where all four are NaN
+    reduce: Callable[[np.ndarray, np.ndarray], np.ndarray] = (
+        _absmax if pooling == "absmax" else np.fmax if pooling == "max" else np.fmin
+    )
     pooled = reduce(
         reduce(padded[0::2, 0::2], padded[1::2, 0::2]),
         reduce(padded[0::2, 1::2], padded[1::2, 1::2]),
@@ -162,7 +179,13 @@ def _write_levels(
     return paths
 
 
-_VRT_TYPES = {"float32": "Float32", "float64": "Float64", "uint32": "UInt32", "uint8": "Byte"}
+_VRT_TYPES = {
+    "float32": "Float32",
+    "float64": "Float64",
+    "uint32": "UInt32",
+    "uint8": "Byte",
+    "int8": "Int8",
+}
 
 
 def _overview_vrt(
@@ -212,8 +235,9 @@ def write_cog(
     """A cloud-optimised GeoTIFF through a staging raster copied by GDAL block by block: in
     memory for a grid of at most :data:`MEMORY_STAGING_BYTES`, else a tiled sparse GeoTIFF
     written by strips (memory takes one strip, not the grid again). Blocks with nodata only
-    are left out of the file either way. ``pooling`` ``"max"`` or ``"min"``: overviews of
-    block maxima or minima (module docstring; the staging raster is then always a file)."""
+    are left out of the file either way. ``pooling`` (:data:`POOLINGS`): overviews of block
+    maxima, minima or largest magnitudes (module docstring; the staging raster is then always
+    a file)."""
     import rasterio
 
     if pooling is not None and pooling not in POOLINGS:

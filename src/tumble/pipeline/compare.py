@@ -165,6 +165,7 @@ def compare_runs(
                     description=ZONE_CHANGE_DESCRIPTION,
                     unit="class",
                     cog=True,
+                    overviews="absmax",
                 )
             else:
                 stem = name.removeprefix(layout.DELTA_PREFIX)
@@ -175,6 +176,8 @@ def compare_runs(
                     unit=DELTA_RASTERS[stem],
                     dtype="float32",
                     cog=True,
+                    # zoomed out: each block's largest change, a rise over an equal fall
+                    overviews="absmax",
                 )
         columns = {name: np.array([r[name] for r in rows]) for name in rows[0]}
         write_csv(stage / "compare.csv", columns)
