@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, bin_index, chunk_cells
-from tumble.rockfall.ensemble.visits import bin_of, bin_of_bits, reduce_visits
+from tumble.rockfall.ensemble.visits import bin_of_bits, reduce_visits
 
 
 def _merge_visits(rock, cell, value):
@@ -94,25 +94,15 @@ def test_compiled_reduction_equals_the_numpy_one(seed, m, cap, cells):
         assert np.array_equal(mine, theirs, equal_nan=True)
 
 
-def test_bin_of_equals_bin_index_at_the_bin_edges():
-    """Values on and next to every bin edge of three octaves, the floor and the top bin."""
-    edges = [2.0**e * (1 + j / 64) for e in (-10, 0, 39) for j in range(64)]
-    values = np.array(
-        [v for x in edges for v in (np.nextafter(x, 0), x, np.nextafter(x, np.inf))]
-        + [0.0, -1.0, 2.0**-11, 2.0**40, 2.0**45]
-    )
-    assert [bin_of(float(v)) for v in values] == list(bin_index(values))
-
-
-def test_bin_of_bits_equals_bin_of():
-    """The bin from the bits of a value is frexp's: on and next to every bin edge of the
-    octaves the bins cover, below the floor, at zero and past the top bin."""
+def test_bin_of_bits_equals_bin_index():
+    """The bin of a value from its bits is numpy's bin_index (frexp's): on and next to every
+    bin edge of the octaves the bins cover, below the floor, at zero and past the top bin."""
     edges = [2.0**e * (1 + j / 64) for e in range(-11, 42) for j in range(64)]
     values = np.array(
         [v for x in edges for v in (np.nextafter(x, 0), x, np.nextafter(x, np.inf))]
         + [0.0, -0.0, -1.0, 2.0**-11, 2.0**40, 2.0**45, 1e300, 5e-324]
     )
     bits = values.view(np.int64)
-    assert [bin_of_bits(float(v), int(b)) for v, b in zip(values, bits, strict=True)] == [
-        bin_of(float(v)) for v in values
-    ]
+    assert [bin_of_bits(float(v), int(b)) for v, b in zip(values, bits, strict=True)] == list(
+        bin_index(values)
+    )

@@ -7,8 +7,9 @@ driver keeps, in one compiled pass instead of a dozen numpy passes between the c
 is serial work beside a parallel kernel:
 
 * the visits merged per rock and cell (the maxima over its visits of the cell), sorted by rock
-  and cell, ``-inf`` (no flight) as NaN: what :meth:`tumble.rockfall.ensemble.Ensemble.visits`
-  returns and what zoning counts;
+  and cell (or left by cell and rock for a caller that needs no order), ``-inf`` (no flight)
+  as NaN: what :meth:`tumble.rockfall.ensemble.Ensemble.visits` returns and what zoning
+  counts;
 * the chunk's cell reduction of :func:`tumble.rockfall.ensemble.cells.chunk_cells` (fields
   :data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`) from those rows, with the same integer
   sums, NaN-ignoring maxima and histogram bins, so the two give equal arrays
@@ -48,25 +49,14 @@ _SCALE = 2.0**SUM_BITS
 _BIN_SHIFT = 52 - (BINS_PER_OCTAVE.bit_length() - 1)
 
 
-@jit
-def bin_of(x: float) -> int:
-    """:func:`tumble.rockfall.ensemble.cells.bin_index` of one finite value."""
-    if x < FLOOR:
-        return 0
-    mantissa, exponent = math.frexp(x)
-    within = math.floor((2.0 * mantissa - 1.0) * BINS_PER_OCTAVE)
-    index = (exponent - 1 - LOW_EXPONENT) * BINS_PER_OCTAVE + within + 1
-    return min(index, N_BINS - 1)
-
-
 @jit(inline="always")
 def bin_of_bits(x: float, bits: int) -> int:
-    """:func:`bin_of` of a finite ``x`` from its IEEE 754 bits ``bits`` (the int64 of the same
-    eight bytes): for ``x >= FLOOR``, a normal number ``(1 + f) 2^(e - 1023)`` with the biased
-    exponent ``e`` in bits 52-62, ``frexp`` gives the exponent ``e - 1022`` and the mantissa
-    ``(1 + f) / 2``, so ``floor((2 mantissa - 1) BINS_PER_OCTAVE)`` is the top
-    ``log2(BINS_PER_OCTAVE)`` bits of the fraction ``f`` (a power of two, :mod:`.cells`): the
-    same bin without a call to ``frexp``."""
+    """:func:`tumble.rockfall.ensemble.cells.bin_index` of one finite ``x``, from its IEEE 754
+    bits ``bits`` (the int64 of the same eight bytes): for ``x >= FLOOR``, a normal number
+    ``(1 + f) 2^(e - 1023)`` with the biased exponent ``e`` in bits 52-62, ``frexp`` gives the
+    exponent ``e - 1022`` and the mantissa ``(1 + f) / 2``, so ``floor((2 mantissa - 1)
+    BINS_PER_OCTAVE)`` is the top ``log2(BINS_PER_OCTAVE)`` bits of the fraction ``f`` (a power
+    of two, :mod:`.cells`): the same bin without a call of ``frexp``."""
     if x < FLOOR:
         return 0
     exponent = (bits >> 52) & 0x7FF
