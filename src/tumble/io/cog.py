@@ -235,13 +235,11 @@ def write_cog(
     """A cloud-optimised GeoTIFF through a staging raster copied by GDAL block by block: in
     memory for a grid of at most :data:`MEMORY_STAGING_BYTES`, else a tiled sparse GeoTIFF
     written by strips (memory takes one strip, not the grid again). Blocks with nodata only
-    are left out of the file either way. ``pooling`` (:data:`POOLINGS`): overviews of block
-    maxima, minima or largest magnitudes (module docstring; the staging raster is then always
-    a file)."""
+    are left out of the file either way. ``pooling`` (:data:`POOLINGS`, checked by
+    :func:`tumble.io.dem.write_raster`): overviews of block maxima, minima or largest
+    magnitudes (module docstring; the staging raster is then always a file)."""
     import rasterio
 
-    if pooling is not None and pooling not in POOLINGS:
-        raise ValueError(f"overview pooling must be one of {', '.join(POOLINGS)}; got {pooling!r}")
     size = profile["height"] * profile["width"] * np.dtype(profile["dtype"]).itemsize
     in_memory = size <= MEMORY_STAGING_BYTES and pooling is None
     tiles = path.with_name(f".{path.name}.tiles.tif")

@@ -333,8 +333,9 @@ def write_raster(
     ``dtype``, one of :data:`RASTER_DTYPES` (integer values must be whole numbers in range;
     float32 rounds); ``description`` and ``unit`` of the band (GDAL band description and unit,
     shown by QGIS); ``cog``, a cloud-optimised GeoTIFF (tiled, internal overviews: block
-    averages for floats, nearest samples for integers, or with ``overviews`` ``"max"`` or
-    ``"min"`` the largest or smallest value of each block, :mod:`tumble.io.cog`).
+    averages for floats, nearest samples for integers, or with ``overviews`` ``"max"``,
+    ``"min"`` or ``"absmax"`` the largest, smallest or largest-magnitude value of each block,
+    :mod:`tumble.io.cog`).
     """
     import rasterio
     from rasterio.crs import CRS
