@@ -511,13 +511,8 @@ class Ensemble:
         for start, stop in spans:
             if not 0 <= start < stop <= self.n_rocks:
                 raise ValueError(f"chunk [{start}, {stop}) is not within the {self.n_rocks} rocks")
-        previous = set_threads(threads) if threads is not None else None
-        try:
-            for start, stop in spans:
-                yield self._run_chunk(start, stop)
-        finally:
-            if previous is not None:
-                set_threads(previous)
+        for start, stop in spans:
+            yield self.run_chunk(start, stop, threads)
 
     def _chunk_of(
         self, simulated: tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray], dict]
