@@ -54,12 +54,6 @@ def reached_cells(rasters: Mapping[str, np.ndarray]) -> np.ndarray:
     return (np.asarray(rasters["passing_count"]) > 0) | (np.asarray(rasters["deposit_count"]) > 0)
 
 
-#: the overviews of the hazard rasters hold each block's largest value (its most hazardous),
-#: the energy line's its smallest angle (its farthest reach): a map zoomed out in a GIS hides
-#: no hazard in a mean (:mod:`tumble.io.cog`)
-OVERVIEW_POOLING = {"energy_line_angle": "min"}
-
-
 def write_hazard_rasters(
     terrain: Terrain,
     rasters: Mapping[str, np.ndarray],
@@ -85,7 +79,7 @@ def write_hazard_rasters(
                 description=info.description,
                 unit=info.unit,
                 cog=True,
-                overviews=OVERVIEW_POOLING.get(name, "max"),
+                overviews=info.overviews,
                 **where,
             )
         )

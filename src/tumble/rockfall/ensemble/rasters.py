@@ -63,12 +63,16 @@ RASTERS = (
 
 @dataclass(frozen=True)
 class RasterInfo:
-    """What a raster holds: a description (the band description of the file), its unit, and
-    whether it is a count (written as unsigned integers)."""
+    """What a raster holds: a description (the band description of the file), its unit,
+    whether it is a count (written as unsigned integers) and the value its file's overviews
+    show of each block (:data:`tumble.io.cog.POOLINGS`): the largest, the most hazardous, but
+    for the energy line's angle the smallest, the farthest reach; a map zoomed out in a GIS
+    hides no hazard in a mean."""
 
     description: str
     unit: str
     count: bool = False
+    overviews: str = "max"
 
 
 #: name -> what the raster holds; every name of :data:`RASTERS` has an entry
@@ -116,6 +120,7 @@ RASTER_INFO: dict[str, RasterInfo] = {
         "smallest energy-line angle over the rocks reaching the cell: atan of the drop from the "
         "terrain below the release to the cell over their horizontal distance",
         "degree",
+        overviews="min",
     ),
 }
 
