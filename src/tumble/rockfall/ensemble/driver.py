@@ -382,7 +382,11 @@ class Ensemble:
         return time.perf_counter() - t0
 
     def _kernel(
-        self, rocks: np.ndarray, capacity: int, cross_capacity: int = CROSSING_CAPACITY
+        self,
+        rocks: np.ndarray,
+        capacity: int,
+        cross_capacity: int = CROSSING_CAPACITY,
+        lanes: bool = True,
     ) -> tuple:
         p = self._packed
         model = p["model"]
@@ -428,6 +432,7 @@ class Ensemble:
             fstate,
             impact_cell,
             get_threads(),
+            lanes,
         )
         return states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impact_cell
 

@@ -41,15 +41,71 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit_leaf, jit_parallel, prange, take
+from tumble._jit import jit, jit_leaf, jit_parallel, prange, take
+from tumble.freerot.implicit_midpoint import symmetry_axes
+from tumble.rockfall.ensemble.lanes import (
+    C_COLUMN,
+    C_DQ,
+    C_FLIGHT,
+    C_HEIGHTS,
+    C_JUMP,
+    C_ROW,
+    C_TAKEN,
+    C_TURN_W,
+    LANES,
+    N_TEAM,
+    Q_ENERGY,
+    Q_JUMP,
+    Q_ROTATION,
+    Q_SPEED,
+    T_ACTIVE,
+    T_BODY,
+    T_BOUNDS,
+    T_CAND,
+    T_COUNTDOWN,
+    T_CURRENT,
+    T_DONE,
+    T_DRAG_HEIGHT,
+    T_MAX_DROP,
+    T_MAX_ENERGY,
+    T_MAX_JUMP,
+    T_MAX_ROTATION,
+    T_MAX_SPEED,
+    T_PATH,
+    T_QUIET,
+    T_REST,
+    T_ROW,
+    T_ROW_ENERGY,
+    T_ROW_JUMP,
+    T_ROW_ROTATION,
+    T_ROW_SPEED,
+    T_STATE,
+    T_TOUCHED,
+    _welford_lane,
+    team_jumps,
+    team_lanes,
+)
+from tumble.rockfall.soil import DRAG_HEIGHT
 from tumble.rockfall.status import CAUGHT, OK, RUNNING, TIMED_OUT
 from tumble.rockfall.step.contact import NCOL, forget_percussions
-from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_V, STATE_SIZE
+from tumble.rockfall.step.model import (
+    IMPLICIT,
+    O_DT,
+    O_GAP_TOL,
+    O_GRAVITY,
+    O_SCHEME,
+    S_OMEGA,
+    S_R,
+    S_V,
+    STATE_SIZE,
+)
 from tumble.rockfall.step.moreau import (
+    B_DQ,
     B_GX,
     B_GY,
     B_HALF,
     B_LOW,
+    B_TURN_W,
     B_X,
     B_Y,
     D_CAPPED,
@@ -64,8 +120,8 @@ from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import bilinear_uv, sample_cell
 from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
 
-#: columns of the per-rock maxima, the path statistics and the cell visits
-Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
+#: columns of the per-rock maxima, the path statistics and the cell visits (Q_ENERGY, Q_SPEED,
+#: Q_ROTATION, Q_JUMP, from lanes)
 N_QUANTITIES = 4
 QUANTITIES = ("kinetic_energy", "velocity", "rotational_velocity", "jump_height")
 #: and a last column of the per-rock maxima only: the release drop (module docstring)
@@ -315,6 +371,447 @@ def run_one(
     counts[R_CROSSINGS] = n_cross
 
 
+#: a lane's integers in :func:`run_team` beside the rows of its team (the rock in the lane, -1
+#: none; its cell visits, contact steps, capped solutions, status, hull vertices and soil row)
+I_ROCK, I_VISITS, I_CONTACT_STEPS, I_CAPS, I_STATUS, I_VERTICES, I_SOIL = range(7)
+N_LANE_INTS = 7
+
+
+@jit(inline="always")
+def _lane_state(team: np.ndarray, lane: int) -> np.ndarray:
+    """The state rows of a lane of a team (a strided view)."""
+    return team[T_STATE * LANES + lane : (T_STATE + STATE_SIZE) * LANES : LANES]
+
+
+@jit(inline="always")
+def _lane_bounds(team: np.ndarray, lane: int) -> np.ndarray:
+    """The bounds rows of a lane of a team (a strided view)."""
+    return team[T_BOUNDS * LANES + lane : (T_BOUNDS + N_BOUNDS) * LANES : LANES]
+
+
+@jit_leaf
+def _start_lane(
+    lane: int,
+    k: int,
+    team: np.ndarray,
+    li: np.ndarray,
+    vertices: np.ndarray,
+    contacts: np.ndarray,
+    diag: np.ndarray,
+    heights: np.ndarray,
+    grid: np.ndarray,
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_row: np.ndarray,
+    shape_vertices: np.ndarray,
+    shape_counts: np.ndarray,
+    shape_id: np.ndarray,
+    scale: np.ndarray,
+    bodies: np.ndarray,
+    states: np.ndarray,
+    n_steps: int,
+    rest_speed: float,
+    sample_every: int,
+) -> None:
+    """Rock ``k`` into ``lane`` of a team: what :func:`run_rocks` and the start of
+    :func:`run_one` do for a rock, into the lane's rows."""
+    s = shape_id[k]
+    m = shape_counts[s]
+    for a in range(m):
+        for b in range(3):
+            vertices[lane, a, b] = shape_vertices[s, a, b] * scale[k]
+        for c in range(NCOL):
+            contacts[lane, a, c] = 0.0
+    for c in range(N_DIAG):
+        diag[lane, c] = 0.0
+    state = _lane_state(team, lane)
+    for c in range(STATE_SIZE):
+        state[c] = states[k, c]
+    for c in range(4):
+        team[(T_BODY + c) * LANES + lane] = bodies[k, c]
+    row = soil_row[k]
+    # the drag layer's height where it is one number (a raster's: no flight in the lanes)
+    if soil_index[row, DRAG_HEIGHT] < 0:
+        team[T_DRAG_HEIGHT * LANES + lane] = soil_values[row, DRAG_HEIGHT]
+    else:
+        team[T_DRAG_HEIGHT * LANES + lane] = math.inf
+    forget_percussions(contacts[lane, :m])
+    for c in range(3 * N_QUANTITIES):
+        team[(T_PATH + c) * LANES + lane] = 0.0
+    z, inside = bilinear_uv(
+        heights, (state[S_R] - grid[0]) / grid[2], (state[S_R + 1] - grid[1]) / grid[3]
+    )
+    team[T_MAX_DROP * LANES + lane] = state[S_R + 2] - z if inside else -math.inf
+    for f in (T_MAX_ENERGY, T_MAX_SPEED, T_MAX_ROTATION, T_MAX_JUMP):
+        team[f * LANES + lane] = -math.inf
+    for f in (T_ROW_ENERGY, T_ROW_SPEED, T_ROW_ROTATION, T_ROW_JUMP):
+        team[f * LANES + lane] = -math.inf
+    team[T_REST * LANES + lane] = 0.5 * bodies[k, 0] * rest_speed * rest_speed
+    team[T_DONE * LANES + lane] = 0.0
+    team[T_QUIET * LANES + lane] = 0.0
+    team[T_COUNTDOWN * LANES + lane] = sample_every
+    team[T_CURRENT * LANES + lane] = -2.0
+    team[T_ROW * LANES + lane] = -1.0
+    team[T_TOUCHED * LANES + lane] = 0.0
+    status = RUNNING if n_steps > 0 else TIMED_OUT
+    team[T_ACTIVE * LANES + lane] = 1.0 if status == RUNNING else 0.0
+    li[lane, I_ROCK] = k
+    li[lane, I_VISITS] = 0
+    li[lane, I_CONTACT_STEPS] = 0
+    li[lane, I_CAPS] = 0
+    li[lane, I_STATUS] = status
+    li[lane, I_VERTICES] = m
+    li[lane, I_SOIL] = row
+    reset_bounds(_lane_bounds(team, lane), vertices[lane, :m], bodies[k])
+
+
+@jit_leaf
+def _finish_lane(
+    lane: int,
+    team: np.ndarray,
+    li: np.ndarray,
+    states: np.ndarray,
+    maxima: np.ndarray,
+    path: np.ndarray,
+    visit_value: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """The end of the rock in ``lane``: the end of :func:`run_one` and the copies of
+    :func:`run_rocks`; the lane is then empty."""
+    k = li[lane, I_ROCK]
+    two_pi = 2.0 * math.pi
+    capacity = visit_value.shape[1]
+    row = int(team[T_ROW * LANES + lane])
+    if row >= 0:
+        visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
+        visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
+        visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
+        visit_value[k, row, Q_JUMP] = team[T_ROW_JUMP * LANES + lane]
+    maxima[k, Q_ENERGY] = team[T_MAX_ENERGY * LANES + lane]
+    maxima[k, Q_JUMP] = team[T_MAX_JUMP * LANES + lane]
+    maxima[k, M_DROP] = team[T_MAX_DROP * LANES + lane]
+    maxima[k, Q_SPEED] = _root(team[T_MAX_SPEED * LANES + lane], 1.0)
+    maxima[k, Q_ROTATION] = _root(team[T_MAX_ROTATION * LANES + lane], two_pi)
+    visits = li[lane, I_VISITS]
+    for v in range(min(visits, capacity)):
+        visit_value[k, v, Q_SPEED] = _root(visit_value[k, v, Q_SPEED], 1.0)
+        visit_value[k, v, Q_ROTATION] = _root(visit_value[k, v, Q_ROTATION], two_pi)
+    counts[k, R_STATUS] = li[lane, I_STATUS]
+    counts[k, R_STEPS] = int(team[T_DONE * LANES + lane])
+    counts[k, R_CONTACT_STEPS] = li[lane, I_CONTACT_STEPS]
+    counts[k, R_PGS_CAPS] = li[lane, I_CAPS]
+    counts[k, R_VISITS] = visits
+    counts[k, R_CROSSINGS] = 0
+    for q in range(N_QUANTITIES):
+        for c in range(3):
+            path[k, q, c] = team[(T_PATH + 3 * q + c) * LANES + lane]
+    state = _lane_state(team, lane)
+    for c in range(STATE_SIZE):
+        states[k, c] = state[c]
+    li[lane, I_ROCK] = -1
+    team[T_ACTIVE * LANES + lane] = 0.0
+
+
+@jit(inline="always")
+def _lane_step(
+    lane: int,
+    team: np.ndarray,
+    li: np.ndarray,
+    vertices: np.ndarray,
+    contacts: np.ndarray,
+    diag: np.ndarray,
+    heights: np.ndarray,
+    grid: np.ndarray,
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_rasters: np.ndarray,
+    options: np.ndarray,
+    bodies: np.ndarray,
+    n_steps: int,
+    rest_steps: int,
+    sample_every: int,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
+) -> None:
+    """A step of the rock in ``lane`` that :func:`tumble.rockfall.ensemble.lanes.team_lanes` did
+    not take: its flight from the team's candidate rows, any other step by
+    :func:`tumble.rockfall.step.moreau.rock_step`, then :func:`run_one`'s bookkeeping on the
+    lane's rows (the same operations in the same order)."""
+    k = li[lane, I_ROCK]
+    state = _lane_state(team, lane)
+    bounds = _lane_bounds(team, lane)
+    if team[C_FLIGHT * LANES + lane] == 1.0:
+        for c in range(STATE_SIZE):
+            state[c] = team[(T_CAND + c) * LANES + lane]
+        for c in range(4):
+            bounds[B_DQ + c] = team[(C_DQ + c) * LANES + lane]
+        for c in range(3):
+            bounds[B_TURN_W + c] = team[(C_TURN_W + c) * LANES + lane]
+        diag[lane, D_CONTACTS] = 0.0
+        diag[lane, D_CAPPED] = 0.0
+        code = OK
+    else:
+        m = li[lane, I_VERTICES]
+        row = li[lane, I_SOIL]
+        code = rock_step(
+            heights,
+            grid,
+            soil_values[row],
+            soil_index[row],
+            soil_rasters,
+            vertices[lane, :m],
+            bodies[k],
+            options,
+            state,
+            contacts[lane, :m],
+            diag[lane],
+            bounds,
+        )
+    energy = kinetic_energy(bodies[k], state)
+    done = int(team[T_DONE * LANES + lane])
+    quiet = int(team[T_QUIET * LANES + lane])
+    rest_energy = team[T_REST * LANES + lane]
+    status, step, quiet = stopping_rules(
+        code, energy, done, quiet, n_steps, rest_energy, rest_steps
+    )
+    li[lane, I_STATUS] = status
+    if status != RUNNING:
+        team[T_ACTIVE * LANES + lane] = 0.0
+    if step == done:
+        return
+    team[T_QUIET * LANES + lane] = quiet
+    team[T_DONE * LANES + lane] = step
+    flying = diag[lane, D_CONTACTS] == 0.0
+    if not flying:
+        li[lane, I_CONTACT_STEPS] += 1
+    li[lane, I_CAPS] += int(diag[lane, D_CAPPED])
+    speed = (
+        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
+    )
+    rotation = (
+        state[S_OMEGA] * state[S_OMEGA]
+        + state[S_OMEGA + 1] * state[S_OMEGA + 1]
+        + state[S_OMEGA + 2] * state[S_OMEGA + 2]
+    )
+    u = (state[S_R] - grid[0]) / grid[2]
+    v = (state[S_R + 1] - grid[1]) / grid[3]
+    cell = sample_cell(heights.shape[1], heights.shape[0], u, v)
+    current = int(team[T_CURRENT * LANES + lane])
+    row = int(team[T_ROW * LANES + lane])
+    countdown = int(team[T_COUNTDOWN * LANES + lane])
+    max_jump = team[T_MAX_JUMP * LANES + lane]
+    row_jump = team[T_ROW_JUMP * LANES + lane]
+    jump = -math.inf
+    if not flying:
+        team[T_TOUCHED * LANES + lane] = 1.0
+    elif team[T_TOUCHED * LANES + lane] != 0.0:
+        off_x = state[S_R] - bounds[B_X]
+        off_y = state[S_R + 1] - bounds[B_Y]
+        need = True
+        if (
+            cell == current
+            and countdown != 1
+            and abs(off_x) <= bounds[B_HALF]
+            and abs(off_y) <= bounds[B_HALF]
+        ):
+            cap = state[S_R + 2] - (bounds[B_LOW] + bounds[B_GX] * off_x + bounds[B_GY] * off_y)
+            need = cap > (row_jump if row >= 0 else max_jump)
+        if need:
+            z, inside = bilinear_uv(heights, u, v)
+            if inside:
+                jump = state[S_R + 2] - z
+    else:
+        z, inside = bilinear_uv(heights, u, v)
+        if inside:
+            team[T_MAX_DROP * LANES + lane] = max(
+                team[T_MAX_DROP * LANES + lane], state[S_R + 2] - z
+            )
+    team[T_MAX_ENERGY * LANES + lane] = max(team[T_MAX_ENERGY * LANES + lane], energy)
+    team[T_MAX_SPEED * LANES + lane] = max(team[T_MAX_SPEED * LANES + lane], speed)
+    team[T_MAX_ROTATION * LANES + lane] = max(team[T_MAX_ROTATION * LANES + lane], rotation)
+    team[T_MAX_JUMP * LANES + lane] = max(max_jump, jump)
+    if cell != current:
+        team[T_CURRENT * LANES + lane] = cell
+        if row >= 0:
+            visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
+            visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
+            visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
+            visit_value[k, row, Q_JUMP] = row_jump
+            team[T_ROW * LANES + lane] = -1.0
+        if cell >= 0:
+            visits = li[lane, I_VISITS]
+            if visits < visit_cell.shape[1]:
+                visit_cell[k, visits] = cell
+                team[T_ROW * LANES + lane] = visits
+                team[T_ROW_ENERGY * LANES + lane] = energy
+                team[T_ROW_SPEED * LANES + lane] = speed
+                team[T_ROW_ROTATION * LANES + lane] = rotation
+                team[T_ROW_JUMP * LANES + lane] = jump
+            li[lane, I_VISITS] = visits + 1
+    elif row >= 0:
+        team[T_ROW_ENERGY * LANES + lane] = max(team[T_ROW_ENERGY * LANES + lane], energy)
+        team[T_ROW_SPEED * LANES + lane] = max(team[T_ROW_SPEED * LANES + lane], speed)
+        team[T_ROW_ROTATION * LANES + lane] = max(team[T_ROW_ROTATION * LANES + lane], rotation)
+        team[T_ROW_JUMP * LANES + lane] = max(row_jump, jump)
+    countdown -= 1
+    if countdown == 0:
+        countdown = sample_every
+        if energy > rest_energy:
+            _welford_lane(team, lane, Q_ENERGY, energy)
+            _welford_lane(team, lane, Q_SPEED, math.sqrt(speed))
+            _welford_lane(team, lane, Q_ROTATION, math.sqrt(rotation) / (2.0 * math.pi))
+            if jump > -math.inf:
+                _welford_lane(team, lane, Q_JUMP, jump)
+    team[T_COUNTDOWN * LANES + lane] = countdown
+
+
+@jit_leaf
+def run_team(
+    heights: np.ndarray,
+    grid: np.ndarray,
+    soil_values: np.ndarray,
+    soil_index: np.ndarray,
+    soil_rasters: np.ndarray,
+    soil_row: np.ndarray,
+    shape_vertices: np.ndarray,
+    shape_counts: np.ndarray,
+    options: np.ndarray,
+    shape_id: np.ndarray,
+    scale: np.ndarray,
+    bodies: np.ndarray,
+    states: np.ndarray,
+    n_steps: int,
+    rest_speed: float,
+    rest_steps: int,
+    sample_every: int,
+    maxima: np.ndarray,
+    path: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
+    counts: np.ndarray,
+    counter: np.ndarray,
+    axis: int,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """The rocks of a chunk (:func:`run_rocks`' arguments), taken from ``counter``, run in a
+    team of ``LANES`` at once: at every step the team's plain free flights are taken in SIMD
+    lanes (:func:`tumble.rockfall.ensemble.lanes.team_lanes`), and every other step lane by lane
+    (:func:`_lane_step`), so that each rock's numbers are those of :func:`run_one`. For a run
+    without barriers or forest, with the implicit scheme, of rocks symmetric about ``axis``;
+    ``buffers`` are the team's (``team, li, vertices, contacts, diag``)."""
+    team, li, vertices, contacts, diag = buffers
+    n = states.shape[0]
+    dt = options[O_DT]
+    gravity = options[O_GRAVITY]
+    gap_tol = options[O_GAP_TOL]
+    box = (grid[0], grid[1], grid[2], grid[3])
+    ny = heights.shape[0]
+    nx = heights.shape[1]
+    active = 0
+    for lane in range(LANES):
+        li[lane, I_ROCK] = -1
+        team[T_ACTIVE * LANES + lane] = 0.0
+    while True:
+        # empty lanes take the next rocks (a rock that cannot start ends at once)
+        for lane in range(LANES):
+            while li[lane, I_ROCK] < 0:
+                k = take(counter)
+                if k >= n:
+                    break
+                _start_lane(
+                    lane,
+                    k,
+                    team,
+                    li,
+                    vertices,
+                    contacts,
+                    diag,
+                    heights,
+                    grid,
+                    soil_values,
+                    soil_index,
+                    soil_row,
+                    shape_vertices,
+                    shape_counts,
+                    shape_id,
+                    scale,
+                    bodies,
+                    states,
+                    n_steps,
+                    rest_speed,
+                    sample_every,
+                )
+                if li[lane, I_STATUS] == RUNNING:
+                    active += 1
+                else:
+                    _finish_lane(lane, team, li, states, maxima, path, visit_value, counts)
+        if active == 0:
+            break
+        team_lanes(team, dt, gravity, gap_tol, box, nx, ny, n_steps, rest_steps, axis)
+        # the four heights of the cell under each taken step that needs its jump height
+        for lane in range(LANES):
+            column = int(team[C_COLUMN * LANES + lane])
+            if (
+                team[C_TAKEN * LANES + lane] == 1.0
+                and team[C_JUMP * LANES + lane] == 1.0
+                and column >= 0
+            ):
+                row = int(team[C_ROW * LANES + lane])
+                team[C_HEIGHTS * LANES + lane] = heights[row, column]
+                team[(C_HEIGHTS + 1) * LANES + lane] = heights[row, column + 1]
+                team[(C_HEIGHTS + 2) * LANES + lane] = heights[row + 1, column]
+                team[(C_HEIGHTS + 3) * LANES + lane] = heights[row + 1, column + 1]
+        team_jumps(team, sample_every)
+        for lane in range(LANES):
+            if li[lane, I_ROCK] < 0 or team[C_TAKEN * LANES + lane] == 1.0:
+                continue
+            _lane_step(
+                lane,
+                team,
+                li,
+                vertices,
+                contacts,
+                diag,
+                heights,
+                grid,
+                soil_values,
+                soil_index,
+                soil_rasters,
+                options,
+                bodies,
+                n_steps,
+                rest_steps,
+                sample_every,
+                visit_cell,
+                visit_value,
+            )
+            if li[lane, I_STATUS] != RUNNING:
+                _finish_lane(lane, team, li, states, maxima, path, visit_value, counts)
+                active -= 1
+
+
+@jit_leaf
+def lane_axis(
+    bodies: np.ndarray, options: np.ndarray, nets: tuple[np.ndarray, ...], forest: tuple
+) -> int:
+    """The axis about which every rock of a chunk (``bodies`` (n, 4)) is symmetric when the
+    chunk can run in teams (:func:`run_team`: the implicit scheme, no barrier, no forest), else
+    -1."""
+    n = bodies.shape[0]
+    if (
+        n == 0
+        or int(options[O_SCHEME]) != IMPLICIT
+        or nets[5].shape[0] > 0
+        or forest[0][P_MODE] != MODE_NONE
+    ):
+        return -1
+    axis = symmetry_axes((bodies[0, 1], bodies[0, 2], bodies[0, 3]))[0]
+    for k in range(n):
+        if symmetry_axes((bodies[k, 1], bodies[k, 2], bodies[k, 3]))[0] != axis:
+            return -1
+    return axis
+
+
 @jit_parallel
 def run_rocks(
     heights: np.ndarray,
@@ -347,6 +844,7 @@ def run_rocks(
     fstate: np.ndarray,
     impact_cell: np.ndarray,
     workers: int,
+    lanes: bool = True,
 ) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
     STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
@@ -363,11 +861,56 @@ def run_rocks(
     it has finished one: rocks differ in cost by orders of magnitude, and a fixed share for
     each thread (numba's static split of a ``prange``) left one idle while the other finished
     its half, 8.6 % of the wall time of two threads on ``slope40``. Which thread runs a rock
-    does not change its numbers."""
+    does not change its numbers.
+
+    With ``lanes`` (the default), a run that the SIMD lanes can serve (the implicit scheme, no
+    barrier, no forest, every rock with two equal moments about one axis) runs its rocks in
+    teams (:func:`run_team`): each thread steps ``LANES`` rocks together, the free flights of
+    all of them at once, with the same numbers as :func:`run_one` (which ``lanes=False``
+    uses, and every other run)."""
     n_trees = forest[5].shape[0]
     n = states.shape[0]
     counter = np.zeros(1, dtype=np.int64)
+    axis = lane_axis(bodies, options, nets, forest)
+    teams = lanes and axis >= 0
     for _ in prange(min(workers, n)):
+        if teams:
+            m_max = shape_vertices.shape[1]
+            buffers = (
+                np.zeros(N_TEAM * LANES),
+                np.zeros((LANES, N_LANE_INTS), dtype=np.int64),
+                np.zeros((LANES, m_max, 3)),
+                np.zeros((LANES, m_max, NCOL)),
+                np.zeros((LANES, N_DIAG)),
+            )
+            run_team(
+                heights,
+                grid,
+                soil_values,
+                soil_index,
+                soil_rasters,
+                soil_row,
+                shape_vertices,
+                shape_counts,
+                options,
+                shape_id,
+                scale,
+                bodies,
+                states,
+                n_steps,
+                rest_speed,
+                rest_steps,
+                sample_every,
+                maxima,
+                path,
+                visit_cell,
+                visit_value,
+                counts,
+                counter,
+                axis,
+                buffers,
+            )
+            continue
         while True:
             k = take(counter)
             if k >= n:
