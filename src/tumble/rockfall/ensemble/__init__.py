@@ -3,6 +3,8 @@
 One job per module:
 
 * :mod:`~tumble.rockfall.ensemble.kernels`: the compiled per-rock loop over a chunk (``prange``);
+* :mod:`~tumble.rockfall.ensemble.lanes`: a team of rocks stepped together, its free flights in
+  SIMD lanes (the kernel's path where the run allows it);
 * :mod:`~tumble.rockfall.ensemble.driver`: :class:`Ensemble`, the shared model and the rocks'
   initial states, one chunk at a time;
 * :mod:`~tumble.rockfall.ensemble.chunks`: chunk files, resume, local or Dask execution;

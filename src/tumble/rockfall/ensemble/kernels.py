@@ -33,6 +33,13 @@ of the 94 ns of a flight on ``slope40``. It calls
 
 Nothing is accumulated across rocks inside the parallel loop, so the results do not depend on
 the number of threads.
+
+A run with the implicit scheme, without barriers or forest, of rocks symmetric about one axis
+runs in teams instead (:func:`run_team`): each thread steps
+:data:`tumble.rockfall.ensemble.lanes.LANES` rocks together, takes their free flights and the
+bookkeeping of those in SIMD lanes (:mod:`tumble.rockfall.ensemble.lanes`) and every other step
+lane by lane as :func:`run_one` would, so that each rock's numbers are :func:`run_one`'s bit
+for bit.
 """
 
 from __future__ import annotations

@@ -1,19 +1,24 @@
-"""Free flights of a team of rocks in SIMD lanes: the step of :func:`rock_step` that most steps are.
+"""A team of rocks stepped together, their free flights in SIMD lanes.
 
 Most steps of a rock are flights clear of the terrain (95 % on ``slope40``), and such a step of
 :func:`tumble.rockfall.step.moreau.rock_step` is a fixed chain of arithmetic: the midpoint, the
 test against the cached plane above the terrain, the free velocities, the closed-form implicit
 midpoint rule of an axisymmetric rock, the orientation increment of the step before turned by
-the free precession, and the slippage's decay. :func:`flight_lanes` performs that chain for
-:data:`LANES` rocks at once, held structure-of-arrays (field by field, one column a rock), so
-that the compiler turns it into vector instructions, and says for each rock whether the step
-is such a flight. Each lane performs the IEEE operations of ``rock_step`` in the same order
-(the same helpers, no fused or reordered arithmetic), so a lane's result is ``rock_step``'s bit
-for bit (``tests/rockfall/ensemble/test_lanes.py``); a rock whose step is not such a flight is
-left to ``rock_step`` itself.
+the free precession, and the slippage's decay. What the ensemble kernel
+(:func:`tumble.rockfall.ensemble.kernels.run_one`) then does with the step is as fixed when the
+rock stays in its cell: count it, raise its maxima, and now and then take the jump height and
+a path sample. :func:`team_lanes` performs both for :data:`LANES` rocks at once, held
+structure-of-arrays in one flat buffer (``T_*`` and ``C_*`` rows, one column a rock), so that
+the compiler turns the loop over the rocks into vector instructions (eight float64 lanes of a
+512-bit register), and :func:`team_jumps` the jump heights and path samples of the steps it took.
+:func:`tumble.rockfall.ensemble.kernels.run_team` gives every other step to ``rock_step`` and
+``run_one``'s bookkeeping, lane by lane.
 
-A step is such a flight (``flight`` 1) when all of these hold, which are the conditions under
-which ``rock_step`` takes the same path:
+Each lane performs the IEEE operations of the scalar code in the same order (the same helpers or
+the same expressions, nothing fused or reordered), so a rock's numbers in a team are those of
+``run_one`` bit for bit (``tests/rockfall/ensemble/test_lanes.py``). A step is a free flight here
+(row ``C_FLIGHT``) when all of these hold, which are the conditions under which ``rock_step``
+takes that path:
 
 * the midpoint lies in the square of the cached plane, clear of it by more than the gap
   tolerance (the bounding sphere), and at least the drag layer's height above it;
@@ -23,6 +28,9 @@ which ``rock_step`` takes the same path:
   :func:`tumble.rockfall.step.moreau.implicit_orientation`);
 * the slippage is zero or its decay is cached (a soil with one ``beta``);
 * every new number is finite.
+
+Such a step is also taken here (row ``C_TAKEN``) when it neither stops the rock nor ends its
+time, stays in the rock's cell and follows its first contact with the terrain.
 """
 
 from __future__ import annotations
