@@ -51,12 +51,17 @@ import numpy as np
 from tumble._jit import jit, jit_leaf, jit_parallel, prange, take
 from tumble.freerot.implicit_midpoint import symmetry_axes
 from tumble.rockfall.ensemble.lanes import (
+    C_CELL,
     C_COLUMN,
     C_DQ,
+    C_ENERGY,
     C_FLIGHT,
     C_HEIGHTS,
     C_JUMP,
+    C_JUMP_HEIGHT,
+    C_ROTATION,
     C_ROW,
+    C_SPEED,
     C_TAKEN,
     C_TURN_W,
     LANES,
@@ -672,6 +677,38 @@ def _lane_step(
     team[T_COUNTDOWN * LANES + lane] = countdown
 
 
+@jit(inline="always")
+def _new_visit(
+    lane: int,
+    k: int,
+    cell: int,
+    team: np.ndarray,
+    li: np.ndarray,
+    visit_cell: np.ndarray,
+    visit_value: np.ndarray,
+) -> None:
+    """A step taken in the lanes that entered another cell: :func:`run_one`'s end of the
+    current visit and start of the next one (its first values those of the step)."""
+    team[T_CURRENT * LANES + lane] = cell
+    row = int(team[T_ROW * LANES + lane])
+    if row >= 0:
+        visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
+        visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
+        visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
+        visit_value[k, row, Q_JUMP] = team[T_ROW_JUMP * LANES + lane]
+        team[T_ROW * LANES + lane] = -1.0
+    if cell >= 0:
+        visits = li[lane, I_VISITS]
+        if visits < visit_cell.shape[1]:
+            visit_cell[k, visits] = cell
+            team[T_ROW * LANES + lane] = visits
+            team[T_ROW_ENERGY * LANES + lane] = team[C_ENERGY * LANES + lane]
+            team[T_ROW_SPEED * LANES + lane] = team[C_SPEED * LANES + lane]
+            team[T_ROW_ROTATION * LANES + lane] = team[C_ROTATION * LANES + lane]
+            team[T_ROW_JUMP * LANES + lane] = team[C_JUMP_HEIGHT * LANES + lane]
+        li[lane, I_VISITS] = visits + 1
+
+
 @jit_leaf
 def run_team(
     heights: np.ndarray,
@@ -770,7 +807,13 @@ def run_team(
                 team[(C_HEIGHTS + 3) * LANES + lane] = heights[row + 1, column + 1]
         team_jumps(team, sample_every)
         for lane in range(LANES):
-            if li[lane, I_ROCK] < 0 or team[C_TAKEN * LANES + lane] == 1.0:
+            k = li[lane, I_ROCK]
+            if k < 0:
+                continue
+            if team[C_TAKEN * LANES + lane] == 1.0:
+                cell = int(team[C_CELL * LANES + lane])
+                if cell != int(team[T_CURRENT * LANES + lane]):
+                    _new_visit(lane, k, cell, team, li, visit_cell, visit_value)
                 continue
             _lane_step(
                 lane,

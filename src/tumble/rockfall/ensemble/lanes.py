@@ -116,7 +116,11 @@ C_ROW = C_COLUMN + 1
 C_ETA = C_ROW + 1
 C_XI = C_ETA + 1
 C_HEIGHTS = C_XI + 1
-N_TEAM = C_HEIGHTS + 4
+#: ... the cell the step ends in (a new visit when it is not the current one) and the jump
+#: height :func:`team_jumps` found (-inf none)
+C_CELL = C_HEIGHTS + 4
+C_JUMP_HEIGHT = C_CELL + 1
+N_TEAM = C_JUMP_HEIGHT + 1
 
 
 #: the quantities of the path statistics (:mod:`tumble.rockfall.ensemble.kernels`, which
@@ -309,13 +313,21 @@ def _team_lanes(
             & (energy > team[T_REST * LANES + lane])
             & (done + 1.0 < n_steps)
             & (rest_steps > 0)
-            & (cell == team[T_CURRENT * LANES + lane])
-            & (team[T_TOUCHED * LANES + lane] == 1.0)
         )
+        same_cell = cell == team[T_CURRENT * LANES + lane]
+        touched = team[T_TOUCHED * LANES + lane] == 1.0
+        # run_one skips the terrain's height only after the first contact, in the same cell
+        # and before no path sample, when the plane below the terrain bounds the jump
         skip_jump = (
-            (countdown != 1.0) & (abs(off_x) <= b_half) & (abs(off_y) <= b_half) & ~(cap > largest)
+            touched
+            & same_cell
+            & (countdown != 1.0)
+            & (abs(off_x) <= b_half)
+            & (abs(off_y) <= b_half)
+            & ~(cap > largest)
         )
         team[C_JUMP * LANES + lane] = 0.0 if skip_jump else 1.0
+        team[C_CELL * LANES + lane] = cell
         # the cell of the bilinear height under the centre of mass (surface._cell_uv)
         u_j = (r_e0 - x0) / dx
         v_j = (r_e1 - y0) / dy
@@ -385,7 +397,7 @@ def _team_lanes(
             team[T_MAX_ENERGY * LANES + lane] = max(team[T_MAX_ENERGY * LANES + lane], energy)
             team[T_MAX_SPEED * LANES + lane] = max(team[T_MAX_SPEED * LANES + lane], speed)
             team[T_MAX_ROTATION * LANES + lane] = max(team[T_MAX_ROTATION * LANES + lane], rotation)
-            if row >= 0.0:
+            if (row >= 0.0) & same_cell:
                 team[T_ROW_ENERGY * LANES + lane] = max(team[T_ROW_ENERGY * LANES + lane], energy)
                 team[T_ROW_SPEED * LANES + lane] = max(team[T_ROW_SPEED * LANES + lane], speed)
                 team[T_ROW_ROTATION * LANES + lane] = max(
@@ -457,10 +469,17 @@ def team_jumps(team: np.ndarray, sample_every: int) -> None:
             & (h01 == h01)
             & (h11 == h11)
         )
-        jump = team[(T_STATE + S_R + 2) * LANES + lane] - z if need & inside else -math.inf
+        touched = team[T_TOUCHED * LANES + lane] == 1.0
+        height = team[(T_STATE + S_R + 2) * LANES + lane] - z
+        jump = height if need & inside & touched else -math.inf
+        team[C_JUMP_HEIGHT * LANES + lane] = jump
+        if need & inside & ~touched:
+            # the fall from the release, before the first contact: the release drop
+            team[T_MAX_DROP * LANES + lane] = max(team[T_MAX_DROP * LANES + lane], height)
         if need:
             team[T_MAX_JUMP * LANES + lane] = max(team[T_MAX_JUMP * LANES + lane], jump)
-            if team[T_ROW * LANES + lane] >= 0.0:
+            same_cell = team[C_CELL * LANES + lane] == team[T_CURRENT * LANES + lane]
+            if (team[T_ROW * LANES + lane] >= 0.0) & same_cell:
                 team[T_ROW_JUMP * LANES + lane] = max(team[T_ROW_JUMP * LANES + lane], jump)
         if taken & (team[C_SAMPLE * LANES + lane] == 1.0):
             team[T_COUNTDOWN * LANES + lane] = sample_every
