@@ -151,7 +151,7 @@ def add_parser(sub) -> None:
     run.add_argument(
         "--chunk-size",
         type=positive_int,
-        help="rocks per chunk file (default 100; runs of more than 20000 rocks: rocks/200, "
+        help="rocks per chunk file (default 200; runs of more than 40000 rocks: rocks/200, "
         "at most 1000)",
     )
     run.add_argument(
