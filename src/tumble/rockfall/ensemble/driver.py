@@ -374,7 +374,10 @@ class Ensemble:
         rocks = np.zeros(0, dtype=np.int64)
         raw = self._kernel(rocks, 1)
         none = np.zeros(0, dtype=np.int64)
-        out = reduce_visits(rocks, none, none, raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES))
+        cells, values = raw[3].reshape(-1), raw[4].reshape(-1, N_QUANTITIES)
+        # both orders of the visits (a run that keeps none leaves them cell-major)
+        reduce_visits(rocks, none, none, cells, values, False)
+        out = reduce_visits(rocks, none, none, cells, values, True)
         t = self.terrain
         grid = (t.x0, t.y0, t.dx, t.dy)
         chunk_minima(out[0], out[1], out[3], self.release_ground, t.heights, grid)
