@@ -228,18 +228,9 @@ def test_a_lane_s_flight_is_rock_step_s_bit_for_bit():
             team[(T_BODY + np.arange(4)) * LANES + lane] = args[-1]
             team[T_DRAG_HEIGHT * LANES + lane] = soil_values[row, DRAG_HEIGHT]
             before.append((args, state, contacts, diag, bounds))
-        team_lanes(
-            team,
-            options[O_DT],
-            options[O_GRAVITY],
-            options[O_GAP_TOL],
-            (grid[0], grid[1], grid[2], grid[3]),
-            heights.shape[1],
-            heights.shape[0],
-            10**9,
-            10,
-            2,
-        )
+        box = (grid[0], grid[1], grid[2], grid[3])
+        step = (options[O_DT], options[O_GRAVITY], options[O_GAP_TOL])
+        team_lanes(team, (*step, box, heights.shape[1], heights.shape[0], 10**9, 10), 2)
         for lane, (args, state, contacts, diag, bounds) in enumerate(before):
             code = rock_step(*args, options, state, contacts, diag, bounds)
             if team[C_FLIGHT * LANES + lane] != 1.0:

@@ -74,15 +74,10 @@ from tumble.rockfall.ensemble.lanes import (
     T_BODY,
     T_BOUNDS,
     T_CAND,
-    T_COUNTDOWN,
+    T_CARRIED,
     T_CURRENT,
     T_DONE,
     T_DRAG_HEIGHT,
-    T_MAX_DROP,
-    T_MAX_ENERGY,
-    T_MAX_JUMP,
-    T_MAX_ROTATION,
-    T_MAX_SPEED,
     T_PATH,
     T_QUIET,
     T_REST,
@@ -92,7 +87,7 @@ from tumble.rockfall.ensemble.lanes import (
     T_ROW_ROTATION,
     T_ROW_SPEED,
     T_STATE,
-    T_TOUCHED,
+    T_VISITS,
     _welford_lane,
     team_jumps,
     team_lanes,
@@ -164,6 +159,160 @@ def _root(square: float, scale: float) -> float:
     return math.sqrt(square) / scale
 
 
+@jit(inline="always")
+def _write_row(
+    visit_value: np.ndarray, row: int, energy: float, speed: float, rotation: float, jump: float
+) -> None:
+    """The maxima of a finished cell visit into its row."""
+    visit_value[row, Q_ENERGY] = energy
+    visit_value[row, Q_SPEED] = speed
+    visit_value[row, Q_ROTATION] = rotation
+    visit_value[row, Q_JUMP] = jump
+
+
+@jit(inline="always")
+def record_step(
+    terrain: tuple[np.ndarray, np.ndarray],
+    state: np.ndarray,
+    bounds: np.ndarray,
+    flying: bool,
+    energy: float,
+    carried: tuple,
+    visits_out: tuple[np.ndarray, np.ndarray],
+    sample_every: int,
+) -> tuple:
+    """The bookkeeping of one step taken (the state after it, ``flying`` without a closed
+    contact, its kinetic energy ``energy``; ``terrain`` the DEM's ``(heights, grid)``, the
+    visits written to ``visits_out = (visit_cell, visit_value)``): the maxima of the rock and
+    of its current cell visit, the jump height, the release drop and the visits (module
+    docstring), on the values the rock carries from step to step (:func:`carried_start`):
+
+    * ``(max_energy, max_speed, max_rotation, max_jump, max_drop)``, the speed and rotation
+      rate squared (their maxima are taken on the squares and the roots drawn once at the end:
+      the same numbers, sqrt being monotonic and exact);
+    * ``(row, row_energy, row_speed, row_rotation, row_jump)``, the row of the current visit
+      (-1 none) and its maxima;
+    * ``(touched, visits, countdown, current)``: the rock has touched the terrain, its visits,
+      the steps to its next path sample, its current cell.
+
+    Returns ``(carried, sample, speed, rotation, jump)``; ``sample`` True when a path sample is
+    due (every ``sample_every`` steps; the caller takes it when the rock moves)."""
+    (max_energy, max_speed, max_rotation, max_jump, max_drop), visit, place = carried
+    row, row_energy, row_speed, row_rotation, row_jump = visit
+    touched, visits, countdown, current = place
+    heights, grid = terrain
+    visit_cell, visit_value = visits_out
+    ny = heights.shape[0]
+    nx = heights.shape[1]
+    capacity = visit_cell.shape[0]
+    speed = (
+        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
+    )
+    rotation = (
+        state[S_OMEGA] * state[S_OMEGA]
+        + state[S_OMEGA + 1] * state[S_OMEGA + 1]
+        + state[S_OMEGA + 2] * state[S_OMEGA + 2]
+    )
+    # the grid coordinates of the centre of mass, for its height and its pixel
+    u = (state[S_R] - grid[0]) / grid[2]
+    v = (state[S_R + 1] - grid[1]) / grid[3]
+    cell = sample_cell(nx, ny, u, v)
+    jump = -math.inf
+    if not flying:
+        touched = True
+    elif touched:
+        # the height of _height (simulate's), without the normal; taken unless the plane
+        # below the terrain of the step's cached bound (B_LOW) shows that it can change
+        # neither the maxima it would update nor anything else: in the same visit, not
+        # before a path sample, and no higher than the visit's (or the rock's) largest
+        off_x = state[S_R] - bounds[B_X]
+        off_y = state[S_R + 1] - bounds[B_Y]
+        need = True
+        if (
+            cell == current
+            and countdown != 1
+            and abs(off_x) <= bounds[B_HALF]
+            and abs(off_y) <= bounds[B_HALF]
+        ):
+            cap = state[S_R + 2] - (bounds[B_LOW] + bounds[B_GX] * off_x + bounds[B_GY] * off_y)
+            need = cap > (row_jump if row >= 0 else max_jump)
+        if need:
+            z, inside = bilinear_uv(heights, u, v)
+            if inside:
+                jump = state[S_R + 2] - z
+    else:
+        # the fall from the release, before the first contact: the release drop
+        z, inside = bilinear_uv(heights, u, v)
+        if inside:
+            max_drop = max(max_drop, state[S_R + 2] - z)
+    max_energy = max(max_energy, energy)
+    max_speed = max(max_speed, speed)
+    max_rotation = max(max_rotation, rotation)
+    max_jump = max(max_jump, jump)
+    # cell visits
+    if cell != current:
+        current = cell
+        if row >= 0:
+            _write_row(visit_value, row, row_energy, row_speed, row_rotation, row_jump)
+            row = -1
+        if cell >= 0:
+            if visits < capacity:
+                visit_cell[visits] = cell
+                row = visits
+                row_energy = energy
+                row_speed = speed
+                row_rotation = rotation
+                row_jump = jump
+            visits += 1
+    elif row >= 0:
+        row_energy = max(row_energy, energy)
+        row_speed = max(row_speed, speed)
+        row_rotation = max(row_rotation, rotation)
+        row_jump = max(row_jump, jump)
+    countdown -= 1
+    sample = countdown == 0
+    if sample:
+        countdown = sample_every
+    rock = (max_energy, max_speed, max_rotation, max_jump, max_drop)
+    visit = (row, row_energy, row_speed, row_rotation, row_jump)
+    return (rock, visit, (touched, visits, countdown, current)), sample, speed, rotation, jump
+
+
+@jit(inline="always")
+def carried_start(drop: float, sample_every: int) -> tuple:
+    """The values of :func:`record_step` before a rock's first step: no maxima yet, the release
+    drop ``drop`` (the height at the release, -inf off the DEM), no visit, not touched, the
+    first path sample ``sample_every`` steps away."""
+    inf = math.inf
+    return (
+        (-inf, -inf, -inf, -inf, drop),
+        (-1, -inf, -inf, -inf, -inf),
+        (False, 0, sample_every, -2),
+    )
+
+
+@jit(inline="always")
+def end_rock(maxima: np.ndarray, visit_value: np.ndarray, carried: tuple) -> int:
+    """The end of a rock from its values of :func:`record_step`: the open visit's row, the
+    rock's maxima (energy, speed, rotation rate, jump, release drop; ``N_MAXIMA``) and the roots
+    of the squared maxima of the rock and of every stored visit (rotation rate in rot/s).
+    Returns the number of the rock's visits."""
+    two_pi = 2.0 * math.pi
+    rock, visit, place = carried
+    if visit[0] >= 0:
+        _write_row(visit_value, visit[0], visit[1], visit[2], visit[3], visit[4])
+    maxima[Q_ENERGY] = rock[0]
+    maxima[Q_JUMP] = rock[3]
+    maxima[M_DROP] = rock[4]
+    maxima[Q_SPEED] = _root(rock[1], 1.0)
+    maxima[Q_ROTATION] = _root(rock[2], two_pi)
+    visits = place[1]
+    for v in range(min(visits, visit_value.shape[0])):
+        visit_value[v, Q_SPEED] = _root(visit_value[v, Q_SPEED], 1.0)
+        visit_value[v, Q_ROTATION] = _root(visit_value[v, Q_ROTATION], two_pi)
+    return visits
+
+
 @jit_leaf
 def run_one(
     model: tuple[np.ndarray, ...],
@@ -202,9 +351,6 @@ def run_one(
     has_forest = f_params[P_MODE] != MODE_NONE
     if has_forest:
         start_forest(state, key, fstate)
-    ny = heights.shape[0]
-    nx = heights.shape[1]
-    capacity = visit_cell.shape[0]
     two_pi = 2.0 * math.pi
     forget_percussions(contacts)
     for q in range(N_QUANTITIES):
@@ -216,17 +362,9 @@ def run_one(
     z, inside = bilinear_uv(
         heights, (state[S_R] - grid[0]) / grid[2], (state[S_R + 1] - grid[1]) / grid[3]
     )
-    maxima[M_DROP] = state[S_R + 2] - z if inside else -math.inf
-    # the maxima of the rock and of its current visit are carried in locals and written once
-    # (at the end, at a change of cell): the same maxima in the same order, no store a step
-    max_energy = max_speed = max_rotation = max_jump = -math.inf
-    max_drop = maxima[M_DROP]
-    row = -1  # the stored visit row the locals belong to, -1 none
-    row_energy = row_speed = row_rotation = row_jump = -math.inf
-    touched = False
-    visits = 0
-    countdown = sample_every
-    current = -2
+    # the maxima of the rock and of its current visit, its visits and samples are carried from
+    # step to step (record_step) and written once at the end
+    carried = carried_start(state[S_R + 2] - z if inside else -math.inf, sample_every)
     contact_steps = 0
     caps = 0
     status = RUNNING if n_steps > 0 else TIMED_OUT
@@ -280,101 +418,24 @@ def run_one(
         if not flying:
             contact_steps += 1
         caps += int(diag[D_CAPPED])
-        # the speed and the rotation rate squared: their maxima are taken on the squares and
-        # the roots drawn once at the end (the same numbers, sqrt being monotonic and exact)
-        speed = (
-            state[S_V] * state[S_V]
-            + state[S_V + 1] * state[S_V + 1]
-            + state[S_V + 2] * state[S_V + 2]
+        carried, sample, speed, rotation, jump = record_step(
+            (heights, grid),
+            state,
+            bounds,
+            flying,
+            energy,
+            carried,
+            (visit_cell, visit_value),
+            sample_every,
         )
-        rotation = (
-            state[S_OMEGA] * state[S_OMEGA]
-            + state[S_OMEGA + 1] * state[S_OMEGA + 1]
-            + state[S_OMEGA + 2] * state[S_OMEGA + 2]
-        )
-        # the grid coordinates of the centre of mass, for its height and its pixel
-        u = (state[S_R] - grid[0]) / grid[2]
-        v = (state[S_R + 1] - grid[1]) / grid[3]
-        cell = sample_cell(nx, ny, u, v)
-        jump = -math.inf
-        if not flying:
-            touched = True
-        elif touched:
-            # the height of _height (simulate's), without the normal; taken unless the plane
-            # below the terrain of the step's cached bound (B_LOW) shows that it can change
-            # neither the maxima it would update nor anything else: in the same visit, not
-            # before a path sample, and no higher than the visit's (or the rock's) largest
-            off_x = state[S_R] - bounds[B_X]
-            off_y = state[S_R + 1] - bounds[B_Y]
-            need = True
-            if (
-                cell == current
-                and countdown != 1
-                and abs(off_x) <= bounds[B_HALF]
-                and abs(off_y) <= bounds[B_HALF]
-            ):
-                cap = state[S_R + 2] - (bounds[B_LOW] + bounds[B_GX] * off_x + bounds[B_GY] * off_y)
-                need = cap > (row_jump if row >= 0 else max_jump)
-            if need:
-                z, inside = bilinear_uv(heights, u, v)
-                if inside:
-                    jump = state[S_R + 2] - z
-        else:
-            # the fall from the release, before the first contact: the release drop
-            z, inside = bilinear_uv(heights, u, v)
-            if inside:
-                max_drop = max(max_drop, state[S_R + 2] - z)
-        max_energy = max(max_energy, energy)
-        max_speed = max(max_speed, speed)
-        max_rotation = max(max_rotation, rotation)
-        max_jump = max(max_jump, jump)
-        # cell visits
-        if cell != current:
-            current = cell
-            if row >= 0:
-                visit_value[row, Q_ENERGY] = row_energy
-                visit_value[row, Q_SPEED] = row_speed
-                visit_value[row, Q_ROTATION] = row_rotation
-                visit_value[row, Q_JUMP] = row_jump
-                row = -1
-            if cell >= 0:
-                if visits < capacity:
-                    visit_cell[visits] = cell
-                    row = visits
-                    row_energy = energy
-                    row_speed = speed
-                    row_rotation = rotation
-                    row_jump = jump
-                visits += 1
-        elif row >= 0:
-            row_energy = max(row_energy, energy)
-            row_speed = max(row_speed, speed)
-            row_rotation = max(row_rotation, rotation)
-            row_jump = max(row_jump, jump)
         # path samples of the moving rock, every sample_every-th step
-        countdown -= 1
-        if countdown == 0:
-            countdown = sample_every
-            if energy > rest_energy:
-                _welford(path, Q_ENERGY, energy)
-                _welford(path, Q_SPEED, math.sqrt(speed))
-                _welford(path, Q_ROTATION, math.sqrt(rotation) / two_pi)
-                if jump > -math.inf:
-                    _welford(path, Q_JUMP, jump)
-    if row >= 0:
-        visit_value[row, Q_ENERGY] = row_energy
-        visit_value[row, Q_SPEED] = row_speed
-        visit_value[row, Q_ROTATION] = row_rotation
-        visit_value[row, Q_JUMP] = row_jump
-    maxima[Q_ENERGY] = max_energy
-    maxima[Q_JUMP] = max_jump
-    maxima[M_DROP] = max_drop
-    # the roots of the squared maxima (rotation rate in rot/s)
-    maxima[Q_SPEED] = _root(max_speed, 1.0)
-    maxima[Q_ROTATION] = _root(max_rotation, two_pi)
-    for v in range(min(visits, capacity)):
-        visit_value[v, Q_SPEED] = _root(visit_value[v, Q_SPEED], 1.0)
-        visit_value[v, Q_ROTATION] = _root(visit_value[v, Q_ROTATION], two_pi)
+        if sample and energy > rest_energy:
+            _welford(path, Q_ENERGY, energy)
+            _welford(path, Q_SPEED, math.sqrt(speed))
+            _welford(path, Q_ROTATION, math.sqrt(rotation) / two_pi)
+            if jump > -math.inf:
+                _welford(path, Q_JUMP, jump)
+    visits = end_rock(maxima, visit_value, carried)
     counts[R_STATUS] = status
     counts[R_STEPS] = done
     counts[R_CONTACT_STEPS] = contact_steps
@@ -384,9 +445,9 @@ def run_one(
 
 
 #: a lane's integers in :func:`run_team` beside the rows of its team (the rock in the lane, -1
-#: none; its cell visits, contact steps, capped solutions, status, hull vertices and soil row)
-I_ROCK, I_VISITS, I_CONTACT_STEPS, I_CAPS, I_STATUS, I_VERTICES, I_SOIL = range(7)
-N_LANE_INTS = 7
+#: none; its contact steps, capped solutions, status, hull vertices and soil row)
+I_ROCK, I_CONTACT_STEPS, I_CAPS, I_STATUS, I_VERTICES, I_SOIL = range(6)
+N_LANE_INTS = 6
 
 
 @jit(inline="always")
@@ -401,32 +462,50 @@ def _lane_bounds(team: np.ndarray, lane: int) -> np.ndarray:
     return team[T_BOUNDS * LANES + lane : (T_BOUNDS + N_BOUNDS) * LANES : LANES]
 
 
+@jit(inline="always")
+def _lane_carried(team: np.ndarray, lane: int) -> tuple:
+    """A lane's values of :func:`record_step`, from its rows (``T_CARRIED`` onwards)."""
+    c = T_CARRIED * LANES + lane
+    rock = (team[c], team[c + LANES], team[c + 2 * LANES], team[c + 3 * LANES], team[c + 4 * LANES])
+    c += 5 * LANES
+    row = int(team[c])
+    visit = (row, team[c + LANES], team[c + 2 * LANES], team[c + 3 * LANES], team[c + 4 * LANES])
+    c += 5 * LANES
+    touched = team[c] != 0.0
+    place = (touched, int(team[c + LANES]), int(team[c + 2 * LANES]), int(team[c + 3 * LANES]))
+    return rock, visit, place
+
+
+@jit(inline="always")
+def _set_lane_carried(team: np.ndarray, lane: int, carried: tuple) -> None:
+    """A lane's values of :func:`record_step` into its rows."""
+    c = T_CARRIED * LANES + lane
+    rock, visit, place = carried
+    for i in range(5):
+        team[c + i * LANES] = rock[i]
+    row, row_energy, row_speed, row_rotation, row_jump = visit
+    team[c + 5 * LANES] = row
+    team[c + 6 * LANES] = row_energy
+    team[c + 7 * LANES] = row_speed
+    team[c + 8 * LANES] = row_rotation
+    team[c + 9 * LANES] = row_jump
+    touched, visits, countdown, current = place
+    team[c + 10 * LANES] = 1.0 if touched else 0.0
+    team[c + 11 * LANES] = visits
+    team[c + 12 * LANES] = countdown
+    team[c + 13 * LANES] = current
+
+
 @jit_leaf
 def _start_lane(
-    lane: int,
-    k: int,
-    team: np.ndarray,
-    li: np.ndarray,
-    vertices: np.ndarray,
-    contacts: np.ndarray,
-    diag: np.ndarray,
-    heights: np.ndarray,
-    grid: np.ndarray,
-    soil_values: np.ndarray,
-    soil_index: np.ndarray,
-    soil_row: np.ndarray,
-    shape_vertices: np.ndarray,
-    shape_counts: np.ndarray,
-    shape_id: np.ndarray,
-    scale: np.ndarray,
-    bodies: np.ndarray,
-    states: np.ndarray,
-    n_steps: int,
-    rest_speed: float,
-    sample_every: int,
+    lane: int, k: int, buffers: tuple, chunk: tuple, rules: tuple, states: np.ndarray
 ) -> None:
     """Rock ``k`` into ``lane`` of a team: what :func:`run_rocks` and the start of
-    :func:`run_one` do for a rock, into the lane's rows."""
+    :func:`run_one` do for a rock, into the lane's rows (the arguments of :func:`run_team`)."""
+    team, li, vertices, contacts, diag = buffers
+    heights, grid, soil_values, soil_index, _, soil_row = chunk[:6]
+    shape_vertices, shape_counts, _, shape_id, scale, bodies = chunk[6:]
+    n_steps, rest_speed, _, sample_every = rules
     s = shape_id[k]
     m = shape_counts[s]
     for a in range(m):
@@ -453,22 +532,14 @@ def _start_lane(
     z, inside = bilinear_uv(
         heights, (state[S_R] - grid[0]) / grid[2], (state[S_R + 1] - grid[1]) / grid[3]
     )
-    team[T_MAX_DROP * LANES + lane] = state[S_R + 2] - z if inside else -math.inf
-    for f in (T_MAX_ENERGY, T_MAX_SPEED, T_MAX_ROTATION, T_MAX_JUMP):
-        team[f * LANES + lane] = -math.inf
-    for f in (T_ROW_ENERGY, T_ROW_SPEED, T_ROW_ROTATION, T_ROW_JUMP):
-        team[f * LANES + lane] = -math.inf
+    drop = state[S_R + 2] - z if inside else -math.inf
+    _set_lane_carried(team, lane, carried_start(drop, sample_every))
     team[T_REST * LANES + lane] = 0.5 * bodies[k, 0] * rest_speed * rest_speed
     team[T_DONE * LANES + lane] = 0.0
     team[T_QUIET * LANES + lane] = 0.0
-    team[T_COUNTDOWN * LANES + lane] = sample_every
-    team[T_CURRENT * LANES + lane] = -2.0
-    team[T_ROW * LANES + lane] = -1.0
-    team[T_TOUCHED * LANES + lane] = 0.0
     status = RUNNING if n_steps > 0 else TIMED_OUT
     team[T_ACTIVE * LANES + lane] = 1.0 if status == RUNNING else 0.0
     li[lane, I_ROCK] = k
-    li[lane, I_VISITS] = 0
     li[lane, I_CONTACT_STEPS] = 0
     li[lane, I_CAPS] = 0
     li[lane, I_STATUS] = status
@@ -478,36 +549,12 @@ def _start_lane(
 
 
 @jit_leaf
-def _finish_lane(
-    lane: int,
-    team: np.ndarray,
-    li: np.ndarray,
-    states: np.ndarray,
-    maxima: np.ndarray,
-    path: np.ndarray,
-    visit_value: np.ndarray,
-    counts: np.ndarray,
-) -> None:
+def _finish_lane(lane: int, team: np.ndarray, li: np.ndarray, outputs: tuple) -> None:
     """The end of the rock in ``lane``: the end of :func:`run_one` and the copies of
     :func:`run_rocks`; the lane is then empty."""
+    states, maxima, path, _, visit_value, counts = outputs
     k = li[lane, I_ROCK]
-    two_pi = 2.0 * math.pi
-    capacity = visit_value.shape[1]
-    row = int(team[T_ROW * LANES + lane])
-    if row >= 0:
-        visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
-        visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
-        visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
-        visit_value[k, row, Q_JUMP] = team[T_ROW_JUMP * LANES + lane]
-    maxima[k, Q_ENERGY] = team[T_MAX_ENERGY * LANES + lane]
-    maxima[k, Q_JUMP] = team[T_MAX_JUMP * LANES + lane]
-    maxima[k, M_DROP] = team[T_MAX_DROP * LANES + lane]
-    maxima[k, Q_SPEED] = _root(team[T_MAX_SPEED * LANES + lane], 1.0)
-    maxima[k, Q_ROTATION] = _root(team[T_MAX_ROTATION * LANES + lane], two_pi)
-    visits = li[lane, I_VISITS]
-    for v in range(min(visits, capacity)):
-        visit_value[k, v, Q_SPEED] = _root(visit_value[k, v, Q_SPEED], 1.0)
-        visit_value[k, v, Q_ROTATION] = _root(visit_value[k, v, Q_ROTATION], two_pi)
+    visits = end_rock(maxima[k], visit_value[k], _lane_carried(team, lane))
     counts[k, R_STATUS] = li[lane, I_STATUS]
     counts[k, R_STEPS] = int(team[T_DONE * LANES + lane])
     counts[k, R_CONTACT_STEPS] = li[lane, I_CONTACT_STEPS]
@@ -527,21 +574,9 @@ def _finish_lane(
 @jit(inline="always")
 def _lane_step(
     lane: int,
-    team: np.ndarray,
-    li: np.ndarray,
-    vertices: np.ndarray,
-    contacts: np.ndarray,
-    diag: np.ndarray,
-    heights: np.ndarray,
-    grid: np.ndarray,
-    soil_values: np.ndarray,
-    soil_index: np.ndarray,
-    soil_rasters: np.ndarray,
-    options: np.ndarray,
-    bodies: np.ndarray,
-    n_steps: int,
-    rest_steps: int,
-    sample_every: int,
+    buffers: tuple,
+    chunk: tuple,
+    rules: tuple,
     visit_cell: np.ndarray,
     visit_value: np.ndarray,
 ) -> None:
@@ -549,6 +584,10 @@ def _lane_step(
     not take: its flight from the team's candidate rows, any other step by
     :func:`tumble.rockfall.step.moreau.rock_step`, then :func:`run_one`'s bookkeeping on the
     lane's rows (the same operations in the same order)."""
+    team, li, vertices, contacts, diag = buffers
+    heights, grid, soil_values, soil_index, soil_rasters = chunk[:5]
+    options, bodies = chunk[8], chunk[11]
+    n_steps, _, rest_steps, sample_every = rules
     k = li[lane, I_ROCK]
     state = _lane_state(team, lane)
     bounds = _lane_bounds(team, lane)
@@ -597,84 +636,18 @@ def _lane_step(
     if not flying:
         li[lane, I_CONTACT_STEPS] += 1
     li[lane, I_CAPS] += int(diag[lane, D_CAPPED])
-    speed = (
-        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
+    carried = _lane_carried(team, lane)
+    visits_out = (visit_cell[k], visit_value[k])
+    carried, sample, speed, rotation, jump = record_step(
+        (heights, grid), state, bounds, flying, energy, carried, visits_out, sample_every
     )
-    rotation = (
-        state[S_OMEGA] * state[S_OMEGA]
-        + state[S_OMEGA + 1] * state[S_OMEGA + 1]
-        + state[S_OMEGA + 2] * state[S_OMEGA + 2]
-    )
-    u = (state[S_R] - grid[0]) / grid[2]
-    v = (state[S_R + 1] - grid[1]) / grid[3]
-    cell = sample_cell(heights.shape[1], heights.shape[0], u, v)
-    current = int(team[T_CURRENT * LANES + lane])
-    row = int(team[T_ROW * LANES + lane])
-    countdown = int(team[T_COUNTDOWN * LANES + lane])
-    max_jump = team[T_MAX_JUMP * LANES + lane]
-    row_jump = team[T_ROW_JUMP * LANES + lane]
-    jump = -math.inf
-    if not flying:
-        team[T_TOUCHED * LANES + lane] = 1.0
-    elif team[T_TOUCHED * LANES + lane] != 0.0:
-        off_x = state[S_R] - bounds[B_X]
-        off_y = state[S_R + 1] - bounds[B_Y]
-        need = True
-        if (
-            cell == current
-            and countdown != 1
-            and abs(off_x) <= bounds[B_HALF]
-            and abs(off_y) <= bounds[B_HALF]
-        ):
-            cap = state[S_R + 2] - (bounds[B_LOW] + bounds[B_GX] * off_x + bounds[B_GY] * off_y)
-            need = cap > (row_jump if row >= 0 else max_jump)
-        if need:
-            z, inside = bilinear_uv(heights, u, v)
-            if inside:
-                jump = state[S_R + 2] - z
-    else:
-        z, inside = bilinear_uv(heights, u, v)
-        if inside:
-            team[T_MAX_DROP * LANES + lane] = max(
-                team[T_MAX_DROP * LANES + lane], state[S_R + 2] - z
-            )
-    team[T_MAX_ENERGY * LANES + lane] = max(team[T_MAX_ENERGY * LANES + lane], energy)
-    team[T_MAX_SPEED * LANES + lane] = max(team[T_MAX_SPEED * LANES + lane], speed)
-    team[T_MAX_ROTATION * LANES + lane] = max(team[T_MAX_ROTATION * LANES + lane], rotation)
-    team[T_MAX_JUMP * LANES + lane] = max(max_jump, jump)
-    if cell != current:
-        team[T_CURRENT * LANES + lane] = cell
-        if row >= 0:
-            visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
-            visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
-            visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
-            visit_value[k, row, Q_JUMP] = row_jump
-            team[T_ROW * LANES + lane] = -1.0
-        if cell >= 0:
-            visits = li[lane, I_VISITS]
-            if visits < visit_cell.shape[1]:
-                visit_cell[k, visits] = cell
-                team[T_ROW * LANES + lane] = visits
-                team[T_ROW_ENERGY * LANES + lane] = energy
-                team[T_ROW_SPEED * LANES + lane] = speed
-                team[T_ROW_ROTATION * LANES + lane] = rotation
-                team[T_ROW_JUMP * LANES + lane] = jump
-            li[lane, I_VISITS] = visits + 1
-    elif row >= 0:
-        team[T_ROW_ENERGY * LANES + lane] = max(team[T_ROW_ENERGY * LANES + lane], energy)
-        team[T_ROW_SPEED * LANES + lane] = max(team[T_ROW_SPEED * LANES + lane], speed)
-        team[T_ROW_ROTATION * LANES + lane] = max(team[T_ROW_ROTATION * LANES + lane], rotation)
-        team[T_ROW_JUMP * LANES + lane] = max(row_jump, jump)
-    countdown -= 1
-    if countdown == 0:
-        countdown = sample_every
-        if energy > rest_energy:
-            _welford_lane(team, lane, Q_ENERGY, energy)
-            _welford_lane(team, lane, Q_SPEED, math.sqrt(speed))
-            _welford_lane(team, lane, Q_ROTATION, math.sqrt(rotation) / (2.0 * math.pi))
-            if jump > -math.inf:
-                _welford_lane(team, lane, Q_JUMP, jump)
-    team[T_COUNTDOWN * LANES + lane] = countdown
+    _set_lane_carried(team, lane, carried)
+    if sample and energy > rest_energy:
+        _welford_lane(team, lane, Q_ENERGY, energy)
+        _welford_lane(team, lane, Q_SPEED, math.sqrt(speed))
+        _welford_lane(team, lane, Q_ROTATION, math.sqrt(rotation) / (2.0 * math.pi))
+        if jump > -math.inf:
+            _welford_lane(team, lane, Q_JUMP, jump)
 
 
 @jit(inline="always")
@@ -692,13 +665,17 @@ def _new_visit(
     team[T_CURRENT * LANES + lane] = cell
     row = int(team[T_ROW * LANES + lane])
     if row >= 0:
-        visit_value[k, row, Q_ENERGY] = team[T_ROW_ENERGY * LANES + lane]
-        visit_value[k, row, Q_SPEED] = team[T_ROW_SPEED * LANES + lane]
-        visit_value[k, row, Q_ROTATION] = team[T_ROW_ROTATION * LANES + lane]
-        visit_value[k, row, Q_JUMP] = team[T_ROW_JUMP * LANES + lane]
+        _write_row(
+            visit_value[k],
+            row,
+            team[T_ROW_ENERGY * LANES + lane],
+            team[T_ROW_SPEED * LANES + lane],
+            team[T_ROW_ROTATION * LANES + lane],
+            team[T_ROW_JUMP * LANES + lane],
+        )
         team[T_ROW * LANES + lane] = -1.0
     if cell >= 0:
-        visits = li[lane, I_VISITS]
+        visits = int(team[T_VISITS * LANES + lane])
         if visits < visit_cell.shape[1]:
             visit_cell[k, visits] = cell
             team[T_ROW * LANES + lane] = visits
@@ -706,51 +683,38 @@ def _new_visit(
             team[T_ROW_SPEED * LANES + lane] = team[C_SPEED * LANES + lane]
             team[T_ROW_ROTATION * LANES + lane] = team[C_ROTATION * LANES + lane]
             team[T_ROW_JUMP * LANES + lane] = team[C_JUMP_HEIGHT * LANES + lane]
-        li[lane, I_VISITS] = visits + 1
+        team[T_VISITS * LANES + lane] = visits + 1
 
 
 @jit_leaf
 def run_team(
-    heights: np.ndarray,
-    grid: np.ndarray,
-    soil_values: np.ndarray,
-    soil_index: np.ndarray,
-    soil_rasters: np.ndarray,
-    soil_row: np.ndarray,
-    shape_vertices: np.ndarray,
-    shape_counts: np.ndarray,
-    options: np.ndarray,
-    shape_id: np.ndarray,
-    scale: np.ndarray,
-    bodies: np.ndarray,
-    states: np.ndarray,
-    n_steps: int,
-    rest_speed: float,
-    rest_steps: int,
-    sample_every: int,
-    maxima: np.ndarray,
-    path: np.ndarray,
-    visit_cell: np.ndarray,
-    visit_value: np.ndarray,
-    counts: np.ndarray,
+    chunk: tuple,
+    rules: tuple[int, float, int, int],
+    outputs: tuple,
     counter: np.ndarray,
     axis: int,
-    buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    buffers: tuple,
 ) -> None:
-    """The rocks of a chunk (:func:`run_rocks`' arguments), taken from ``counter``, run in a
-    team of ``LANES`` at once: at every step the team's plain free flights are taken in SIMD
-    lanes (:func:`tumble.rockfall.ensemble.lanes.team_lanes`), and every other step lane by lane
-    (:func:`_lane_step`), so that each rock's numbers are those of :func:`run_one`. For a run
-    without barriers or forest, with the implicit scheme, of rocks symmetric about ``axis``;
+    """The rocks of a chunk, taken from ``counter``, run in a team of ``LANES`` at once: at every
+    step the team's free flights are taken in SIMD lanes
+    (:func:`tumble.rockfall.ensemble.lanes.team_lanes`, :func:`~.lanes.team_jumps`), every other
+    step lane by lane (:func:`_lane_step`), so that each rock's numbers are those of
+    :func:`run_one`. For a run without barriers or forest, with the implicit scheme, of rocks
+    symmetric about ``axis``. The arguments of :func:`run_rocks` come as ``chunk = (heights,
+    grid, soil_values, soil_index, soil_rasters, soil_row, shape_vertices, shape_counts,
+    options, shape_id, scale, bodies)``, ``rules = (n_steps, rest_speed, rest_steps,
+    sample_every)`` and ``outputs = (states, maxima, path, visit_cell, visit_value, counts)``;
     ``buffers`` are the team's (``team, li, vertices, contacts, diag``)."""
-    team, li, vertices, contacts, diag = buffers
-    n = states.shape[0]
+    team, li = buffers[0], buffers[1]
+    heights, grid, options = chunk[0], chunk[1], chunk[8]
+    n_steps, _, rest_steps, sample_every = rules
+    visit_cell, visit_value = outputs[3], outputs[4]
+    n = outputs[0].shape[0]
     dt = options[O_DT]
     gravity = options[O_GRAVITY]
     gap_tol = options[O_GAP_TOL]
     box = (grid[0], grid[1], grid[2], grid[3])
-    ny = heights.shape[0]
-    nx = heights.shape[1]
+    params = (dt, gravity, gap_tol, box, heights.shape[1], heights.shape[0], n_steps, rest_steps)
     active = 0
     for lane in range(LANES):
         li[lane, I_ROCK] = -1
@@ -762,36 +726,14 @@ def run_team(
                 k = take(counter)
                 if k >= n:
                     break
-                _start_lane(
-                    lane,
-                    k,
-                    team,
-                    li,
-                    vertices,
-                    contacts,
-                    diag,
-                    heights,
-                    grid,
-                    soil_values,
-                    soil_index,
-                    soil_row,
-                    shape_vertices,
-                    shape_counts,
-                    shape_id,
-                    scale,
-                    bodies,
-                    states,
-                    n_steps,
-                    rest_speed,
-                    sample_every,
-                )
+                _start_lane(lane, k, buffers, chunk, rules, outputs[0])
                 if li[lane, I_STATUS] == RUNNING:
                     active += 1
                 else:
-                    _finish_lane(lane, team, li, states, maxima, path, visit_value, counts)
+                    _finish_lane(lane, team, li, outputs)
         if active == 0:
             break
-        team_lanes(team, dt, gravity, gap_tol, box, nx, ny, n_steps, rest_steps, axis)
+        team_lanes(team, params, axis)
         # the four heights of the cell under each taken step that needs its jump height
         for lane in range(LANES):
             column = int(team[C_COLUMN * LANES + lane])
@@ -815,28 +757,9 @@ def run_team(
                 if cell != int(team[T_CURRENT * LANES + lane]):
                     _new_visit(lane, k, cell, team, li, visit_cell, visit_value)
                 continue
-            _lane_step(
-                lane,
-                team,
-                li,
-                vertices,
-                contacts,
-                diag,
-                heights,
-                grid,
-                soil_values,
-                soil_index,
-                soil_rasters,
-                options,
-                bodies,
-                n_steps,
-                rest_steps,
-                sample_every,
-                visit_cell,
-                visit_value,
-            )
+            _lane_step(lane, buffers, chunk, rules, visit_cell, visit_value)
             if li[lane, I_STATUS] != RUNNING:
-                _finish_lane(lane, team, li, states, maxima, path, visit_value, counts)
+                _finish_lane(lane, team, li, outputs)
                 active -= 1
 
 
@@ -934,28 +857,22 @@ def run_rocks(
                 np.zeros((LANES, N_DIAG)),
             )
             run_team(
-                heights,
-                grid,
-                soil_values,
-                soil_index,
-                soil_rasters,
-                soil_row,
-                shape_vertices,
-                shape_counts,
-                options,
-                shape_id,
-                scale,
-                bodies,
-                states,
-                n_steps,
-                rest_speed,
-                rest_steps,
-                sample_every,
-                maxima,
-                path,
-                visit_cell,
-                visit_value,
-                counts,
+                (
+                    heights,
+                    grid,
+                    soil_values,
+                    soil_index,
+                    soil_rasters,
+                    soil_row,
+                    shape_vertices,
+                    shape_counts,
+                    options,
+                    shape_id,
+                    scale,
+                    bodies,
+                ),
+                (n_steps, rest_speed, rest_steps, sample_every),
+                (states, maxima, path, visit_cell, visit_value, counts),
                 counter,
                 axis,
                 buffers,

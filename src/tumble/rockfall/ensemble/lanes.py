@@ -79,17 +79,17 @@ T_STATE = 0
 T_BOUNDS = T_STATE + STATE_SIZE
 T_BODY = T_BOUNDS + N_BOUNDS
 T_DRAG_HEIGHT = T_BODY + 4
-#: ... the values :func:`tumble.rockfall.ensemble.kernels.run_one` carries from step to step:
-#: the rock's maxima (energy, squared speed, squared rotation rate, jump, release drop), those
-#: of its current cell visit, its rest energy, and (as floats) its steps, quiet steps, steps to
-#: the next path sample, current cell, current visit row (-1 none), whether it has touched the
-#: terrain, and 1.0 while the lane holds a moving rock ...
-T_MAX_ENERGY = T_DRAG_HEIGHT + 1
-T_MAX_SPEED, T_MAX_ROTATION, T_MAX_JUMP, T_MAX_DROP = range(T_MAX_ENERGY + 1, T_MAX_ENERGY + 5)
-T_ROW_ENERGY = T_MAX_DROP + 1
-T_ROW_SPEED, T_ROW_ROTATION, T_ROW_JUMP, T_REST = range(T_ROW_ENERGY + 1, T_ROW_ENERGY + 5)
-T_DONE = T_REST + 1
-T_QUIET, T_COUNTDOWN, T_CURRENT, T_ROW, T_TOUCHED, T_ACTIVE = range(T_DONE + 1, T_DONE + 7)
+#: ... the values a rock carries from step to step, in the order of
+#: :func:`tumble.rockfall.ensemble.kernels.record_step`'s tuple (as floats): the rock's maxima
+#: (energy, squared speed, squared rotation rate, jump, release drop), its current visit's row
+#: (-1 none) and maxima, whether it has touched the terrain, its visits, the steps to its next
+#: path sample and its current cell; then its rest energy, steps, quiet steps, and 1.0 while the
+#: lane holds a moving rock ...
+T_CARRIED = T_DRAG_HEIGHT + 1
+T_MAX_ENERGY, T_MAX_SPEED, T_MAX_ROTATION, T_MAX_JUMP, T_MAX_DROP = range(T_CARRIED, T_CARRIED + 5)
+T_ROW, T_ROW_ENERGY, T_ROW_SPEED, T_ROW_ROTATION, T_ROW_JUMP = range(T_CARRIED + 5, T_CARRIED + 10)
+T_TOUCHED, T_VISITS, T_COUNTDOWN, T_CURRENT = range(T_CARRIED + 10, T_CARRIED + 14)
+T_REST, T_DONE, T_QUIET, T_ACTIVE = range(T_CARRIED + 14, T_CARRIED + 18)
 #: ... the rock's path statistics (Welford's count, mean and sum of squared deviations of the
 #: four quantities of :mod:`tumble.rockfall.ensemble.kernels`, row ``T_PATH + 3 q + c``) ...
 T_PATH = T_ACTIVE + 1
@@ -143,20 +143,8 @@ def _welford_lane(team: np.ndarray, lane: int, q: int, x: float) -> None:
 
 
 @jit(inline="always")
-def _team_lanes(
-    team: np.ndarray,
-    dt: float,
-    gravity: float,
-    gap_tol: float,
-    grid: tuple[float, float, float, float],
-    nx: int,
-    ny: int,
-    n_steps: int,
-    rest_steps: int,
-    s: int,
-    i: int,
-    j: int,
-) -> None:
+def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None:
+    dt, gravity, gap_tol, grid, nx, ny, n_steps, rest_steps = params
     h = 0.5 * dt
     x0, y0, dx, dy = grid
     for lane in range(LANES):
@@ -370,27 +358,12 @@ def _team_lanes(
         # a step taken here: the state, the bounds' increment, run_one's counters and maxima
         # but the jump's (the same max in the same order)
         if taken:
-            team[(T_STATE + S_R) * LANES + lane] = r_e0
-            team[(T_STATE + S_R + 1) * LANES + lane] = r_e1
-            team[(T_STATE + S_R + 2) * LANES + lane] = r_e2
-            team[(T_STATE + S_V) * LANES + lane] = v_e0
-            team[(T_STATE + S_V + 1) * LANES + lane] = v_e1
-            team[(T_STATE + S_V + 2) * LANES + lane] = v_e2
-            team[(T_STATE + S_SLIP) * LANES + lane] = s_e
-            team[(T_STATE + S_OMEGA) * LANES + lane] = w_e0
-            team[(T_STATE + S_OMEGA + 1) * LANES + lane] = w_e1
-            team[(T_STATE + S_OMEGA + 2) * LANES + lane] = w_e2
-            team[(T_BOUNDS + B_TURN_W + s) * LANES + lane] = w1_s
-            team[(T_BOUNDS + B_TURN_W + i) * LANES + lane] = w1_i
-            team[(T_BOUNDS + B_TURN_W + j) * LANES + lane] = w1_j
-            team[(T_STATE + S_P) * LANES + lane] = p_e[0]
-            team[(T_STATE + S_P + 1) * LANES + lane] = p_e[1]
-            team[(T_STATE + S_P + 2) * LANES + lane] = p_e[2]
-            team[(T_STATE + S_P + 3) * LANES + lane] = p_e[3]
-            team[(T_BOUNDS + B_DQ) * LANES + lane] = dq[0]
-            team[(T_BOUNDS + B_DQ + 1) * LANES + lane] = dq[1]
-            team[(T_BOUNDS + B_DQ + 2) * LANES + lane] = dq[2]
-            team[(T_BOUNDS + B_DQ + 3) * LANES + lane] = dq[3]
+            for c in range(STATE_SIZE):
+                team[(T_STATE + c) * LANES + lane] = team[(T_CAND + c) * LANES + lane]
+            for c in range(4):
+                team[(T_BOUNDS + B_DQ + c) * LANES + lane] = team[(C_DQ + c) * LANES + lane]
+            for c in range(3):
+                team[(T_BOUNDS + B_TURN_W + c) * LANES + lane] = team[(C_TURN_W + c) * LANES + lane]
             team[T_DONE * LANES + lane] = done + 1.0
             team[T_QUIET * LANES + lane] = 0.0
             team[T_COUNTDOWN * LANES + lane] = countdown - 1.0
@@ -408,31 +381,24 @@ def _team_lanes(
 @jit
 def team_lanes(
     team: np.ndarray,
-    dt: float,
-    gravity: float,
-    gap_tol: float,
-    grid: tuple[float, float, float, float],
-    nx: int,
-    ny: int,
-    n_steps: int,
-    rest_steps: int,
+    params: tuple[float, float, float, tuple[float, float, float, float], int, int, int, int],
     axis: int,
 ) -> None:
     """One step of the ``LANES`` rocks of ``team`` (``N_TEAM * LANES``, ``T_*`` rows),
     symmetric about ``axis``, where it is a free flight (module docstring): row ``C_FLIGHT``
     1.0 for such a lane, with its new state from ``T_CAND`` and the bounds rows ``C_DQ`` and
     ``C_TURN_W`` that :func:`tumble.rockfall.step.moreau.rock_step` would give it; row
-    ``C_TAKEN`` 1.0 where the step was also a plain one and has been taken here, state, bounds
-    and carried values (every other lane's rows but these are left as they were). ``grid`` is
-    the DEM's ``(x0, y0, dx, dy)`` of ``nx`` by ``ny`` samples; ``n_steps`` and ``rest_steps``
-    the stopping rules'. ``axis`` is passed to the loop as a constant, so that its indices
-    fold."""
+    ``C_TAKEN`` 1.0 where the step was also taken here, state, bounds and carried values (every
+    other lane's rows but these are left as they were). ``params`` are ``(dt, gravity, gap_tol,
+    grid, nx, ny, n_steps, rest_steps)``: the step's options, the DEM's ``(x0, y0, dx, dy)`` of
+    ``nx`` by ``ny`` samples and the stopping rules'. ``axis`` is passed to the loop as a
+    constant, so that its indices fold."""
     if axis == 2:
-        _team_lanes(team, dt, gravity, gap_tol, grid, nx, ny, n_steps, rest_steps, 2, 0, 1)
+        _team_lanes(team, params, 2, 0, 1)
     elif axis == 0:
-        _team_lanes(team, dt, gravity, gap_tol, grid, nx, ny, n_steps, rest_steps, 0, 1, 2)
+        _team_lanes(team, params, 0, 1, 2)
     elif axis == 1:
-        _team_lanes(team, dt, gravity, gap_tol, grid, nx, ny, n_steps, rest_steps, 1, 2, 0)
+        _team_lanes(team, params, 1, 2, 0)
     else:
         for lane in range(LANES):
             team[C_FLIGHT * LANES + lane] = 0.0
