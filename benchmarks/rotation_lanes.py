@@ -12,8 +12,9 @@ of a slope40 flight) is vectorised by the compiler. This prints, per rock-step:
 * the branch-free lanes;
 
 and checks that every lane is bit for bit the scalar result over ``--steps`` steps (the lanes
-perform the same IEEE operations in the same order). A kernel that used the lanes would step a
-team of rocks together and give the rare rock outside those cases to the scalar path.
+perform the same IEEE operations in the same order). The ensemble kernel now steps teams of
+rocks this way (:mod:`tumble.rockfall.ensemble.lanes`: the whole free-flight step and its
+bookkeeping in lanes, every other step by the scalar path).
 
     python benchmarks/rotation_lanes.py [--lanes 8] [--steps 1000]
 """
