@@ -72,7 +72,7 @@ def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impuls
     then linear, ``w1_i - w0_i + k wm_j = M_i dt / A`` and ``w1_j - w0_j - k wm_i = M_j dt / A``
     with ``k = dt (C - A) wm_s / A``, a 2x2 system of determinant ``1 + k^2 / 4``."""
     s, i, j = symmetry_axes(inertia)
-    return _axisymmetric_solution(
+    return axisymmetric_solution(
         inertia,
         w0,
         dt,
@@ -84,7 +84,7 @@ def _axisymmetric_midpoint(inertia: Vec3Like, w0: Vec3, dt: float, torque_impuls
 
 
 @jit(inline="always")
-def _axisymmetric_solution(
+def axisymmetric_solution(
     inertia: Vec3Like,
     w0: Vec3,
     dt: float,
@@ -141,7 +141,7 @@ def free_midpoint_omega(
     solution); Newton's method is called with a zero torque impulse as before."""
     s, i, j = symmetry_axes(inertia)
     if s >= 0:
-        return _axisymmetric_solution(inertia, w0, dt, (s, i, j), 0.0, 0.0, 0.0), Status.OK
+        return axisymmetric_solution(inertia, w0, dt, (s, i, j), 0.0, 0.0, 0.0), Status.OK
     return newton_midpoint(inertia, w0, dt, (0.0, 0.0, 0.0), tol, max_iter)
 
 

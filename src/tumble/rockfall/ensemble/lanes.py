@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from tumble._jit import jit
-from tumble.freerot.implicit_midpoint import turn_increment
+from tumble.freerot.implicit_midpoint import axisymmetric_solution, turn_increment
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_SLIP, S_V, STATE_SIZE
 from tumble.rockfall.step.moreau import (
     B_A,
@@ -52,6 +52,8 @@ from tumble.rockfall.step.moreau import (
     B_GY,
     B_HALF,
     B_INV_A,
+    B_INV_B,
+    B_INV_C,
     B_INV_M,
     B_LOW,
     B_RADIUS,
@@ -172,8 +174,6 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
         g_x = team[(T_BOUNDS + B_GX) * LANES + lane]
         g_y = team[(T_BOUNDS + B_GY) * LANES + lane]
         mass = team[T_BODY * LANES + lane]
-        moment_a = team[(T_BODY + 1 + i) * LANES + lane]
-        moment_c = team[(T_BODY + 1 + s) * LANES + lane]
 
         # the flight of rock_step, in its order of operations: midpoint and the cached plane
         r_m0 = r_b0 + h * v0
@@ -193,37 +193,19 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
         v_e1 = v1 - dt * c_v * v1 * m_inv
         v_e2 = v2 - dt * c_v * v2 * m_inv + fall
         # the closed-form implicit midpoint rule about axis s without a torque impulse
-        # (freerot.implicit_midpoint._axisymmetric_solution with t_s = t_i = t_j = 0)
-        w0s = team[(T_STATE + S_OMEGA + s) * LANES + lane]
-        w0i = team[(T_STATE + S_OMEGA + i) * LANES + lane]
-        w0j = team[(T_STATE + S_OMEGA + j) * LANES + lane]
-        t_s = 0.0
-        t_i = 0.0
-        t_j = 0.0
-        w1_s = w0s + t_s
-        k = dt * (moment_c - moment_a) * (0.5 * (w0s + w1_s)) / moment_a
-        half = 0.5 * k
-        ai = w0i - half * w0j + t_i
-        aj = w0j + half * w0i + t_j
-        inv_det = 1.0 / (1.0 + half * half)
-        w1_i = w0i + (t_i + half * t_j - k * aj) * inv_det
-        w1_j = w0j + (t_j - half * t_i + k * ai) * inv_det
+        # (free_midpoint_omega of a body with two equal moments)
+        w_b = (w_b0, w_b1, w_b2)
+        inertia = (
+            team[(T_BODY + 1) * LANES + lane],
+            team[(T_BODY + 2) * LANES + lane],
+            team[(T_BODY + 3) * LANES + lane],
+        )
+        w_s = axisymmetric_solution(inertia, w_b, dt, (s, i, j), 0.0, 0.0, 0.0)
         # without rotational drag (c_r = 0: the same operations)
         c_r = 0.0
-        w_es = w1_s - dt * c_r * w1_s * team[(T_BOUNDS + B_INV_A + s) * LANES + lane]
-        w_ei = w1_i - dt * c_r * w1_i * team[(T_BOUNDS + B_INV_A + i) * LANES + lane]
-        w_ej = w1_j - dt * c_r * w1_j * team[(T_BOUNDS + B_INV_A + j) * LANES + lane]
-        # the new angular velocity in the order of its components (through the candidate
-        # rows, the axes being the loop's constants)
-        team[(T_CAND + S_OMEGA + s) * LANES + lane] = w_es
-        team[(T_CAND + S_OMEGA + i) * LANES + lane] = w_ei
-        team[(T_CAND + S_OMEGA + j) * LANES + lane] = w_ej
-        team[(C_TURN_W + s) * LANES + lane] = w1_s
-        team[(C_TURN_W + i) * LANES + lane] = w1_i
-        team[(C_TURN_W + j) * LANES + lane] = w1_j
-        w_e0 = team[(T_CAND + S_OMEGA) * LANES + lane]
-        w_e1 = team[(T_CAND + S_OMEGA + 1) * LANES + lane]
-        w_e2 = team[(T_CAND + S_OMEGA + 2) * LANES + lane]
+        w_e0 = w_s[0] - dt * c_r * w_s[0] * team[(T_BOUNDS + B_INV_A) * LANES + lane]
+        w_e1 = w_s[1] - dt * c_r * w_s[1] * team[(T_BOUNDS + B_INV_B) * LANES + lane]
+        w_e2 = w_s[2] - dt * c_r * w_s[2] * team[(T_BOUNDS + B_INV_C) * LANES + lane]
         r_e0 = r_m0 + h * v_e0
         r_e1 = r_m1 + h * v_e1
         r_e2 = r_m2 + h * v_e2
@@ -276,8 +258,11 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
         energy = 0.5 * energy
         speed = v_e0 * v_e0 + v_e1 * v_e1 + v_e2 * v_e2
         rotation = w_e0 * w_e0 + w_e1 * w_e1 + w_e2 * w_e2
-        u = (r_e0 - x0) / dx + 0.5
-        v = (r_e1 - y0) / dy + 0.5
+        # the grid coordinates (for the pixel, surface.sample_cell, and for the jump height)
+        u_j = (r_e0 - x0) / dx
+        v_j = (r_e1 - y0) / dy
+        u = u_j + 0.5
+        v = v_j + 0.5
         on_grid = (u >= 0.0) & (v >= 0.0) & (u < nx) & (v < ny)
         cell = float(int(v) * nx + int(u)) if on_grid else -1.0
         # a step taken here: a flight that neither stops the rock nor ends its time, that
@@ -317,8 +302,6 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
         team[C_JUMP * LANES + lane] = 0.0 if skip_jump else 1.0
         team[C_CELL * LANES + lane] = cell
         # the cell of the bilinear height under the centre of mass (surface._cell_uv)
-        u_j = (r_e0 - x0) / dx
-        v_j = (r_e1 - y0) / dy
         in_box = (
             (u_j >= -EDGE_SLACK)
             & (v_j >= -EDGE_SLACK)
@@ -354,6 +337,12 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
         team[(C_DQ + 1) * LANES + lane] = dq[1]
         team[(C_DQ + 2) * LANES + lane] = dq[2]
         team[(C_DQ + 3) * LANES + lane] = dq[3]
+        team[C_TURN_W * LANES + lane] = w_s[0]
+        team[(C_TURN_W + 1) * LANES + lane] = w_s[1]
+        team[(C_TURN_W + 2) * LANES + lane] = w_s[2]
+        team[(T_CAND + S_OMEGA) * LANES + lane] = w_e0
+        team[(T_CAND + S_OMEGA + 1) * LANES + lane] = w_e1
+        team[(T_CAND + S_OMEGA + 2) * LANES + lane] = w_e2
 
         # a step taken here: the state, the bounds' increment, run_one's counters and maxima
         # but the jump's (the same max in the same order)
