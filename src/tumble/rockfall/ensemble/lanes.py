@@ -66,6 +66,7 @@ from tumble.rockfall.step.moreau import (
     B_Y,
     N_BOUNDS,
 )
+from tumble.rockfall.step.stepping import kinetic_energy_of
 from tumble.rockfall.step.surface import EDGE_SLACK
 from tumble.rotation.quaternion import q_mul, q_normalize
 
@@ -251,11 +252,7 @@ def _team_lanes(team: np.ndarray, params: tuple, s: int, i: int, j: int) -> None
 
         # run_one's bookkeeping after such a step: the kinetic energy (stepping.kinetic_energy),
         # the squared speed and rotation rate, the pixel (surface.sample_cell)
-        energy = mass * (v_e0 * v_e0 + v_e1 * v_e1 + v_e2 * v_e2)
-        energy += team[(T_BODY + 1) * LANES + lane] * w_e0 * w_e0
-        energy += team[(T_BODY + 2) * LANES + lane] * w_e1 * w_e1
-        energy += team[(T_BODY + 3) * LANES + lane] * w_e2 * w_e2
-        energy = 0.5 * energy
+        energy = kinetic_energy_of(mass, inertia, (v_e0, v_e1, v_e2), (w_e0, w_e1, w_e2))
         speed = v_e0 * v_e0 + v_e1 * v_e1 + v_e2 * v_e2
         rotation = w_e0 * w_e0 + w_e1 * w_e1 + w_e2 * w_e2
         # the grid coordinates (for the pixel, surface.sample_cell, and for the jump height)

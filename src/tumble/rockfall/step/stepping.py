@@ -34,17 +34,29 @@ from tumble.rockfall.step.moreau import (
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.surface import surface
 from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
+from tumble.rotation.vec3 import Vec3
+
+
+@jit(inline="always")
+def kinetic_energy_of(mass: float, inertia: Vec3, v: Vec3, w: Vec3) -> float:
+    """``m |v|^2 / 2 + omega . Theta omega / 2`` of a velocity ``v`` and an angular velocity
+    ``w`` (principal frame), in the order of operations every kernel uses."""
+    t = mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    t += inertia[0] * w[0] * w[0]
+    t += inertia[1] * w[1] * w[1]
+    t += inertia[2] * w[2] * w[2]
+    return 0.5 * t
 
 
 @jit_leaf
 def kinetic_energy(body: np.ndarray, state: np.ndarray) -> float:
-    """``m |v|^2 / 2 + omega . Theta omega / 2`` of a state vector."""
-    t = body[0] * (
-        state[S_V] * state[S_V] + state[S_V + 1] * state[S_V + 1] + state[S_V + 2] * state[S_V + 2]
+    """:func:`kinetic_energy_of` a state vector of a body ``(mass, A, B, C)``."""
+    return kinetic_energy_of(
+        body[0],
+        (body[1], body[2], body[3]),
+        (state[S_V], state[S_V + 1], state[S_V + 2]),
+        (state[S_OMEGA], state[S_OMEGA + 1], state[S_OMEGA + 2]),
     )
-    for k in range(3):
-        t += body[1 + k] * state[S_OMEGA + k] * state[S_OMEGA + k]
-    return 0.5 * t
 
 
 @jit_leaf
