@@ -39,7 +39,7 @@ import numpy as np
 
 from tumble.errors import DataError
 from tumble.rockfall.ensemble.driver import VISIT_ARRAYS, Ensemble
-from tumble.rockfall.ensemble.kernels import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
+from tumble.rockfall.ensemble.record import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 
 #: the columns of ``visits.parquet``: name -> (description, unit)
 VISIT_COLUMNS: dict[str, tuple[str, str]] = {

@@ -24,13 +24,13 @@ from tumble.rockfall.ensemble.cells import (
     fixed_point,
     merge_cells,
 )
-from tumble.rockfall.ensemble.kernels import Q_ENERGY
 from tumble.rockfall.ensemble.rasters import (
     RASTERS,
     ZERO_OUTSIDE,
     rasters_from_cells,
     rasters_from_visits,
 )
+from tumble.rockfall.ensemble.record import Q_ENERGY
 
 #: slack for the rounding of the interpolation itself (a few ulps)
 ULPS = 1e-12

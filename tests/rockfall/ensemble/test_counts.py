@@ -51,7 +51,7 @@ def test_chunk_counts_add_up_to_the_counts_of_all_visits():
     from tumble.rockfall import Rock, Soil, Terrain
     from tumble.rockfall.ensemble import Ensemble
     from tumble.rockfall.ensemble.driver import ENSEMBLE_OPTIONS
-    from tumble.rockfall.ensemble.kernels import Q_ENERGY
+    from tumble.rockfall.ensemble.record import Q_ENERGY
     from tumble.rockfall.hazard.zoning import ENERGY_LEVELS_KJ
     from tumble.rockfall.release import Release
 

@@ -15,8 +15,8 @@ from tumble.rockfall.ensemble.intervals import (
     order_statistic_ranks,
     relative_half_width,
 )
-from tumble.rockfall.ensemble.kernels import N_QUANTITIES
 from tumble.rockfall.ensemble.rasters import rasters_from_cells, rasters_from_visits
+from tumble.rockfall.ensemble.record import N_QUANTITIES
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (7, 40), (40, 40), (13, 1000), (500, 1000)])

@@ -1,6 +1,6 @@
 """The free flights of a team of rocks in SIMD lanes give the numbers of one rock at a time.
 
-:func:`tumble.rockfall.ensemble.kernels.run_team` steps ``LANES`` rocks together and takes their
+:func:`tumble.rockfall.ensemble.teams.run_team` steps ``LANES`` rocks together and takes their
 free flights in vector instructions (:func:`tumble.rockfall.ensemble.lanes.team_lanes`); every
 array the kernel returns must be bit for bit what :func:`run_one` (one rock at a time, the
 scalar step) gives, whatever the terrain, soil, rock sizes, stopping rules or threads.
@@ -16,7 +16,6 @@ import pytest
 from tumble._jit import get_threads, set_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
-from tumble.rockfall.ensemble.kernels import lane_axis
 from tumble.rockfall.ensemble.lanes import (
     C_DQ,
     C_FLIGHT,
@@ -31,6 +30,7 @@ from tumble.rockfall.ensemble.lanes import (
     team_lanes,
 )
 from tumble.rockfall.ensemble.sizes import VISIT_CAPACITY
+from tumble.rockfall.ensemble.teams import lane_axis
 from tumble.rockfall.release import Release
 from tumble.rockfall.soil import DRAG_HEIGHT
 from tumble.rockfall.status import OK

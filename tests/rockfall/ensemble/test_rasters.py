@@ -4,8 +4,8 @@ cases: per-cell percentiles, the hazard rasters of a tiny grid, and the pixel of
 import numpy as np
 import pytest
 
-from tumble.rockfall.ensemble.kernels import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 from tumble.rockfall.ensemble.rasters import cell_percentile, nearest_cells, rasters_from_visits
+from tumble.rockfall.ensemble.record import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 from tumble.rockfall.terrain import Terrain
 
 # --- cell_percentile ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
-from tumble.rockfall.ensemble.kernels import W_COUNT, W_M2, W_MEAN
+from tumble.rockfall.ensemble.record import W_COUNT, W_M2, W_MEAN
 from tumble.rockfall.ensemble.reduce import (
     combine_path,
     quantile_ci,

@@ -3,8 +3,11 @@
 One job per module:
 
 * :mod:`~tumble.rockfall.ensemble.kernels`: the compiled per-rock loop over a chunk (``prange``);
-* :mod:`~tumble.rockfall.ensemble.lanes`: a team of rocks stepped together, its free flights in
-  SIMD lanes (the kernel's path where the run allows it);
+* :mod:`~tumble.rockfall.ensemble.record`: what the kernel records of each rock, and the
+  bookkeeping of one step;
+* :mod:`~tumble.rockfall.ensemble.teams` and :mod:`~tumble.rockfall.ensemble.lanes`: the rocks
+  of a chunk stepped in teams, their free flights in SIMD lanes (the kernel's path where the run
+  allows it);
 * :mod:`~tumble.rockfall.ensemble.driver`: :class:`Ensemble`, the shared model and the rocks'
   initial states, one chunk at a time;
 * :mod:`~tumble.rockfall.ensemble.chunks`: chunk files, resume, local or Dask execution;

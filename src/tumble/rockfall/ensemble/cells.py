@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tumble._jit import jit
-from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP
+from tumble.rockfall.ensemble.record import N_QUANTITIES, Q_ENERGY, Q_JUMP
 
 #: fixed point of the energy sums: values are counted in units of 2^-SUM_BITS J
 SUM_BITS = 24

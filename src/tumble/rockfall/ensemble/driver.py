@@ -13,7 +13,7 @@ terrain are used as in :func:`tumble.rockfall.simulate`.
 :meth:`Ensemble.run_chunk` runs rocks ``start .. stop - 1`` through the compiled loop of
 :mod:`tumble.rockfall.ensemble.kernels` and returns the chunk's arrays: per rock ``rock``,
 ``status``, ``steps``, ``contact_steps``, ``pgs_caps``, ``final_state`` (n, STATE_SIZE), ``maxima``
-(n, 5: the four quantities and the release drop of :mod:`~tumble.rockfall.ensemble.kernels`),
+(n, 5: the four quantities and the release drop of :mod:`~tumble.rockfall.ensemble.record`),
 ``path`` (n, 4, 3: Welford count, mean, M2), the barrier crossings, and the chunk's cell reduction
 (:data:`tumble.rockfall.ensemble.cells.CELL_FIELDS`: one row per DEM cell its rocks reached and
 histogram rows, :func:`tumble.rockfall.ensemble.cells.chunk_cells`), not the visits themselves, so
@@ -47,7 +47,9 @@ from tumble.rockfall.ensemble.energy_line import (
     visit_angles,
 )
 from tumble.rockfall.ensemble.fingerprints import chunk_fingerprint, run_fingerprint
-from tumble.rockfall.ensemble.kernels import (
+from tumble.rockfall.ensemble.kernels import run_rocks
+from tumble.rockfall.ensemble.progress import Progress, progress_mode
+from tumble.rockfall.ensemble.record import (
     N_MAXIMA,
     N_QUANTITIES,
     N_ROCK_INTS,
@@ -57,9 +59,7 @@ from tumble.rockfall.ensemble.kernels import (
     R_STATUS,
     R_STEPS,
     R_VISITS,
-    run_rocks,
 )
-from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction
 from tumble.rockfall.ensemble.sizes import (
     CHUNK_SIZE,

@@ -11,7 +11,7 @@ a path sample. :func:`team_lanes` performs both for :data:`LANES` rocks at once,
 structure-of-arrays in one flat buffer (``T_*`` and ``C_*`` rows, one column a rock), so that
 the compiler turns the loop over the rocks into vector instructions (eight float64 lanes of a
 512-bit register), and :func:`team_jumps` the jump heights and path samples of the steps it took.
-:func:`tumble.rockfall.ensemble.kernels.run_team` gives every other step to ``rock_step`` and
+:func:`tumble.rockfall.ensemble.teams.run_team` gives every other step to ``rock_step`` and
 ``run_one``'s bookkeeping, lane by lane.
 
 Each lane performs the IEEE operations of the scalar code in the same order (the same helpers or
@@ -41,6 +41,7 @@ import numpy as np
 
 from tumble._jit import jit
 from tumble.freerot.implicit_midpoint import axisymmetric_solution, turn_increment
+from tumble.rockfall.ensemble.record import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_SLIP, S_V, STATE_SIZE
 from tumble.rockfall.step.moreau import (
     B_A,
@@ -83,7 +84,7 @@ T_BOUNDS = T_STATE + STATE_SIZE
 T_BODY = T_BOUNDS + N_BOUNDS
 T_DRAG_HEIGHT = T_BODY + 4
 #: ... the values a rock carries from step to step, in the order of
-#: :func:`tumble.rockfall.ensemble.kernels.record_step`'s tuple (as floats): the rock's maxima
+#: :func:`tumble.rockfall.ensemble.record.record_step`'s tuple (as floats): the rock's maxima
 #: (energy, squared speed, squared rotation rate, jump, release drop), its current visit's row
 #: (-1 none) and maxima, whether it has touched the terrain, its visits, the steps to its next
 #: path sample and its current cell; then its rest energy, steps, quiet steps, and 1.0 while the
@@ -94,7 +95,7 @@ T_ROW, T_ROW_ENERGY, T_ROW_SPEED, T_ROW_ROTATION, T_ROW_JUMP = range(T_CARRIED +
 T_TOUCHED, T_VISITS, T_COUNTDOWN, T_CURRENT = range(T_CARRIED + 10, T_CARRIED + 14)
 T_REST, T_DONE, T_QUIET, T_ACTIVE = range(T_CARRIED + 14, T_CARRIED + 18)
 #: ... the rock's path statistics (Welford's count, mean and sum of squared deviations of the
-#: four quantities of :mod:`tumble.rockfall.ensemble.kernels`, row ``T_PATH + 3 q + c``) ...
+#: four quantities of :mod:`tumble.rockfall.ensemble.record`, row ``T_PATH + 3 q + c``) ...
 T_PATH = T_ACTIVE + 1
 #: ... and what :func:`team_lanes` writes: the new state of a flight (``S_*`` layout from
 #: T_CAND), its orientation increment (4) and free angular velocity (3) for the bounds buffer,
@@ -126,15 +127,10 @@ C_JUMP_HEIGHT = C_CELL + 1
 N_TEAM = C_JUMP_HEIGHT + 1
 
 
-#: the quantities of the path statistics (:mod:`tumble.rockfall.ensemble.kernels`, which
-#: imports this module)
-Q_ENERGY, Q_SPEED, Q_ROTATION, Q_JUMP = range(4)
-
-
 @jit(inline="always")
 def _welford_lane(team: np.ndarray, lane: int, q: int, x: float) -> None:
     """Welford's update of quantity ``q`` of a lane's path rows by ``x``
-    (:func:`tumble.rockfall.ensemble.kernels._welford`'s operations)."""
+    (:func:`tumble.rockfall.ensemble.record._welford`'s operations)."""
     count = (T_PATH + 3 * q) * LANES + lane
     mean = count + LANES
     m2 = mean + LANES

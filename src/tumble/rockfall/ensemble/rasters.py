@@ -38,7 +38,7 @@ from tumble.rockfall.ensemble.intervals import (
     clopper_pearson,
     order_statistic_ranks,
 )
-from tumble.rockfall.ensemble.kernels import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
+from tumble.rockfall.ensemble.record import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
 
 #: raster names in the order they are written
 RASTERS = (

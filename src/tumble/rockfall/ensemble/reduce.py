@@ -55,7 +55,8 @@ from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
 from tumble.rockfall.ensemble.intervals import binom_ppf
-from tumble.rockfall.ensemble.kernels import (
+from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
+from tumble.rockfall.ensemble.record import (
     M_DROP,
     N_MAXIMA,
     Q_ENERGY,
@@ -66,7 +67,6 @@ from tumble.rockfall.ensemble.kernels import (
     W_M2,
     W_MEAN,
 )
-from tumble.rockfall.ensemble.rasters import nearest_cells, rasters_from_cells
 from tumble.rockfall.ensemble.tables import forest_summary
 from tumble.rockfall.exits import exit_summary, exit_table
 from tumble.rockfall.status import NAMES, REGULAR, RockStatus

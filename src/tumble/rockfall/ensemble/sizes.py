@@ -4,7 +4,7 @@ is allocated (:func:`check_size`)."""
 
 from __future__ import annotations
 
-from tumble.rockfall.ensemble.kernels import N_MAXIMA, N_QUANTITIES
+from tumble.rockfall.ensemble.record import N_MAXIMA, N_QUANTITIES
 from tumble.rockfall.simulate import byte_size, check_steps
 from tumble.rockfall.step.model import STATE_SIZE, Options
 

@@ -41,7 +41,7 @@ from tumble.rockfall.ensemble.cells import (
     _fmax,
     radix_order,
 )
-from tumble.rockfall.ensemble.kernels import N_QUANTITIES, Q_ENERGY, Q_JUMP, R_CROSSINGS, R_VISITS
+from tumble.rockfall.ensemble.record import N_QUANTITIES, Q_ENERGY, Q_JUMP, R_CROSSINGS, R_VISITS
 from tumble.rockfall.ensemble.sizes import CROSSING_CAPACITY
 
 _SCALE = 2.0**SUM_BITS
