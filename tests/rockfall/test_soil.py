@@ -10,6 +10,7 @@ import pytest
 from tumble.rockfall.soil import (
     BETA,
     CATALOGUE,
+    COLLISION_FROUDE,
     DRAG,
     DRAG_HEIGHT,
     DRAG_TORQUE,
@@ -96,6 +97,16 @@ PUBLISHED = {
         "scar_strength": 15000.0,
         "scar_cs": 1.5,
     },
+    # the same, released as a category of its own before it was merged into medium
+    "medium_scar": {
+        "mu_min": 0.55,
+        "mu_max": 2.0,
+        "kappa": 3.0,
+        "beta": 185.0,
+        "restitution": 0.0,
+        "scar_strength": 15000.0,
+        "scar_cs": 1.5,
+    },
     # the same published set without rolling resistance (Leine et al. 2021's model)
     "lu2019": {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0, "restitution": 0.0},
     # L14 section 5.2: mu = 10, no slip (no slippage dependence)
@@ -137,14 +148,13 @@ def test_rolling_resistance_and_spread_of_the_presets():
 
 
 def test_preset_overrides_and_unknown_name():
-    """An override replaces one field and keeps the rest; an unknown name is refused."""
+    """An override replaces one field and keeps the rest; an unknown name is refused; a retired
+    name still resolves (a released name keeps its numbers: test_released_soils.py)."""
     soil = Soil.preset("medium", restitution=0.25)
     assert (soil.restitution, soil.mu_min, soil.kappa) == (0.25, 0.55, 3.0)
     with pytest.raises(ValueError, match="preset 'hard'"):
         Soil.preset("hard")
-    # a retired name says what to use now
-    with pytest.raises(ValueError, match="'medium_scar' is retired: use medium"):
-        Soil.preset("medium_scar")
+    assert Soil.preset("medium_scar").scar_strength == 15000.0
 
 
 def test_field_indices_follow_fields():
@@ -162,6 +172,7 @@ def test_field_indices_follow_fields():
         ROLLING,
         SCAR_STRENGTH,
         SCAR_CS,
+        COLLISION_FROUDE,
     )
     assert sorted(indices) == list(range(len(FIELDS)))
     assert [FIELDS[j] for j in indices] == [
@@ -176,6 +187,7 @@ def test_field_indices_follow_fields():
         "rolling_resistance",
         "scar_strength",
         "scar_cs",
+        "collision_froude",
     ]
 
 
@@ -193,12 +205,13 @@ def test_pack_all_constants():
         rolling_resistance=0.07,
         scar_strength=8000.0,
         scar_cs=1.2,
+        collision_froude=1.0,
     )
     values, index, rasters = soil.pack((4, 5))
     np.testing.assert_array_equal(
-        values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0, 0.07, 8000.0, 1.2]
+        values, [0.3, 0.9, 2.0, 50.0, 0.1, 4.0, 5.0, 6.0, 0.07, 8000.0, 1.2, 1.0]
     )
-    np.testing.assert_array_equal(index, [-1] * 11)
+    np.testing.assert_array_equal(index, [-1] * 12)
     assert index.dtype == np.int64
     assert rasters.shape == (0, 2, 2)
 
@@ -214,8 +227,8 @@ def test_pack_rasters_get_indices_in_field_order():
     soil = Soil(beta=beta, mu_max=mu_max, mu_min=0.4, kappa=1.0, restitution=0.2)
     assert soil.rasters == ("mu_max", "beta")
     values, index, rasters = soil.pack(shape)
-    np.testing.assert_array_equal(index, [-1, 0, -1, 1, -1, -1, -1, -1, -1, -1, -1])
-    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(index, [-1, 0, -1, 1] + [-1] * 8)
+    np.testing.assert_array_equal(values, [0.4, 0.0, 1.0, 0.0, 0.2] + [0.0] * 7)
     assert rasters.shape == (2, *shape)
     np.testing.assert_array_equal(rasters[index[MU_MAX]], mu_max)
     np.testing.assert_array_equal(rasters[index[BETA]], beta)

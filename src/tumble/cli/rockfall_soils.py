@@ -36,6 +36,7 @@ COLUMNS = (
     ("rolling_resistance", ""),
     ("scar_strength", "kN/m2"),
     ("scar_cs", ""),
+    ("collision_froude", ""),
 )
 
 

@@ -182,6 +182,7 @@ class SoilClassConfig(_Section):
     rolling_resistance: NonNegativeFloat | None = None
     scar_strength: NonNegativeFloat | None = None
     scar_cs: NonNegativeFloat | None = None
+    collision_froude: NonNegativeFloat | None = None
 
 
 class SoilConfig(_Section):
@@ -200,6 +201,7 @@ class SoilConfig(_Section):
     rolling_resistance: SoilValue | None = None
     scar_strength: SoilValue | None = None
     scar_cs: SoilValue | None = None
+    collision_froude: SoilValue | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
     classes: dict[ClassCode, str | SoilClassConfig] | None = None

@@ -41,6 +41,10 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
    receives the rolling-resistance impulse of :func:`rolling_impulse` (Ai et al. 2011, model A;
    see :mod:`tumble.rockfall.soil`), from the previous step's normal percussions.
 
+   With ``soil.collision_froude > 0`` a rock that has not yet been in motion (its speed at a
+   contact below ``v^2 = collision_froude g R``, :mod:`tumble.rockfall.soil`) receives no
+   rolling-resistance impulse and gathers no slippage.
+
    With ``soil.scar_strength > 0`` (the scar layer of Lu et al. 2019,
    :mod:`tumble.rockfall.step.scar`) a rock that touches the terrain after a flight ploughs
    into the soil first: only the vertices deeper than the scar's depth are hard contacts, and
@@ -94,6 +98,7 @@ from tumble.freerot.implicit_midpoint import (
 )
 from tumble.rockfall.soil import (
     BETA,
+    COLLISION_FROUDE,
     DRAG,
     DRAG_HEIGHT,
     DRAG_TORQUE,
@@ -179,7 +184,10 @@ B_SCAR_R, B_SCAR_DEPTH, B_SCAR_ON = 24, 25, 26
 #: (:func:`tumble.rockfall.step.surface.plane_envelope`; it bounds the jump height in the
 #: ensemble kernel)
 B_LOW = 27
-N_BOUNDS = 28
+#: and 1 once the rock has been in motion (:data:`tumble.rockfall.soil.COLLISION_FROUDE`; never
+#: reset)
+B_MOVING = 28
+N_BOUNDS = 29
 #: how far beyond the rock's radius the cached terrain bound of a flight reaches, m: a rock
 #: moves this far horizontally before the bound is taken again
 FLIGHT_MARGIN = 1.0
@@ -231,6 +239,7 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     bounds[B_SCAR_R] = math.sqrt(5.0 * (body[1] + body[2] + body[3]) / (6.0 * body[0]))
     bounds[B_SCAR_DEPTH] = 0.0
     bounds[B_SCAR_ON] = 0.0
+    bounds[B_MOVING] = 0.0
 
 
 @jit_leaf
@@ -429,6 +438,16 @@ def rock_step(
     # soil before the floor carries it, the soil's drag acts on it (B_SCAR_ON 1: ploughing,
     # 2: on the floor, 0: not touching)
     touching = n_closed
+    # the laws of motion from rest (soil.collision_froude > 0, tumble.rockfall.soil): the rock
+    # is in motion once its speed at a contact has reached the Froude number v^2 / (g R) =
+    # collision_froude (R the radius of its equivalent sphere); until then neither does its
+    # friction build up with the slippage nor does the rolling resistance act
+    froude = 0.0
+    if touching > 0 and bounds[B_MOVING] == 0.0:
+        froude = soil_param(COLLISION_FROUDE, soil_values, soil_index, soil_rasters, grid, x, y)
+        if froude > 0.0 and dot(v_b, v_b) >= froude * gravity * bounds[B_SCAR_R]:
+            bounds[B_MOVING] = 1.0
+    at_rest_start = froude > 0.0 and bounds[B_MOVING] == 0.0
     depth = 0.0
     if n_closed > 0:
         strength = soil_param(SCAR_STRENGTH, soil_values, soil_index, soil_rasters, grid, x, y)
@@ -508,7 +527,7 @@ def rock_step(
     rolling = (0.0, 0.0, 0.0)
     if n_closed > 0:
         mu_r = soil_param(ROLLING, soil_values, soil_index, soil_rasters, grid, x, y)
-        if mu_r > 0.0:
+        if mu_r > 0.0 and not at_rest_start:
             w_free, rolling = rolling_impulse(mu_r, vertices, contacts, rot_inv, w_free)
 
     # contact problem: percussions by projected Gauss-Seidel
@@ -549,7 +568,10 @@ def rock_step(
 
     # slippage (L14 eq. 51), while the rock touches the soil
     if touching > 0:
-        s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
+        if at_rest_start:
+            s_e = s_b  # not yet in motion: the friction does not build up
+        else:
+            s_e = s_b + dt * math.sqrt(dot(v_e, v_e))
     elif s_b != 0.0:
         if soil_index[BETA] < 0:
             decay = bounds[B_DECAY]
