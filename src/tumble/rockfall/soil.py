@@ -32,6 +32,19 @@ before it meets hard ground; ``scar_strength`` is the soil strength ``Me`` in kN
 ``Me = 15 MN/m^2`` and ``C_s = 1.5``: the default category ``medium`` (its spread of ``Me``,
 15-60 MN/m^2, from tumble's Authume calibration, :data:`MEDIUM_SCAR_RANGE`).
 
+Motion from rest (off unless ``collision_froude > 0``): the slippage-dependent friction describes
+scarring, "upon collision with the terrain the rock tends to slide along the slope pushing soil
+in front of it which increases the friction and finally lets it tumble over" (Leine et al. 2021,
+seed 000, section 5), and Lu et al. calibrated it on impacts at 10-30 m/s; the rolling
+resistance models a rock that rolls. Neither describes a block that starts from rest, tips over
+its first edge and slides its first slow metres. With ``collision_froude = F > 0`` a rock is *in
+motion* once its speed at a contact has reached ``v^2 = F g R`` (``R`` the radius of its
+equivalent sphere, ``sqrt(5 tr(Theta) / (6 m))``; ``F = 1``: the speed at which a rock pivoting
+over an edge of its own size leaves the ground, ``v^2 / R = g``); until then its slippage does
+not grow (it meets ``mu(0) = mu_min``) and the rolling resistance does not act, so that a rock
+released at rest is held only where ``mu_min`` or its shape hold it. From then on every law is
+the one above. ``0`` (every released preset): the laws act from the first contact, as before.
+
 Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
 discrete element simulations, Powder Technology 206:269-282.
 
@@ -40,8 +53,8 @@ the same points as the heights); rasters are interpolated bilinearly at the hori
 of the rock's centre of mass.
 
 Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in kg m^2/s,
-``drag_height`` in m, ``scar_strength`` in kN/m^2; the rest (``rolling_resistance`` and
-``scar_cs`` included) is dimensionless.
+``drag_height`` in m, ``scar_strength`` in kN/m^2; the rest (``rolling_resistance``,
+``scar_cs`` and ``collision_froude`` included) is dimensionless.
 """
 
 from __future__ import annotations
@@ -68,6 +81,7 @@ FIELDS = (
     "rolling_resistance",
     "scar_strength",
     "scar_cs",
+    "collision_froude",
 )
 (
     MU_MIN,
@@ -81,6 +95,7 @@ FIELDS = (
     ROLLING,
     SCAR_STRENGTH,
     SCAR_CS,
+    COLLISION_FROUDE,
 ) = range(len(FIELDS))
 
 
@@ -111,7 +126,9 @@ AUTHUME_JOINT_SETS = 6
 #: the second stage of the calibration, on P2 (:data:`tumble.validation.authume.ROCKY_EQUIVALENT`)
 AUTHUME_ROCKY_ROLLING_RESISTANCE = (0.2, 0.15)
 AUTHUME_ROCKY_RANGE = (0.15, 0.2)
-#: categories that were merged into others, with the name to use now
+#: categories that were merged into others, with the name to use now; a released name still
+#: resolves to the values it was released with (:data:`CATALOGUE`, ``released_soils.json``), and a
+#: run that names it is warned
 RETIRED = {
     "medium_scar": "medium (the scar layer of Lu et al. 2019 is part of it since the Authume "
     "calibration accepted the layer on its soil zone)",
@@ -244,6 +261,25 @@ CATALOGUE = {
         set_stride=2,
         set_joint=AUTHUME_JOINT_SETS,
         spread_source=AUTHUME_SPREAD_SOURCE + "; the friction is Lu et al.'s single set",
+    ),
+    # released as a category of its own before the Authume calibration made its layer part of
+    # medium (RETIRED): kept with the values it had then, so that a configuration naming it
+    # runs as it did
+    "medium_scar": SoilPreset(
+        {
+            "mu_min": 0.55,
+            "mu_max": 2.0,
+            "kappa": 3.0,
+            "beta": 185.0,
+            "rolling_resistance": 0.1,
+            "scar_strength": 15000.0,
+            "scar_cs": 1.5,
+        },
+        "medium with the scar layer of Lu et al. 2019, Landslides 16:2353-2367 (soil strength "
+        "Me = 15 MN/m^2 and C_s = 1.5 of their whole-trajectory calibration at Chant Sura); "
+        "mu_r = 0.1 as medium (Authume calibration)",
+        "superseded by medium, which has the same values and the spread of Me of the Authume "
+        "calibration; kept because a released name keeps its numbers",
     ),
     "lu2019": SoilPreset(
         {"mu_min": 0.55, "mu_max": 2.0, "kappa": 3.0, "beta": 185.0},
@@ -459,6 +495,7 @@ class Soil:
     rolling_resistance: float | np.ndarray = 0.0
     scar_strength: float | np.ndarray = 0.0
     scar_cs: float | np.ndarray = 0.0
+    collision_froude: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -586,3 +623,60 @@ def pack_table(
                 layers.append(layer)
     rasters = np.ascontiguousarray(np.stack(layers)) if layers else np.zeros((0, 2, 2))
     return values, index, rasters
+
+
+#: the unit of each soil field that has one, as the start line and the report of a run print it
+#: (the others are dimensionless)
+UNITS = {
+    "kappa": "1/m",
+    "beta": "1/s",
+    "drag": "kg/s",
+    "drag_torque": "kg m^2/s",
+    "drag_height": "m",
+    "scar_strength": "kN/m^2",
+}
+
+
+def resolved_values(name: str) -> dict[str, Any]:
+    """The numbers of preset ``name`` that a release fixes (``released_soils.json``,
+    :mod:`tumble.rockfall.released_soils`): ``values``, every field of :data:`FIELDS` with its
+    value in ``Soil.preset(name)`` (a field the preset does not give at its default); and, if the
+    preset has them, ``sets`` (each equivalent set with every field), ``set_stride`` and
+    ``set_joint`` (how the rocks draw them), and ``spread`` (field -> ``[low, high]``)."""
+    if name not in CATALOGUE:
+        raise ValueError(unknown_preset(name))
+    preset = CATALOGUE[name]
+    out: dict[str, Any] = {"values": soil_values(Soil.preset(name))}
+    if preset.sets:
+        out["sets"] = [soil_values(Soil(**values)) for values in preset.sets]
+        out["set_stride"] = preset.set_stride
+        out["set_joint"] = preset.set_joint
+    if preset.spread:
+        out["spread"] = {f: [float(low), float(high)] for f, (low, high) in preset.spread.items()}
+    return out
+
+
+def soil_values(soil: Soil) -> dict[str, float | str]:
+    """Every field of ``soil`` in the order of :data:`FIELDS`: a number, or ``"raster"`` for a
+    field given as a raster."""
+    return {
+        f: "raster" if isinstance(getattr(soil, f), np.ndarray) else float(getattr(soil, f))
+        for f in FIELDS
+    }
+
+
+def values_text(values: dict[str, Any], zeros: bool = False) -> str:
+    """Soil values in one line with their units, the fields that are 0 left out unless
+    ``zeros``: ``mu_min 0.55, mu_max 2, kappa 3 1/m, beta 185 1/s, rolling_resistance 0.1; the
+    other fields 0``."""
+    shown = []
+    for name, value in values.items():
+        if not zeros and isinstance(value, int | float) and value == 0.0:
+            continue
+        unit = f" {UNITS[name]}" if name in UNITS and not isinstance(value, str) else ""
+        text = f"{value:g}" if isinstance(value, int | float) else str(value)
+        shown.append(f"{name} {text}{unit}")
+    zero = len(shown) < len(values)
+    if not shown:
+        return "every field 0"
+    return ", ".join(shown) + ("; the other fields 0" if zero else "")
