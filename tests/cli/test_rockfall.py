@@ -292,3 +292,28 @@ def test_overrides_may_stand_on_both_sides_of_options(capsys):
         parse(["rockfall", "run", "rocks=4", "--threads", "1", "--bogus"])
     assert err.value.code == 2
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_start_line_report_and_records_name_the_soil_and_its_values(dem, tmp_path, capsys):
+    """The start line names the preset, the field given over it and every value that is not 0;
+    summary.json and provenance.json hold the preset's own values and those the run used;
+    report.html shows each value with the preset's own beside a given one."""
+    out = tmp_path / "soil"
+    extra = ("--rocks", "2", "--no-figures", "--soil", "authume_rocky", "soil.restitution=0.2")
+    assert run(dem, out, *extra) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        "tumble rockfall run: 2 rocks (implicit) on " + str(dem) + "; soil: authume_rocky with "
+        "restitution 0.2 (mu_min 0.55, mu_max 2, kappa 3 1/m, beta 185 1/s, restitution 0.2, "
+        "rolling_resistance 0.2; the other fields 0)"
+    )
+    soil = json.loads((out / "summary.json").read_text())["soil"]
+    assert soil["presets"]["authume_rocky"]["rolling_resistance"] == 0.2
+    assert soil["presets"]["authume_rocky"]["restitution"] == 0.0
+    assert soil["soils"]["soil"]["given"] == {"restitution": 0.2}
+    assert soil["soils"]["soil"]["values"]["restitution"] == 0.2
+    provenance = json.loads((out / "provenance.json").read_text())["config"]
+    assert provenance["soil"] == {"presets": soil["presets"], "soils": soil["soils"]}
+    report = (out / "report.html").read_text()
+    assert "soil: authume_rocky with restitution 0.2 (" in report
+    assert "0.2 (given; authume_rocky 0)" in report

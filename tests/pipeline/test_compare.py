@@ -2,8 +2,10 @@
 own rasters, the zone change, every configuration key that differs with both values, and runs
 on different grids refused with nothing written."""
 
+import html
 import json
 import math
+import shutil
 
 import numpy as np
 import pytest
@@ -15,8 +17,10 @@ from tumble.pipeline.differences import (
     ZONE_CHANGE_NODATA,
     config_differences,
     flatten_config,
+    soil_value_differences,
 )
 from tumble.rockfall import Terrain
+from tumble.rockfall.soil import PRESETS
 
 CRS = "EPSG:2056"
 X0, Y0 = 2_600_000.0, 1_200_000.0
@@ -164,3 +168,82 @@ def test_flatten_config_lists_of_tables_by_index():
         {"key": "release.point", "a": [1.0, 2.0], "b": [1.0, 3.0]},
         {"key": "seed", "a": 1, "b": 2},
     ]
+
+
+def small_run(out, *extra) -> None:
+    """Two rocks on slope40 for two seconds on medium: a run whose soil is all that matters."""
+    argv = ["rockfall", "run", "--rocks", "2", "--t-max", "2", "--no-figures", "--soil", "medium"]
+    assert main([*argv, *extra, "--out", str(out)]) == 0
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    """Run A made while medium had mu_r 0.15 (as in the release before the Authume refinement),
+    run B on today's medium with the soil strength given over it, and A's folder as an older
+    release leaves it (no soil values stored)."""
+    root = tmp_path_factory.mktemp("releases")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(PRESETS, "medium", {**PRESETS["medium"], "rolling_resistance": 0.15})
+        small_run(root / "a")
+    small_run(root / "b", "soil.scar_strength=60000")
+    old = root / "old"
+    shutil.copytree(root / "a", old)
+    summary = json.loads((old / "summary.json").read_text())
+    summary["soil"] = {"uncertainty": summary["soil"]["uncertainty"]}
+    (old / "summary.json").write_text(json.dumps(summary))
+    return root
+
+
+def test_compare_names_each_value_of_a_preset_that_changed_between_releases(releases, capsys):
+    """Both runs name medium: the configuration keys show the values each run used, and the
+    values of the preset itself show that medium took other numbers (mu_r 0.15 -> 0.1), while
+    the field given over it in B is no change of the preset."""
+    out = releases / "c"
+    capsys.readouterr()
+    assert (
+        main(["rockfall", "compare", str(releases / "a"), str(releases / "b"), "--out", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "  soil.rolling_resistance: 0.15 -> 0.1\n" in printed
+    assert "  soil.scar_strength: 15000 -> 60000\n" in printed
+    assert "Values of the soil presets that differ (1), A -> B:\n" in printed
+    assert "  soil.medium.rolling_resistance: 0.15 -> 0.1\n" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["value_differences"] == [
+        {"key": "soil.medium.rolling_resistance", "a": 0.15, "b": 0.1}
+    ]
+    assert summary["value_notes"] == []
+    report = (out / "report.html").read_text()
+    assert 'soil.medium.rolling_resistance</td><td class="text">0.15</td>' in report
+
+
+def test_compare_says_when_a_run_folder_does_not_store_its_soil_values(releases, capsys):
+    out = releases / "c_old"
+    capsys.readouterr()
+    assert (
+        main(["rockfall", "compare", str(releases / "old"), str(releases / "b"), "--out", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    note = (
+        f"run A ({releases / 'old'}) is a run folder of an older release: resolved soil values "
+        "(its presets' numbers) not stored"
+    )
+    assert f"note: {note}\n" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["value_differences"] == [] and summary["value_notes"] == [note]
+    assert html.escape(note) in (out / "report.html").read_text()
+
+
+def test_soil_value_differences_leave_out_a_field_one_release_did_not_have_at_0():
+    """A field added after A's release is off (0) in B: no difference; at another value it is
+    one, as is every changed value; presets only one run used are the configuration's
+    difference, not the values'."""
+    a = {"medium": {"mu_min": 0.55, "rolling_resistance": 0.15}, "lu2019": {"kappa": 3.0}}
+    b = {"medium": {"mu_min": 0.55, "rolling_resistance": 0.1, "new_law": 0.0}}
+    assert soil_value_differences(a, b) == [
+        {"key": "soil.medium.rolling_resistance", "a": 0.15, "b": 0.1}
+    ]
+    b["medium"]["new_law"] = 2.0
+    assert soil_value_differences(a, b)[-1] == {"key": "soil.medium.new_law", "a": None, "b": 2.0}

@@ -249,6 +249,7 @@ def run_command(args) -> int:
         args.config, _settings(args), args.overrides, barrier_files=args.barriers or ()
     )
     args.resume_hint = _resume_command(args)
+    print(f"tumble rockfall run: {run.start_line()}", flush=True)
     outcome = run.run(
         args.out,
         force=args.force,

@@ -6,8 +6,10 @@ Into ``C`` (written atomically: a refused comparison writes nothing):
   per cell, and ``rasters/delta_hazard_zone.tif``, the zone change, when both runs have hazard
   zones (:mod:`tumble.pipeline.differences` defines the values and the nodata);
 * ``summary.json``: the runs, their grid, ``differences`` (every configuration key whose value
-  differs, with both values), the statistics of each difference raster, the cells per change of
-  zone, and ``warnings``;
+  differs, with both values), ``value_differences`` (every value of a soil preset both runs used
+  that differs: a preset that took other numbers in another release) with ``value_notes`` (a run
+  folder of an older release, which does not store them), the statistics of each difference
+  raster, the cells per change of zone, and ``warnings``;
 * ``report.html`` (:mod:`tumble.viz.compare_report`): the differences table and the maps;
 * ``compare.csv``, ``compare.json``, ``compare.md``: the table of Leine et al. 2021, Table 2,
   with the published values beside when the runs are slope40's explicit and implicit ensembles;
@@ -41,6 +43,7 @@ from tumble.pipeline.differences import (
     delta_name,
     delta_statistics,
     reached,
+    soil_value_differences,
     zone_change,
     zone_transitions,
 )
@@ -71,6 +74,14 @@ def _resolved(directory: str | os.PathLike) -> dict[str, Any]:
     record = paths.read_json(paths.provenance).get("config")
     resolved = record.get("resolved") if isinstance(record, dict) else None
     return resolved if isinstance(resolved, dict) else {}
+
+
+def _soil_presets(summary: dict) -> dict[str, Any] | None:
+    """The values of the soil presets a run used (``summary.json["soil"]["presets"]``); None
+    for a run of an older release, which does not store them."""
+    soil = summary.get("soil")
+    presets = soil.get("presets") if isinstance(soil, dict) else None
+    return presets if isinstance(presets, dict) else None
 
 
 def _raster(directory: str | os.PathLike, name: str) -> RasterGrid:
@@ -130,6 +141,19 @@ def compare_runs(
         transitions = zone_transitions(zone_a, zone_b, np.isfinite(deltas[ZONE_CHANGE]), cell_area)
     passing = [_raster(run, "passing_count").values for run in (run_a, run_b)]
     warnings = _warnings(a, b, dem_a.values, dem_b.values, zones)
+    resolved_a, resolved_b = _resolved(run_a), _resolved(run_b)
+    presets = (_soil_presets(a), _soil_presets(b))
+    notes = [
+        f"run {which} ({run}) is a run folder of an older release: {what} not stored"
+        for which, run, stored, resolved in (
+            ("A", run_a, presets[0], resolved_a),
+            ("B", run_b, presets[1], resolved_b),
+        )
+        for what in (
+            *([] if stored is not None else ["resolved soil values (its presets' numbers)"]),
+            *([] if resolved else ["resolved configuration"]),
+        )
+    ]
     summary: dict[str, Any] = {
         "runs": {"a": str(run_a), "b": str(run_b)},
         "labels": {"a": labels[0], "b": labels[1]},
@@ -141,7 +165,9 @@ def compare_runs(
             "dy": float(terrain.dy),
             "crs": terrain.crs.to_string() if terrain.crs is not None else None,
         },
-        "differences": config_differences(_resolved(run_a), _resolved(run_b)),
+        "differences": config_differences(resolved_a, resolved_b),
+        "value_differences": soil_value_differences(presets[0] or {}, presets[1] or {}),
+        "value_notes": notes,
         "reached_cells": {
             "a_only": int(np.count_nonzero(reached_a & ~reached_b)),
             "b_only": int(np.count_nonzero(reached_b & ~reached_a)),

@@ -19,6 +19,13 @@ two runs (``provenance.json`` ``config.resolved``, every default written as its 
 to dotted keys, tables of lists by their index (``barrier.0.height``; an empty list has no
 key), and every key whose values differ with both values; ``None`` where a run does not have
 the key.
+
+**Resolved values** (:func:`soil_value_differences`): a configuration names a soil preset, not its
+numbers, and a preset that took other numbers between two releases leaves the configurations
+equal. Each run stores the values of every preset it used (``summary.json["soil"]["presets"]``,
+:mod:`tumble.rockfall.site.soil_record`); every field that differs between the two runs' values
+of one preset is listed as ``soil.<preset>.<field>``. A field one run does not store and the
+other has at 0 does not differ: a soil field added later is 0 where it leaves the law as it was.
 """
 
 from __future__ import annotations
@@ -180,3 +187,22 @@ def config_differences(config_a: Mapping[str, Any], config_b: Mapping[str, Any])
         for key in sorted(set(a) | set(b))
         if a.get(key) != b.get(key)
     ]
+
+
+def soil_value_differences(
+    presets_a: Mapping[str, Any], presets_b: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Every field of a preset both runs used whose value differs (module docstring):
+    ``{"key": "soil.<preset>.<field>", "a", "b"}``, ``None`` where a run does not store the
+    field; in the order of the presets and fields of run B."""
+    out = []
+    for preset, values_b in presets_b.items():
+        values_a = presets_a.get(preset)
+        if not isinstance(values_a, Mapping) or not isinstance(values_b, Mapping):
+            continue
+        for field in [*values_b, *(f for f in values_a if f not in values_b)]:
+            a, b = values_a.get(field), values_b.get(field)
+            if a == b or (a is None and b == 0.0) or (b is None and a == 0.0):
+                continue
+            out.append({"key": f"soil.{preset}.{field}", "a": a, "b": b})
+    return out

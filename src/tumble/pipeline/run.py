@@ -77,6 +77,7 @@ from tumble.rockfall.hazard.zoning import zoning_record
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
 from tumble.rockfall.site.resolved import resolved_config
+from tumble.rockfall.site.soil_record import soil_text
 
 
 @dataclass
@@ -138,6 +139,17 @@ class RockfallRun:
     @property
     def ensemble(self) -> Any:
         return self.setup.ensemble
+
+    def start_line(self) -> str:
+        """What the run is about to do, in one line: the rocks, the scheme, the terrain and the
+        soil presets with every value they resolve to (:func:`soil_text`)."""
+        requested = self.requested
+        rocks = "auto" if requested.rocks == "auto" else str(self.ensemble.n_rocks)
+        terrain = requested.dem or requested.scenario or DEFAULT_SCENARIO
+        return (
+            f"{rocks} rocks ({self.ensemble.scheme}) on {terrain}; "
+            f"{soil_text(self.setup.soil_record)}"
+        )
 
     def run(
         self,
@@ -292,7 +304,9 @@ class RockfallRun:
             result.summary["warnings"].append(warning)
         # each rock's drawn soil parameters (soil.uncertainty), and what was drawn
         result.rocks.update(setup.soil_draws.columns())
-        result.summary["soil"] = {"uncertainty": setup.soil_draws.described}
+        # the presets of the run's soils and every value used: a preset that took other
+        # numbers in another release shows in a comparison of the two runs
+        result.summary["soil"] = {"uncertainty": setup.soil_draws.described, **setup.soil_record}
         crs = ensemble.terrain.crs
         kept = choose_rocks(setup.site, config.output.trajectories, config.seed)
         geometry = run_geometry(ensemble, setup.release, kept.rocks, setup.barrier_sides)
@@ -388,6 +402,7 @@ class RockfallRun:
                     "resolved": resolved,
                     "physics": config.physics(),
                     "fingerprint": ensemble.fingerprint(),
+                    "soil": setup.soil_record,
                 },
                 timings=timings,
                 seed=config.seed,

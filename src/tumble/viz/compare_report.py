@@ -1,9 +1,9 @@
 """``report.html`` of a comparison of two runs (:mod:`tumble.pipeline.compare`): one offline page
-with the configuration keys that differ, the reached cells of each run, the maps of the
-difference rasters (B minus A, zoomed to the cells either run reached, with both runs' barrier
-lines and release areas), their statistics, the cells per change of zone, and the side-by-side
-table of the two runs. The stylesheet and the print layout are those of a run's report
-(:data:`tumble.viz.report_html.STYLE`)."""
+with the configuration keys that differ, the values of the soil presets that differ, the reached
+cells of each run, the maps of the difference rasters (B minus A, zoomed to the cells either run
+reached, with both runs' barrier lines and release areas), their statistics, the cells per change
+of zone, and the side-by-side table of the two runs. The stylesheet and the print layout are
+those of a run's report (:data:`tumble.viz.report_html.STYLE`)."""
 
 from __future__ import annotations
 
@@ -130,6 +130,26 @@ def write_compare_report(
         )
     else:
         diff_table = "<p>The two runs have the same configuration, defaults included.</p>"
+    changed = summary.get("value_differences") or []
+    value_table = (
+        _table(
+            ["value", f"A ({html.escape(labels['a'])})", f"B ({html.escape(labels['b'])})"],
+            [
+                [
+                    _cell(d["key"], text=True),
+                    _cell(_values(d["a"]), text=True),
+                    _cell(_values(d["b"]), text=True),
+                ]
+                for d in changed
+            ],
+        )
+        if changed
+        else "<p>The soil presets both runs used have the same values in both.</p>"
+    )
+    value_notes = "".join(
+        f"<p class='note'><b>Note:</b> {html.escape(n)}.</p>"
+        for n in summary.get("value_notes") or []
+    )
     area = float(terrain.dx * terrain.dy)
     cells = summary.get("reached_cells") or {}
     reach_rows = [
@@ -163,6 +183,13 @@ def write_compare_report(
         "whose value differs; list entries by their index (barrier.0 is the first "
         "barrier).</p>",
         diff_table,
+        "<h3>Values of the soil presets</h3>",
+        "<p class='note'>A configuration names a soil preset, not its numbers: every value of "
+        "a preset both runs used that differs between the two runs (a preset whose numbers "
+        "changed between the releases that made them; a released preset keeps its numbers, "
+        "a changed model takes a new name).</p>",
+        value_table,
+        value_notes,
         "<h2>Where the rocks came</h2>",
         _table(["where", "cells", "area (m\N{SUPERSCRIPT TWO})"], reach_rows),
         "<h2>Difference maps</h2>",

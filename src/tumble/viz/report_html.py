@@ -346,6 +346,48 @@ def _exit_tables(summary: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _soils(summary: Mapping[str, Any]) -> str:
+    """The soils of the run (``summary["soil"]``, :mod:`tumble.rockfall.site.soil_record`): each
+    soil's preset and every value it used, a field the configuration gave over the preset
+    marked; a note for the summary of an older release, which does not hold them."""
+    from tumble.rockfall.site.soil_record import soil_text
+    from tumble.rockfall.soil import UNITS
+
+    record = summary.get("soil")
+    soils = record.get("soils") if isinstance(record, Mapping) else None
+    if not isinstance(record, Mapping) or not isinstance(soils, Mapping) or not soils:
+        return (
+            "<h3>Soil</h3><p class='note'>This run's summary does not name its soil presets and "
+            "their values (a run of an older release): see the resolved configuration below.</p>"
+        )
+    fields = list(next(iter(soils.values())).get("values") or {})
+    head = ["field", "unit"] + [
+        html.escape(f"{where}: {soil.get('preset') or 'no preset'}")
+        for where, soil in soils.items()
+    ]
+    presets = record.get("presets") or {}
+    rows = []
+    for name in fields:
+        row = [_cell(name, text=True), _cell(UNITS.get(name, ""), text=True)]
+        for soil in soils.values():
+            value = (soil.get("values") or {}).get(name)
+            shown = number(value) if isinstance(value, int | float) else str(value)
+            if name in (soil.get("given") or {}):
+                preset = soil.get("preset")
+                own = (presets.get(preset) or {}).get(name)
+                shown += f" (given; {preset} {number(own)})" if own is not None else " (given)"
+            row.append(_cell(shown, text=True))
+        rows.append(row)
+    note = (
+        "<p class='note'>"
+        + html.escape(soil_text(record))
+        + ". Every value the run used; (given): set by the configuration over the preset's "
+        "own value, shown beside it. A released preset keeps its numbers: a changed model takes "
+        "a new name.</p>"
+    )
+    return "<h3>Soil</h3>" + note + _table(head, rows)
+
+
 def _soil_uncertainty(summary: Mapping[str, Any]) -> str:
     """The soil parameters each rock drew (``summary["soil"]["uncertainty"]``), and that the
     maps, barrier values and zones include this model uncertainty; nothing when none was

@@ -92,6 +92,7 @@ from tumble.viz.report_html import (
     _release,
     _run_table,
     _soil_uncertainty,
+    _soils,
     _statistics,
     _warnings,
     number,
@@ -405,6 +406,7 @@ def write_run_report(
         _exit_tables(summary),
         _release(summary),
         _forest(summary),
+        _soils(summary),
         _soil_uncertainty(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
@@ -459,6 +461,7 @@ def write_run_report(
         "exits",
         "release",
         "forest",
+        "soil",
         *RUN_KEYS,
         *RECORD_TABLES,
         *(keys[0] for _, _, keys in STATISTICS),

@@ -134,13 +134,13 @@ def test_a_class_table_with_its_own_uncertainty_draws_only_that_class(site):
     assert list(setup.soil_draws.described["categories"]) == ["class 2"]
 
 
-def test_a_retired_category_is_refused_naming_its_successor(site):
-    """medium_scar was merged into medium: the configuration error names the key and says what
-    to write instead; an unknown name lists the categories."""
+def test_a_retired_category_runs_as_released_with_a_warning_naming_its_successor(site):
+    """medium_scar was merged into medium: a released name stays available with its numbers,
+    and the run's warnings say what to use now; an unknown name lists the categories."""
     dem, _ = site
-    with pytest.raises(ConfigError, match="'medium_scar' is retired: use medium") as err:
-        build_run(config(dem, soil={"preset": "medium_scar"}))
-    assert err.value.key == "soil.preset"
+    setup = build_run(config(dem, soil={"preset": "medium_scar"}))
+    assert setup.ensemble.soil.scar_strength == 15000.0
+    assert any("'medium_scar' is retired: use medium" in w for w in setup.warnings)
     with pytest.raises(ConfigError, match="unknown soil preset 'hard'; choose one of") as err:
         build_run(config(dem, soil={"preset": "hard"}))
     assert err.value.key == "soil.preset"

@@ -51,6 +51,7 @@ from tumble.rockfall.site.rock_classes import (
     rock_from_section,
 )
 from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_soil_table
+from tumble.rockfall.site.soil_record import retired_warnings, soil_record
 from tumble.rockfall.site.soil_uncertainty import describe
 from tumble.rockfall.site.stems import not_a_number, stems_from_config
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil, unknown_preset
@@ -100,6 +101,15 @@ def build_rock(config: RockfallConfig, base: Path) -> Rock:
     return rock_from_section(config.rock, base, "rock")
 
 
+def effective_preset(config: RockfallConfig) -> str | None:
+    """The preset of a run's single soil: ``soil.preset``, or on a built-in terrain whose
+    configuration names none, the soil of the paper it reproduces (:data:`SCENARIO_SOILS`)."""
+    preset = config.soil.preset
+    if config.dem is None and "preset" not in config.soil.model_fields_set:
+        preset = SCENARIO_SOILS.get(config.scenario or DEFAULT_SCENARIO, preset)
+    return preset
+
+
 def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, Terrain]:
     c = config.soil
     if c.map is not None or c.classes is not None:
@@ -114,10 +124,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
             rasters[name] = path if path.is_absolute() else base / path
         elif value is not None:
             values[name] = value
-    preset = c.preset
-    if config.dem is None and "preset" not in c.model_fields_set:
-        # a built-in terrain keeps the soil of the paper it reproduces (SCENARIO_SOILS)
-        preset = SCENARIO_SOILS.get(config.scenario or DEFAULT_SCENARIO, preset)
+    preset = effective_preset(config)
     if preset is not None and preset not in PRESETS:
         raise ConfigError(unknown_preset(preset), "soil.preset")
     missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if getattr(c, n) is None]
@@ -305,6 +312,8 @@ class RunSetup:
     warnings: tuple[str, ...] = ()
     #: each rock's soil parameters when they are drawn (``soil.uncertainty``)
     soil_draws: SoilDraws = dataclasses.field(default_factory=lambda: SoilDraws())
+    #: the presets of the run's soils and every value it used (:mod:`.soil_record`)
+    soil_record: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def build_ensemble(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> Ensemble:
@@ -420,6 +429,8 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         **counting,
     )
     warnings += drag_volume_warnings(config.soil, ensemble.volume)
+    soils = soil_record(config, effective_preset(config))
+    warnings += retired_warnings(soils)
     inputs = {}
     if config.dem is not None:
         inputs["dem"] = _path(config.dem, base)
@@ -446,6 +457,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
         release_report,
         tuple(warnings),
         drawn_soils,
+        soils,
     )
 
 

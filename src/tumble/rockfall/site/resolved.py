@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any
 
 from tumble.io.config import RockfallConfig
-from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup
+from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, effective_preset
 from tumble.rockfall.site.landcover import ForestDrag
 from tumble.rockfall.soil import FIELDS, Soil
 
@@ -22,7 +22,12 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
     ensemble = setup.ensemble
     data = config.model_dump()
     options = ensemble.options
-    data["solver"] = {name: getattr(options, name) for name in data["solver"]}
+    # every solver setting of the options record, those the configuration has no key for too
+    data["solver"] = {
+        f.name: getattr(options, f.name)
+        for f in dataclasses.fields(options)
+        if f.name not in ("scheme", "dt", "t_max")
+    }
     data["scheme"], data["dt"], data["t_max"] = options.scheme, options.dt, options.t_max
     if data["dem"] is None and data["scenario"] is None:
         data["scenario"] = DEFAULT_SCENARIO
@@ -44,7 +49,8 @@ def resolved_config(config: RockfallConfig, setup: RunSetup, run: dict[str, Any]
             soil[name] = given if isinstance(given, str) else float(value)
         else:
             soil[name] = "per cell, from the forest map"
-    data["soil"] = {"preset": data["soil"].get("preset"), **soil}
+    # the preset the run used: a built-in terrain's own soil where the configuration names none
+    data["soil"] = {"preset": effective_preset(config), **soil}
     if data["soil"]["preset"] is None:
         del data["soil"]["preset"]
     if config.soil.uncertainty != "none":
