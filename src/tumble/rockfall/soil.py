@@ -239,6 +239,7 @@ def _authume(
         "rolling_resistance": rolling_resistance,
         "scar_strength": scar_strength,
         "scar_cs": LU_SCAR_CS if scar_strength > 0.0 else 0.0,
+        "collision_froude": 0.0,
     }
 
 
