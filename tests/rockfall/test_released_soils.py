@@ -108,7 +108,7 @@ def test_new_presets_and_fields_that_are_off_pass(released_copy):
     def older(r):
         del r["l14_wheel"]
         for record in r.values():
-            del record["values"]["restitution"]
+            del record["values"]["drag_torque"]
 
     edit(released_copy, older)
     assert check_released(released_copy) == []

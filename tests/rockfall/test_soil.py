@@ -28,6 +28,7 @@ from tumble.rockfall.soil import (
     holding_slippage,
     tipping_angle,
 )
+from tumble.rockfall.soil_classes import ROCKYFOR3D_TYPES, STONE_CLASSES
 
 
 def test_friction_at_zero_slippage_is_mu_min():
@@ -130,7 +131,10 @@ CALIBRATED = {"authume_vegetated", "authume_hard", "authume_rocky"}
 
 
 def test_preset_names_are_those_of_the_table():
-    assert set(PRESETS) == set(PUBLISHED) | CALIBRATED
+    """The published sets, the calibrations, and the terrain classes of STONE and Rockyfor3D
+    (their values in tests/rockfall/test_soil_classes.py)."""
+    classes = set(STONE_CLASSES) | set(ROCKYFOR3D_TYPES)
+    assert set(PRESETS) == set(PUBLISHED) | CALIBRATED | classes
 
 
 def test_rolling_resistance_and_spread_of_the_presets():

@@ -43,7 +43,12 @@ equivalent sphere, ``sqrt(5 tr(Theta) / (6 m))``; ``F = 1``: the speed at which 
 over an edge of its own size leaves the ground, ``v^2 / R = g``); until then its slippage does
 not grow (it meets ``mu(0) = mu_min``) and the rolling resistance does not act, so that a rock
 released at rest is held only where ``mu_min`` or its shape hold it. From then on every law is
-the one above. ``0`` (every released preset): the laws act from the first contact, as before.
+the one above. The same speed separates a collision from a sustained contact: with ``F > 0`` a
+contact rebounds with ``restitution`` only if the centre meets the soil at ``v_n^2 >= F g R``;
+the slower contacts of a rock that rolls or pivots over its vertices are plastic (a lumped-mass
+model's restitution acts on bounces, its rolling law on rolling: the terrain classes of
+:mod:`tumble.rockfall.soil_classes`). ``0`` (every released preset before the terrain classes):
+the laws act from the first contact, as before.
 
 Ai, J., Chen, J.-F., Rotter, J.M. & Ooi, J.Y. (2011), Assessment of rolling resistance models in
 discrete element simulations, Powder Technology 206:269-282.
@@ -65,6 +70,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from tumble.rockfall.soil_classes import LEFT_OUT, class_presets
 
 #: order of the fields in the packed kernel arrays (:meth:`Soil.pack`), and below the index of
 #: each, declared here only: the kernels (:mod:`tumble.rockfall.step.moreau`) import these plain
@@ -336,6 +343,10 @@ CATALOGUE = {
     ),
 }
 
+# the terrain classes of STONE and Rockyfor3D, translated by the mapping of
+# tumble.rockfall.soil_classes
+CATALOGUE.update({name: SoilPreset(**preset) for name, preset in class_presets().items()})
+
 #: categories whose drag is that of a block of a given volume (m^3): the Authume calibration's
 #: vegetation drag of a 1 m^3 block, which its validation scales with the block's projected area,
 #: ``(V / 1 m^3)^(2/3)`` (:mod:`tumble.validation.authume.soils`)
@@ -355,8 +366,10 @@ UNSOURCED = {
     "10-20 MN/m^2 and C_s over 1.0-2.0 to test the sensitivity (Table 5), which is no "
     "uncertainty statement; medium's spread is that of the Authume calibration's equivalent "
     "sets (Me 15 or 60 MN/m^2)",
-    "Rockyfor3D soil types 0-7 and roughness": "another contact model (restitution "
-    "coefficients and roughness, Dorren 2016), not parameters of the slippage friction law",
+    "Rockyfor3D's tangential coefficient and roughness (rg70, rg20, rg10)": "a function of the "
+    "roughness and the rock's radius whose formula could not be read; the soil types' normal "
+    "restitution is translated (rf3d_* categories, tumble.rockfall.soil_classes)",
+    **LEFT_OUT,
 }
 
 #: the soil of a built-in terrain (:mod:`tumble.rockfall.scenarios`) whose configuration names no

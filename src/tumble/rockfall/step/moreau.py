@@ -43,7 +43,8 @@ while the centre of mass is less than ``drag_height`` above the terrain. With ``
 
    With ``soil.collision_froude > 0`` a rock that has not yet been in motion (its speed at a
    contact below ``v^2 = collision_froude g R``, :mod:`tumble.rockfall.soil`) receives no
-   rolling-resistance impulse and gathers no slippage.
+   rolling-resistance impulse and gathers no slippage, and only a contact whose centre meets
+   the soil at ``v_n^2 >= collision_froude g R`` rebounds with eps_N (the others are plastic).
 
    With ``soil.scar_strength > 0`` (the scar layer of Lu et al. 2019,
    :mod:`tumble.rockfall.step.scar`) a rock that touches the terrain after a flight ploughs
@@ -477,6 +478,15 @@ def rock_step(
             return PENETRATED
         mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
         eps_n = soil_param(RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
+        if eps_n > 0.0:
+            # with soil.collision_froude = F > 0 only a collision rebounds: a contact whose
+            # centre meets the soil at v_n^2 >= F g R; a rolling or pivoting rock's contacts
+            # close slower and are plastic
+            f_c = soil_param(COLLISION_FROUDE, soil_values, soil_index, soil_rasters, grid, x, y)
+            if f_c > 0.0:
+                v_n = impact_speed(contacts, n_closed, v_b)
+                if v_n * v_n < f_c * gravity * bounds[B_SCAR_R]:
+                    eps_n = 0.0
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
     # (mass + h c_v = mass exactly without drag: the cached inverse is the same number)
