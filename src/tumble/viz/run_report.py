@@ -516,12 +516,19 @@ def figure_caption(relative: str) -> str:
 
 def barrier_side(b: Mapping[str, Any]) -> str:
     """The side a barrier's rocks come from, as the report shows it: ``"left (release 100 %)"``,
-    ``"right (configured)"``; seen along the line from its first point to its last."""
+    ``"right (configured)"``; seen along the line from its first point to its last; for a line
+    that judges each crossing from its rock's start, that rule."""
     uphill = b.get("uphill")
     if uphill is None:
         return "n/a"
     source = b.get("uphill_from")
     share = b.get("release_share_uphill")
+    if b.get("direction_from") == "start" and share is not None and share < 1.0:
+        other = "right" if uphill == "left" else "left"
+        return (
+            f"each rock's own side (release {percent(share)} {uphill}, "
+            f"{percent(b.get('release_share_downslope'))} {other})"
+        )
     if source == "release" and share is not None:
         return f"{uphill} (release {percent(share)})"
     if source in ("configuration", "file"):
