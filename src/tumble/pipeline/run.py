@@ -77,6 +77,7 @@ from tumble.rockfall.hazard.reach import (
 from tumble.rockfall.hazard.zoning import zoning_record
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
+from tumble.rockfall.site.release_sources import add_frequency_notes
 from tumble.rockfall.site.resolved import resolved_config
 from tumble.rockfall.site.soil_record import soil_text
 
@@ -283,6 +284,8 @@ class RockfallRun:
                 abs(terrain.dx * terrain.dy),
                 ~np.isfinite(np.asarray(terrain.heights)),
             )
+            size = int(terrain.heights.size)
+            add_frequency_notes(result.summary, setup.site, result.reach, size, setup.release)
         check = _convergence(self.requested)
         converged = check.check(result.rasters)[1]
         result.summary["convergence"] = check.record(result.rasters, ensemble.n_rocks)

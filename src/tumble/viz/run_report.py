@@ -216,6 +216,12 @@ def _zoning(summary: Mapping[str, Any]) -> str:
         for name, a in record["areas"].items()
         if isinstance(a, Mapping)
     ]
+    frequency = record.get("frequency")
+    used = (
+        f" Onset frequency: {html.escape(str(frequency['text']))} ({frequency['key']})."
+        if isinstance(frequency, Mapping)
+        else ""
+    )
     return (
         "<h2>Hazard zones</h2><p class='note'>Intensity from the kinetic energy of a block "
         f"(strong above {number(high)} kJ, medium above {number(low)} kJ, weak below), "
@@ -223,7 +229,9 @@ def _zoning(summary: Mapping[str, Any]) -> str:
         f"years, medium up to {number(periods[1])}, low up to {number(periods[2])}; beyond, the "
         "residual hazard, not drawn), the zone from the nine-field diagram ("
         + html.escape(str(record.get("source", "")))
-        + "; hazard_zone.tif). Area of each zone (DEM samples times the cell area):</p>"
+        + "; hazard_zone.tif)."
+        + used
+        + " Area of each zone (DEM samples times the cell area):</p>"
         + records_table(rows)
     )
 
