@@ -15,8 +15,10 @@ from tumble.cli.main import main
 from tumble.io.vectors import write_polygons
 from tumble.pipeline.differences import (
     ZONE_CHANGE_NODATA,
+    barrier_comparison,
     config_differences,
     flatten_config,
+    outcome_shares,
     soil_value_differences,
 )
 from tumble.rockfall import Terrain
@@ -247,3 +249,66 @@ def test_soil_value_differences_leave_out_a_field_one_release_did_not_have_at_0(
     ]
     b["medium"]["new_law"] = 2.0
     assert soil_value_differences(a, b)[-1] == {"key": "soil.medium.new_law", "a": None, "b": 2.0}
+
+
+def test_compare_lists_every_outcome_and_every_barrier_lines_crossings_and_design(
+    runs, compared, capsys
+):
+    """Run B's net appears with its crossings and design values (A: not in this run), and every
+    outcome share of both runs, caught included, so that each run's shares sum to 1."""
+    summary = json.loads((compared / "summary.json").read_text())
+    b = json.loads((runs / "b" / "summary.json").read_text())
+    a = json.loads((runs / "a" / "summary.json").read_text())
+    outcomes = {o["outcome"]: (o["a"], o["b"]) for o in summary["outcomes"]}
+    assert set(outcomes) == set(a["fractions"]) | set(b["fractions"])
+    assert outcomes["caught"] == (0.0, b["fractions"]["caught"])
+    assert math.isclose(sum(v[0] for v in outcomes.values()), 1.0, abs_tol=1e-12)
+    assert math.isclose(sum(v[1] for v in outcomes.values()), 1.0, abs_tol=1e-12)
+    (fence,) = summary["barriers"]
+    (ran,) = b["barriers"]
+    assert fence["name"] == "fence" and fence["kind"] == {"a": None, "b": "net"}
+    assert fence["rocks_crossing"] == {"a": None, "b": ran["rocks_crossing"]}
+    assert fence["crossings_upslope"]["b"] == ran["crossings_upslope"]
+    assert fence["E_d_kJ"] == {"a": None, "b": ran["design"]["E_d_kJ"]}
+    assert fence["caught"]["b"] == ran["outcomes"]["caught"]
+    table = (compared / "compare.md").read_text()
+    assert "net 'fence': design energy E_d (kJ) | not in this run |" in table
+    assert "| rocks caught by a net | 0 % |" in table
+    main(["rockfall", "compare", str(runs / "a"), str(runs / "b"), "--out", str(runs / "c3")])
+    assert "net 'fence': rocks crossing downslope" in capsys.readouterr().out
+
+
+def test_barrier_comparison_takes_each_runs_values_of_a_line_both_runs_have():
+    """A net in both runs (forest against none): the crossings and E_d of each run side by
+    side; a line only B has is None in A."""
+
+    def run(crossing, e_d, caught, lines=()):
+        net = {
+            "name": "net",
+            "kind": "net",
+            "rocks_crossing": crossing,
+            "crossings_downslope": crossing + 2,
+            "crossings_upslope": 1,
+            "kinetic_energy_kJ": {"p95": 10.0 * e_d, "max": 20.0 * e_d},
+            "design": {"E_d_kJ": e_d, "v_d_ms": 20.0, "h_d_m": 2.0},
+            "outcomes": {"caught": caught, "overtopped": 0, "broke_through": 1},
+        }
+        return {"barriers": [net, *lines], "fractions": {"stopped": 0.5, "caught": 0.5}}
+
+    line = {"name": "road", "kind": "line", "rocks_crossing": 3}
+    rows = barrier_comparison(run(349, 4949.0, 300), run(60, 4437.0, 41, [line]))
+    assert [r["name"] for r in rows] == ["net", "road"]
+    assert rows[0]["rocks_crossing"] == {"a": 349, "b": 60}
+    assert rows[0]["crossings_downslope"] == {"a": 351, "b": 62}
+    assert rows[0]["E_d_kJ"] == {"a": 4949.0, "b": 4437.0}
+    assert rows[0]["kinetic_energy_max_kJ"] == {"a": 98980.0, "b": 88740.0}
+    assert rows[0]["caught"] == {"a": 300, "b": 41}
+    assert rows[1]["kind"] == {"a": None, "b": "line"}
+    assert rows[1]["rocks_crossing"] == {"a": None, "b": 3}
+    shares = outcome_shares(
+        {"fractions": {"stopped": 1.0}}, {"fractions": {"stopped": 0.59, "caught": 0.41}}
+    )
+    assert [(s["outcome"], s["a"], s["b"]) for s in shares] == [
+        ("stopped", 1.0, 0.59),
+        ("caught", 0.0, 0.41),
+    ]

@@ -10,9 +10,15 @@ Release areas, keys of ``[release]`` (instead of ``point``, ``line`` or ``polygo
                                 # transformed to the DEM's)
     layer = "areas"             # the file's layer (default: its first)
     name_field = "name"         # the attribute naming each area (default area_1, area_2, ...)
-    frequency_field = "freq"    # onset events per year of each area (hazard zoning)
+    frequency_per_ha = 0.01     # onset events per year and hectare of release area (zoning),
+    # frequency_per_ha_field = "f_ha"   # or per hectare from each area's attribute, or
+    # frequency_field = "freq"  # per year and area: a scenario event anywhere in the area
     weight_field = "weight"     # the split of the rocks over the areas (default: by area)
     # raster = "sources.tif"    # or a source raster: cells release in proportion to their value
+
+A typed-in ``release.polygon`` or a source raster takes ``frequency_per_ha``, a ``release.line``
+``frequency_per_100m`` (onset events per year and 100 m of the line); one frequency key at most
+(:mod:`tumble.rockfall.site.release_sources`).
 
 Rock classes, ``[[rock.classes]]`` tables (instead of ``[rock]``'s single-rock keys)::
 
@@ -34,6 +40,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 #: tolerance on the sum of the shares of the rock classes
 SHARE_TOLERANCE = 1e-6
@@ -56,6 +63,10 @@ class ReleaseAreaKeys(_Section):
     layer: str | None = None
     name_field: str | None = None
     frequency_field: str | None = None
+    frequency_per_ha: NonNegativeFloat | None = None
+    frequency_per_ha_field: str | None = None
+    frequency_per_100m: NonNegativeFloat | None = None
+    frequency_per_100m_field: str | None = None
     weight_field: str | None = None
 
 

@@ -9,10 +9,14 @@ Into ``C`` (written atomically: a refused comparison writes nothing):
   differs, with both values), ``value_differences`` (every value of a soil preset both runs used
   that differs: a preset that took other numbers in another release) with ``value_notes`` (a run
   folder of an older release, which does not store them), the statistics of each difference
-  raster, the cells per change of zone, and ``warnings``;
+  raster, the cells per change of zone, ``outcomes`` (the share of the rocks of each outcome,
+  caught by a net included) and ``barriers`` (every barrier line and net of either run: its
+  crossings and design values in both; :mod:`tumble.pipeline.differences`), and ``warnings``;
 * ``report.html`` (:mod:`tumble.viz.compare_report`): the differences table and the maps;
 * ``compare.csv``, ``compare.json``, ``compare.md``: the table of Leine et al. 2021, Table 2,
-  with the published values beside when the runs are slope40's explicit and implicit ensembles;
+  with the published values beside when the runs are slope40's explicit and implicit ensembles,
+  then a row per outcome of the rocks and rows per barrier line (its rocks crossing, crossings
+  both ways, energies and design values);
   ``envelopes.png``: the two spread envelopes over the hillshade.
 
 Runs on different grids are refused (:func:`tumble.pipeline.differences.check_same_grid`).
@@ -32,16 +36,19 @@ from tumble.io import run_folder as layout
 from tumble.io.dem import RasterGrid
 from tumble.io.run_folder import RunPaths
 from tumble.pipeline.differences import (
+    BARRIER_VALUES,
     DELTA_DESCRIPTIONS,
     DELTA_RASTERS,
     ZONE_CHANGE,
     ZONE_CHANGE_DESCRIPTION,
     ZONE_CHANGE_NODATA,
+    barrier_comparison,
     check_same_grid,
     config_differences,
     delta,
     delta_name,
     delta_statistics,
+    outcome_shares,
     reached,
     soil_value_differences,
     zone_change,
@@ -125,6 +132,8 @@ def compare_runs(
         raise DataError(
             f"the summaries of the two runs lack what the table needs ({err})"
         ) from None
+    outcomes, barriers = outcome_shares(a, b), barrier_comparison(a, b)
+    rows += _more_rows(rows, labels, outcomes, barriers)
     reach = [_raster(run, "reach_probability").values for run in (run_a, run_b)]
     reached_a, reached_b = reached(reach[0]), reached(reach[1])
     terrain = Terrain.from_file(RunPaths(run_a).dem)
@@ -174,6 +183,8 @@ def compare_runs(
             "both": int(np.count_nonzero(reached_a & reached_b)),
         },
         "rasters": {name: delta_statistics(values, cell_area) for name, values in deltas.items()},
+        "outcomes": outcomes,
+        "barriers": barriers,
         "warnings": warnings,
     }
     if transitions is not None:
@@ -236,6 +247,61 @@ def compare_runs(
         )
         (stage / layout.SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     return {**summary, "table": rows}
+
+
+#: a barrier's kind as the comparison's rows name it
+KIND_NAMES = {"line": "observation line", "net": "net"}
+
+
+def _more_rows(
+    table: list[dict[str, Any]],
+    labels: tuple[str, str],
+    outcomes: list[dict[str, Any]],
+    barriers: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The table's rows of the outcomes (one per outcome: each run's column sums to 100 %) and
+    of every barrier line (one per value of :data:`BARRIER_VALUES`), with the table's other
+    columns (the published values) empty."""
+    from tumble.rockfall.ensemble.censoring import format_percent
+    from tumble.viz.report_html import number
+
+    blank = {c: "" for c in table[0] if c not in ("quantity", *labels)} if table else {}
+
+    def text(key: str, value: Any) -> str:
+        if value is None:
+            return "n/a"
+        return format_percent(value) if key == "fraction_crossing" else number(value)
+
+    rows = [
+        {
+            "quantity": f"rocks {o['label']}",
+            labels[0]: format_percent(o["a"]),
+            labels[1]: format_percent(o["b"]),
+            **blank,
+        }
+        for o in outcomes
+    ]
+    for barrier in barriers:
+        kinds = {k for k in barrier["kind"].values() if k}
+        kind = " / ".join(KIND_NAMES.get(k, str(k)) for k in sorted(kinds))
+        where = f"{kind} {barrier['name']!r}"
+        for key, (label, unit, _) in BARRIER_VALUES.items():
+            pair = barrier[key]
+            if key in ("caught", "overtopped", "broke_through") and "net" not in kinds:
+                continue
+            shown = [
+                "not in this run" if barrier["kind"][k] is None else text(key, pair[k])
+                for k in ("a", "b")
+            ]
+            rows.append(
+                {
+                    "quantity": f"{where}: {label}" + (f" ({unit})" if unit else ""),
+                    labels[0]: shown[0],
+                    labels[1]: shown[1],
+                    **blank,
+                }
+            )
+    return rows
 
 
 def _geometry(run: str | os.PathLike) -> dict[str, Any] | None:

@@ -26,6 +26,16 @@ equal. Each run stores the values of every preset it used (``summary.json["soil"
 :mod:`tumble.rockfall.site.soil_record`); every field that differs between the two runs' values
 of one preset is listed as ``soil.<preset>.<field>``. A field one run does not store and the
 other has at 0 does not differ: a soil field added later is 0 where it leaves the law as it was.
+
+**Outcomes** (:func:`outcome_shares`): the share of the rocks of each run that stopped, were
+caught by a net, left the DEM, were still moving at ``t_max`` and failed, every outcome either run
+recorded (a run without nets caught none: 0); each run's shares sum to 1.
+
+**Barrier lines** (:func:`barrier_comparison`): every barrier line or net of either run, by name,
+with what each run's ``summary.json["barriers"]`` says of it (:data:`BARRIER_VALUES`: the rocks
+crossing it downslope and the crossings both ways, the 95th percentile and largest kinetic
+energy, the UNI 11211-4 design values ``E_d``, ``v_d``, ``h_d``, and what a net did to the rocks);
+None for a run without that line.
 """
 
 from __future__ import annotations
@@ -205,4 +215,83 @@ def soil_value_differences(
             if a == b or (a is None and b == 0.0) or (b is None and a == 0.0):
                 continue
             out.append({"key": f"soil.{preset}.{field}", "a": a, "b": b})
+    return out
+
+
+#: the outcomes of a rock, in the order a comparison lists them, and their labels
+OUTCOME_LABELS = {
+    "stopped": "stopped",
+    "caught": "caught by a net",
+    "left_domain": "left the DEM",
+    "timed_out": "still moving at t_max",
+    "failed": "failed",
+}
+
+
+def outcome_shares(summary_a: Mapping[str, Any], summary_b: Mapping[str, Any]) -> list[dict]:
+    """The share of each outcome in both runs (module docstring): ``{"outcome", "label", "a",
+    "b"}`` for every outcome of :data:`OUTCOME_LABELS` either run recorded, in that order, then
+    any other outcome a run records; an outcome a run does not record is 0 (no nets: none
+    caught)."""
+    fractions = [dict(s.get("fractions") or {}) for s in (summary_a, summary_b)]
+    known = [k for k in OUTCOME_LABELS if any(k in f for f in fractions)]
+    other = sorted({k for f in fractions for k in f} - set(OUTCOME_LABELS))
+    return [
+        {
+            "outcome": key,
+            "label": OUTCOME_LABELS.get(key, key.replace("_", " ")),
+            "a": fractions[0].get(key, 0.0),
+            "b": fractions[1].get(key, 0.0),
+        }
+        for key in (*known, *other)
+    ]
+
+
+#: what a comparison takes of each barrier of ``summary.json["barriers"]``: a key of the
+#: comparison, its label and unit, and its path in the barrier's entry
+BARRIER_VALUES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "rocks_crossing": ("rocks crossing downslope", "", ("rocks_crossing",)),
+    "fraction_crossing": ("share of the rocks crossing", "", ("fraction_crossing",)),
+    "crossings_downslope": ("crossings downslope", "", ("crossings_downslope",)),
+    "crossings_upslope": ("crossings upslope", "", ("crossings_upslope",)),
+    "kinetic_energy_p95_kJ": ("kinetic energy p95", "kJ", ("kinetic_energy_kJ", "p95")),
+    "kinetic_energy_max_kJ": ("kinetic energy max", "kJ", ("kinetic_energy_kJ", "max")),
+    "passing_height_p95_m": ("passing height p95", "m", ("passing_height_m", "p95")),
+    "E_d_kJ": ("design energy E_d", "kJ", ("design", "E_d_kJ")),
+    "v_d_ms": ("design velocity v_d", "m/s", ("design", "v_d_ms")),
+    "h_d_m": ("design height h_d", "m", ("design", "h_d_m")),
+    "caught": ("rocks caught", "", ("outcomes", "caught")),
+    "overtopped": ("rocks overtopping", "", ("outcomes", "overtopped")),
+    "broke_through": ("rocks breaking through", "", ("outcomes", "broke_through")),
+}
+
+
+def _at(entry: Mapping[str, Any] | None, path: tuple[str, ...]) -> Any:
+    value: Any = entry
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def barrier_comparison(summary_a: Mapping[str, Any], summary_b: Mapping[str, Any]) -> list[dict]:
+    """Every barrier of either run (module docstring), those of A first, then those only B has:
+    ``{"name", "kind": {"a", "b"}, <key of BARRIER_VALUES>: {"a", "b"}}``, None for a run
+    without the barrier or a value it does not have (no rock crossed)."""
+    entries = [
+        {str(b["name"]): b for b in (s.get("barriers") or []) if isinstance(b, Mapping)}
+        for s in (summary_a, summary_b)
+    ]
+    names = [*entries[0], *(n for n in entries[1] if n not in entries[0])]
+    out = []
+    for name in names:
+        a, b = entries[0].get(name), entries[1].get(name)
+        record: dict[str, Any] = {
+            "name": name,
+            "kind": {"a": _at(a, ("kind",)), "b": _at(b, ("kind",))},
+        }
+        for key, (_, _, path) in BARRIER_VALUES.items():
+            record[key] = {"a": _at(a, path), "b": _at(b, path)}
+        out.append(record)
     return out

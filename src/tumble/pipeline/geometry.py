@@ -156,8 +156,14 @@ def barrier_sides_from_geometry(record: dict[str, Any]) -> list[dict[str, Any] |
     """How the run decided each barrier's uphill side (the keys of
     :meth:`tumble.rockfall.site.barrier_files.BarrierSide.record`), None where not stored."""
     keys = ("uphill", "uphill_from", "release_share_uphill", "release_share_downslope")
+    # which way a crossing counts: stored since lines between sources count from each rock's
+    # own side; a run of an earlier version counted every line from its uphill side
+    optional = ("direction_from", "direction_rule")
     return [
-        {k: b[k] for k in keys} if all(k in b for k in keys) else None for b in record["barriers"]
+        {k: b[k] for k in (*keys, *(o for o in optional if o in b))}
+        if all(k in b for k in keys)
+        else None
+        for b in record["barriers"]
     ]
 
 

@@ -38,6 +38,8 @@ they let pass.
 Uphill sides: the run's own barriers keep the side the run decided (``geometry.json``); a new
 line gets its ``uphill`` key, or the side of the run's release decided from the release
 footprint the run stored (:mod:`tumble.rockfall.site.barrier_files`, the same rule as a run's).
+An observation line whose side comes from the release judges each crossing from the side its
+rock started on (the rock's first sample), as a run does (``direction_from``).
 A run of an earlier version of tumble stored neither: the side is then the one the kept rocks
 start on, and a warning says so.
 """
@@ -63,9 +65,10 @@ from tumble.pipeline.geometry import (
     kept_bodies,
     release_footprint,
 )
-from tumble.pipeline.trajectories import write_parquet
+from tumble.pipeline.trajectories import sample_starts, write_parquet
 from tumble.rockfall.barriers import with_uphill
 from tumble.rockfall.ensemble.censoring import format_percent
+from tumble.rockfall.ensemble.crossings import directions_from_starts
 from tumble.rockfall.ensemble.replay import replay_crossings, sample_interval
 from tumble.rockfall.hazard.design import DesignFactors, barrier_statistics
 from tumble.rockfall.site.barrier_files import build_barriers, side_records
@@ -202,6 +205,11 @@ def replay_barriers(
             f"{paths.geometry} holds no body of rock(s) {missing[:5]} whose trajectories are kept"
         )
     crossings = replay_crossings(terrain, barriers, samples, bodies, vertices.__getitem__)
+    own_side = [(side or {}).get("direction_from") == "start" for side in sides]
+    if any(own_side):
+        crossings = directions_from_starts(
+            crossings, barriers, own_side, sample_starts(samples, released)
+        )
     n_rocks = int(stored.size)
     if n_rocks == 0:
         raise ValueError(f"{paths.trajectories} holds no sample")

@@ -56,6 +56,7 @@ from tumble.pipeline.trajectories import (
 from tumble.pipeline.visits import write_visits
 from tumble.rockfall.ensemble import run_chunks
 from tumble.rockfall.ensemble.chunks import describe_differences
+from tumble.rockfall.ensemble.crossings import directions_from_starts
 from tumble.rockfall.ensemble.driver import CHUNK_SIZE
 from tumble.rockfall.ensemble.outputs import (
     deposits_gpkg_in_background,
@@ -76,6 +77,7 @@ from tumble.rockfall.hazard.reach import (
 from tumble.rockfall.hazard.zoning import zoning_record
 from tumble.rockfall.site.barrier_files import side_records
 from tumble.rockfall.site.from_config import DEFAULT_SCENARIO, RunSetup, build_run
+from tumble.rockfall.site.release_sources import add_frequency_notes
 from tumble.rockfall.site.resolved import resolved_config
 from tumble.rockfall.site.soil_record import soil_text
 
@@ -250,6 +252,16 @@ class RockfallRun:
         )
         reduce_start = time.perf_counter()
         result = chunk_run.reduction.result(chunk_run.wall_time)
+        # observation lines between sources: each crossing judged from its rock's own side
+        own_side = [s is not None and s.direction_from == "start" for s in setup.barrier_sides]
+        if result.crossings is not None and any(own_side):
+            starts = np.full((ensemble.n_rocks, 2), np.nan)
+            starts[np.asarray(result.rocks["rock"], dtype=np.int64)] = np.column_stack(
+                [result.rocks["release_x"], result.rocks["release_y"]]
+            )
+            result.crossings = directions_from_starts(
+                result.crossings, ensemble.barriers, own_side, starts
+            )
         # hazard products, from the engine's results
         add_barrier_statistics(
             result,
@@ -272,6 +284,8 @@ class RockfallRun:
                 abs(terrain.dx * terrain.dy),
                 ~np.isfinite(np.asarray(terrain.heights)),
             )
+            size = int(terrain.heights.size)
+            add_frequency_notes(result.summary, setup.site, result.reach, size, setup.release)
         check = _convergence(self.requested)
         converged = check.check(result.rasters)[1]
         result.summary["convergence"] = check.record(result.rasters, ensemble.n_rocks)
@@ -376,7 +390,9 @@ class RockfallRun:
                     crs,
                     list(setup.site.class_names),
                 )
-                _describe_sample(result.summary, kept, every, ensemble, sample, result.crossings)
+                _describe_sample(
+                    result.summary, kept, every, ensemble, sample, result.crossings, own_side
+                )
             staged.geometry.write_text(json.dumps(geometry) + "\n")
             if ensemble.n_rocks == 1:
                 columns = trajectory_columns(first)
@@ -496,10 +512,12 @@ def _describe_sample(
     ensemble: Any,
     sample: dict[str, Any],
     crossings: dict[str, Any] | None,
+    own_side: Sequence[bool] = (),
 ) -> None:
     """``summary["trajectories"]``: the kept rocks and how they were chosen; a warning when the
-    replay of the run's own barriers on them does not give the run's crossings."""
-    differ = replay_mismatches(ensemble, sample, crossings)
+    replay of the run's own barriers on them does not give the run's crossings (the lines of
+    ``own_side`` judged from each rock's start, as the run's)."""
+    differ = replay_mismatches(ensemble, sample, crossings, own_side)
     summary["trajectories"] = kept.describe(every, differ)
     if differ:
         shown = ", ".join(str(k) for k in differ[:10]) + (" ..." if len(differ) > 10 else "")

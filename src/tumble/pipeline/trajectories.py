@@ -53,6 +53,7 @@ from tumble.rockfall import RockTrajectory
 from tumble.rockfall.barriers import Barrier
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.ensemble.crossings import COLUMNS as CROSSING_COLUMNS
+from tumble.rockfall.ensemble.crossings import directions_from_starts
 from tumble.rockfall.ensemble.replay import crossing_points, crossing_steps, replay_crossings
 from tumble.rockfall.hazard.sources import Site
 from tumble.rockfall.site.areas import largest_remainder
@@ -302,13 +303,28 @@ def trajectory_sample(
     return {name: np.concatenate(values) for name, values in parts.items()}
 
 
+def sample_starts(sample: Mapping[str, np.ndarray], n_rocks: int) -> np.ndarray:
+    """(n_rocks, 2): x, y of the first sample of every rock of a trajectory sample (its
+    start), NaN for the rocks the sample does not hold."""
+    rock = np.asarray(sample["rock"], dtype=np.int64)
+    starts = np.full((int(n_rocks), 2), np.nan)
+    first = np.flatnonzero(np.r_[True, rock[1:] != rock[:-1]])[: rock.size]
+    starts[rock[first]] = np.column_stack(
+        [np.asarray(sample["x"])[first], np.asarray(sample["y"])[first]]
+    )
+    return starts
+
+
 def replay_mismatches(
     ensemble: Ensemble,
     sample: Mapping[str, np.ndarray],
     crossings: Mapping[str, np.ndarray] | None,
+    own_side: Sequence[bool] = (),
 ) -> list[int]:
     """The rocks of ``sample`` whose crossings, replayed across the ensemble's own barriers
-    (:func:`tumble.rockfall.ensemble.replay.replay_crossings`), differ from the run's
+    (:func:`tumble.rockfall.ensemble.replay.replay_crossings`; the barriers of ``own_side``
+    judged from each rock's first sample, its start, as the run judged them:
+    :func:`tumble.rockfall.ensemble.crossings.directions_from_starts`), differ from the run's
     ``crossings`` table: another row count, barrier, direction or outcome, or a number farther
     apart than :data:`REPLAY_RTOL` relative and :data:`REPLAY_ATOL` absolute."""
     if not ensemble.barriers or crossings is None or len(sample.get("rock", ())) == 0:
@@ -321,6 +337,10 @@ def replay_mismatches(
         ensemble.bodies,
         lambda k: ensemble.rock(k).vertices,
     )
+    if any(own_side):
+        replayed = directions_from_starts(
+            replayed, ensemble.barriers, own_side, sample_starts(sample, ensemble.n_rocks)
+        )
     ran_rock = np.asarray(crossings["rock"], dtype=np.int64)
     differ = []
     for k in np.unique(rock):

@@ -31,10 +31,12 @@ A run decides from its release as a whole (:meth:`tumble.rockfall.release.Releas
 the release point, points along a release line, a lattice over each release polygon or area
 weighted by its share of the rocks, the cells of a source raster weighted by their values;
 :mod:`tumble.rockfall.site.barrier_files` reports the shares and warns about a minority on the
-protected side). A barrier handed to the engine without a side (``uphill=None``) is decided
-from the starting points of the rocks that meet it (:func:`with_uphill`: the ensemble's rocks,
-the one rock of :func:`tumble.rockfall.simulate.simulate`, the first sample of each replayed
-rock).
+protected side of a net; an observation line decided so judges each crossing from the side its
+rock started on, :func:`tumble.rockfall.ensemble.crossings.directions_from_starts`, and takes the
+rocks of sources on both sides). A barrier handed to the engine without a side
+(``uphill=None``) is decided from the starting points of the rocks that meet it
+(:func:`with_uphill`: the ensemble's rocks, the one rock of
+:func:`tumble.rockfall.simulate.simulate`, the first sample of each replayed rock).
 
 :func:`pack_barriers` lays all barriers out as flat arrays for the compiled kernels
 (:class:`BarrierArrays`), and :func:`segment_crossing` is the kernel's crossing test of one step

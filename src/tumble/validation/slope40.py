@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tumble.rockfall.ensemble.censoring import format_percent
-
 #: Leine et al. 2021 (seed 000), Table 2: 1000 EOTA221 rocks of 780 kg on the idealised 40 deg
 #: slope, random initial orientation, dt = 0.002 s; mean and standard deviation, and the RAMMS
 #: run time (Table 1, one desktop computer)
@@ -59,7 +57,8 @@ def published_applies(summary: dict) -> bool:
 def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, Any]]:
     """Rows of the comparison of two run summaries ``a`` and ``b`` (path statistics as in
     Table 2, then more); the published values beside them only when both runs are on the
-    scenario they were published for (:func:`published_applies`)."""
+    scenario they were published for (:func:`published_applies`). The outcomes of the rocks and
+    the barrier lines are added by :mod:`tumble.pipeline.compare`."""
     published = published_applies(a) and published_applies(b)
     rows = []
     pub_e, pub_i = PUBLISHED_SLOPE40["explicit"], PUBLISHED_SLOPE40["implicit"]
@@ -87,12 +86,6 @@ def compare_table(a: dict, b: dict, labels: tuple[str, str]) -> list[dict[str, A
         ("run-out p95 (m)", lambda s: _fmt(s["runout_m"]["p95"], None)),
         ("lateral spread std (m)", lambda s: _fmt(s["lateral_spread_m"]["std"], None)),
         ("lateral spread p95 (m)", lambda s: _fmt(s["lateral_spread_m"]["p95"], None)),
-        (
-            "stopped / left / timed out",
-            lambda s: " / ".join(
-                format_percent(s["fractions"][k]) for k in ("stopped", "left_domain", "timed_out")
-            ),
-        ),
         ("rocks", lambda s: str(s["n_rocks"])),
         ("wall time (s)", lambda s: _fmt(s["wall_time_s"], None)),
         (

@@ -208,8 +208,10 @@ def write_compare_report(
         columns = list(table[0])
         parts += [
             "<h2>The two runs side by side</h2>",
-            "<p class='note'>Mean and standard deviation over the path samples, and per-rock "
-            "statistics (compare.csv).</p>",
+            "<p class='note'>Mean and standard deviation over the path samples, per-rock "
+            "statistics, the share of the rocks of each outcome, and every barrier line of "
+            "either run: its crossings, energies and UNI 11211-4 design values "
+            "(compare.csv).</p>",
             _table(
                 [html.escape(c) for c in columns],
                 [[_cell(row.get(c), text=True) for c in columns] for row in table],

@@ -216,6 +216,12 @@ def _zoning(summary: Mapping[str, Any]) -> str:
         for name, a in record["areas"].items()
         if isinstance(a, Mapping)
     ]
+    frequency = record.get("frequency")
+    used = (
+        f" Onset frequency: {html.escape(str(frequency['text']))} ({frequency['key']})."
+        if isinstance(frequency, Mapping)
+        else ""
+    )
     return (
         "<h2>Hazard zones</h2><p class='note'>Intensity from the kinetic energy of a block "
         f"(strong above {number(high)} kJ, medium above {number(low)} kJ, weak below), "
@@ -223,7 +229,9 @@ def _zoning(summary: Mapping[str, Any]) -> str:
         f"years, medium up to {number(periods[1])}, low up to {number(periods[2])}; beyond, the "
         "residual hazard, not drawn), the zone from the nine-field diagram ("
         + html.escape(str(record.get("source", "")))
-        + "; hazard_zone.tif). Area of each zone (DEM samples times the cell area):</p>"
+        + "; hazard_zone.tif)."
+        + used
+        + " Area of each zone (DEM samples times the cell area):</p>"
         + records_table(rows)
     )
 
@@ -516,12 +524,19 @@ def figure_caption(relative: str) -> str:
 
 def barrier_side(b: Mapping[str, Any]) -> str:
     """The side a barrier's rocks come from, as the report shows it: ``"left (release 100 %)"``,
-    ``"right (configured)"``; seen along the line from its first point to its last."""
+    ``"right (configured)"``; seen along the line from its first point to its last; for a line
+    that judges each crossing from its rock's start, that rule."""
     uphill = b.get("uphill")
     if uphill is None:
         return "n/a"
     source = b.get("uphill_from")
     share = b.get("release_share_uphill")
+    if b.get("direction_from") == "start" and share is not None and share < 1.0:
+        other = "right" if uphill == "left" else "left"
+        return (
+            f"each rock's own side (release {percent(share)} {uphill}, "
+            f"{percent(b.get('release_share_downslope'))} {other})"
+        )
     if source == "release" and share is not None:
         return f"{uphill} (release {percent(share)})"
     if source in ("configuration", "file"):

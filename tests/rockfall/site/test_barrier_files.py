@@ -14,7 +14,11 @@ from tumble.io.config import load_config
 from tumble.io.vectors import write_lines
 from tumble.rockfall.barriers import Barrier
 from tumble.rockfall.release import Release
-from tumble.rockfall.site.barrier_files import barriers_from_config, build_barriers
+from tumble.rockfall.site.barrier_files import (
+    DIRECTION_RULES,
+    barriers_from_config,
+    build_barriers,
+)
 from tumble.rockfall.terrain import Terrain
 
 # --- barriers_from_config: validation ------------------------------------------------------------
@@ -220,6 +224,8 @@ def test_the_uphill_side_is_the_side_of_the_release(slope):
         "uphill_from": "release",
         "release_share_uphill": 1.0,
         "release_share_downslope": 0.0,
+        "direction_from": "start",
+        "direction_rule": DIRECTION_RULES["start"],
     }
     assert site.warnings == ()
     # without a release the side is left to the engine (the rocks' starting points)
@@ -227,9 +233,10 @@ def test_the_uphill_side_is_the_side_of_the_release(slope):
 
 
 def test_a_release_on_both_sides_is_refused_and_uphill_asked_for(slope):
-    """A 20 m x 20 m release polygon halved by the line x = 40: 50 % on each side."""
+    """A 20 m x 20 m release polygon halved by the net x = 40: 50 % on each side (a net holds
+    rocks from one side only)."""
     square = [[30.0, -10.0], [50.0, -10.0], [50.0, 10.0], [30.0, 10.0]]
-    entry = {"name": "middle", "line": [[40.0, -20.0], [40.0, 20.0]]}
+    entry = {"name": "middle", "line": [[40.0, -20.0], [40.0, 20.0]], "height": 3.0}
     with pytest.raises(ConfigError) as err:
         build_barriers([entry], slope, release=_release(polygon=square))
     assert err.value.key == "barrier.0.uphill"
@@ -237,16 +244,39 @@ def test_a_release_on_both_sides_is_refused_and_uphill_asked_for(slope):
         assert words in str(err.value)
     site = build_barriers([{**entry, "uphill": "left"}], slope, release=_release(polygon=square))
     assert site.barriers[0].uphill == "left" and site.sides[0].uphill_from == "configuration"
-    # a release point on the line: no side at all
-    with pytest.raises(ConfigError, match="the release lies on the line itself"):
-        build_barriers([entry], slope, release=_release(point=(40.0, 0.0)))
+    # a release point on the line: no side at all, for a net and for an observation line
+    line = {"name": "middle", "line": entry["line"]}
+    for barrier in (entry, line):
+        with pytest.raises(ConfigError, match="the release lies on the line itself"):
+            build_barriers([barrier], slope, release=_release(point=(40.0, 0.0)))
+
+
+def test_an_observation_line_between_sources_judges_each_rock_from_its_own_side(slope):
+    """The observation line x = 40 with the release on both sides, and with 26 % of it on its
+    right: decided, each crossing judged from its rock's start (direction_from "start"), no
+    warning about a protected side; the line's own side is the larger share."""
+    square = [[30.0, -10.0], [50.0, -10.0], [50.0, 10.0], [30.0, 10.0]]
+    cut = [[44.8, -20.0], [44.8, 20.0]]
+    for line, uphill in (([[40.0, -20.0], [40.0, 20.0]], "left"), (cut, "left")):
+        site = build_barriers(
+            [{"name": "obs", "line": line}], slope, release=_release(polygon=square)
+        )
+        side = site.sides[0]
+        assert site.barriers[0].uphill == uphill and side.direction_from == "start"
+        assert site.warnings == ()
+        assert side.record()["direction_rule"].startswith("a crossing away from the side")
+    # uphill given: the given side for every rock, as before
+    given = build_barriers(
+        [{"name": "obs", "line": cut, "uphill": "left"}], slope, release=_release(polygon=square)
+    )
+    assert given.sides[0].direction_from == "uphill" and len(given.warnings) == 1
 
 
 def test_a_minority_on_the_protected_side_is_decided_and_warned(slope):
-    """The line x = 46 cuts the square x in [30, 50] at 80 % / 20 % (to within one column of the
+    """The net x = 46 cuts the square x in [30, 50] at 80 % / 20 % (to within one column of the
     footprint's lattice, 0.625 m of 20 m: 0.032): the left is uphill, the 20 % named."""
     square = [[30.0, -10.0], [50.0, -10.0], [50.0, 10.0], [30.0, 10.0]]
-    entry = {"name": "cut", "line": [[46.0, -20.0], [46.0, 20.0]]}
+    entry = {"name": "cut", "line": [[46.0, -20.0], [46.0, 20.0]], "capacity": 500.0}
     site = build_barriers([entry], slope, release=_release(polygon=square))
     side = site.sides[0]
     assert site.barriers[0].uphill == "left"

@@ -8,9 +8,14 @@ along the barrier line from its first vertex), ``passing_height_m`` (centre of m
 terrain, vertical), ``top_height_m`` (highest point of the rock above the terrain),
 ``velocity_ms``, ``kinetic_energy_kJ`` (translational + rotational), ``rotational_energy_kJ``,
 ``rotational_velocity_rad_s`` (``|omega|``), ``mass_kg``, ``direction`` (``downslope``: from the
-barrier's uphill side, the side the rocks come from, to the other; ``upslope``: the other way;
+barrier's uphill side, the side the rocks come from, to the other, or for a line judged by
+:func:`directions_from_starts` from the side the rock started on; ``upslope``: the other way;
 :mod:`tumble.rockfall.barriers`) and ``outcome`` (``passed``, ``caught``, ``overtopped``,
 ``broke_through``).
+
+:func:`directions_from_starts` judges the direction of the crossings of chosen lines from the
+side of the line where each rock started instead (a line between two sources takes the rocks of
+both, each from its own side: :mod:`tumble.rockfall.site.barrier_files`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tumble.rockfall.barriers import Barrier
+from tumble.rockfall.barriers import Barrier, point_sides
 from tumble.rockfall.step.nets import (
     N_XCOLS,
     OUTCOMES,
@@ -99,3 +104,33 @@ def crossings_table(
         if rock.size
         else np.zeros(0, dtype=str),
     }
+
+
+def directions_from_starts(
+    crossings: dict[str, np.ndarray],
+    barriers: Sequence[Barrier],
+    own_side: Sequence[bool],
+    starts: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """The crossings table with the ``direction`` of every crossing of a barrier ``i`` with
+    ``own_side[i]`` judged from the side of its line where the crossing's rock started
+    (``starts`` (n_rocks, 2): x, y of every rock's start, indexed by rock): ``downslope`` when the
+    rock crosses from that side to the other, ``upslope`` the other way. A rock that started on
+    the line (or on the straight extension of an end segment,
+    :func:`tumble.rockfall.barriers.point_sides`) keeps the direction from the line's uphill
+    side. The other columns are the same arrays."""
+    direction = np.asarray(crossings["direction"]).astype(str).copy()
+    names = np.asarray(crossings["barrier"]).astype(str)
+    rock = np.asarray(crossings["rock"], dtype=np.int64)
+    starts = np.asarray(starts, dtype=np.float64).reshape(-1, 2)
+    for barrier, own in zip(barriers, own_side, strict=True):
+        rows = np.flatnonzero(names == barrier.name)
+        if not own or rows.size == 0 or barrier.uphill is None:
+            continue
+        started = point_sides(barrier.line, starts[rock[rows]])  # +1 left, -1 right, 0 on it
+        uphill = 1.0 if barrier.uphill == "left" else -1.0
+        # the side each crossing came from: the uphill side for a downslope crossing
+        came_from = np.where(direction[rows] == "downslope", uphill, -uphill)
+        judged = np.where(came_from == started, "downslope", "upslope")
+        direction[rows] = np.where(started == 0.0, direction[rows], judged)
+    return {**crossings, "direction": direction}

@@ -7,7 +7,9 @@ of mass, the columns of :data:`CROSSING_COLUMNS`) and the barriers (objects with
 
 **Which crossings count.** For every barrier, each rock's *first downslope crossing* of it (the
 earliest ``t_s`` among its rows with ``direction == "downslope"``, i.e. from the barrier's uphill
-side, the side the rocks come from, to its protected side; ties broken by row order): a rock
+side, the side the rocks come from, to its protected side, or for an observation line between
+sources from the side its rock started on, :mod:`tumble.rockfall.site.barrier_files`; ties
+broken by row order): a rock
 that crosses back and forth counts once, an ``"upslope"`` crossing alone not at all
 (:func:`first_downslope`). This is the sample a fence at the line would meet. The crossings of
 both directions are counted beside it (``crossings_downslope``, ``crossings_upslope``: rows of
@@ -94,7 +96,7 @@ CROSSING_COLUMNS = {
     "rotational_energy_kJ": "rotational kinetic energy, kJ",
     "rotational_velocity_rad_s": "magnitude of the angular velocity, rad/s",
     "mass_kg": "mass of the rock, kg",
-    "direction": '"downslope" (from the uphill side) or "upslope"',
+    "direction": '"downslope" (from the side the rock comes from) or "upslope"',
     "outcome": '"passed", "caught", "overtopped" or "broke_through"',
 }
 

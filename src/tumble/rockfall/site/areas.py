@@ -40,6 +40,8 @@ named.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 import os
 from collections.abc import Sequence
@@ -151,6 +153,19 @@ class ReleaseAreas:
     @property
     def frequencies(self) -> tuple[float | None, ...]:
         return tuple(a.frequency for a in self.areas)
+
+    def with_frequencies(
+        self, frequencies: Sequence[float], description: dict[str, Any]
+    ) -> ReleaseAreas:
+        """The same areas, rocks and places with these onset frequencies (one per area) and
+        ``description`` (:mod:`tumble.rockfall.site.release_sources`: densities times sizes)."""
+        out = copy.copy(self)
+        out.areas = tuple(
+            dataclasses.replace(a, frequency=float(f))
+            for a, f in zip(self.areas, frequencies, strict=True)
+        )
+        out.description = dict(description)
+        return out
 
     def source_of(self, k: int | np.ndarray) -> np.ndarray:
         """The area index of rock(s) ``k`` (rocks are numbered area by area)."""

@@ -18,14 +18,25 @@ slope, a line across a gully). It is, in this order:
    release (:data:`tumble.rockfall.barriers.UPHILL_MAJORITY`; a point belongs to the side of
    the line nearest to it, beyond the line's ends to the side of its end segment extended).
 
-An engineer draws a fence or an observation line between the sources and what it protects, so
-the sources lie on one side; if they do not (release areas on both sides of the line, or a
-release point on it), guessing would silently count the wrong crossings, so the barrier is
-refused and ``uphill`` asked for (``barrier.<k>.uphill``), with the shares on each side. What
-is decided is reported per barrier (:class:`BarrierSide`) and in warnings: the share of the
-release that lies on the protected side (rocks released there that cross the line count as
-upslope, and nets do not act on them), and an ``uphill`` given against the side where most of
-the release lies.
+**Which way a crossing goes.** A net holds rocks from its uphill side only (the simulation
+decides it as the rock meets the net), so its crossings are judged from that side
+(``direction_from = "uphill"``). An observation line whose side is decided from the release
+takes every load that reaches it: each crossing is judged from the side of the line where its
+rock started (``direction_from = "start"``; :func:`tumble.rockfall.ensemble.crossings.\
+directions_from_starts`), so a line drawn between two sources counts the rocks of both as
+downslope, each coming from its own side, and a rock that crosses back counts upslope. The
+line's ``uphill`` is then the side most of the release lies on (the larger share) and decides
+only for a rock that starts on the line itself. A line with ``uphill`` given (key or attribute)
+keeps the given side for every rock (``direction_from = "uphill"``).
+
+An engineer draws a fence between the sources and what it protects, so the sources lie on one
+side; if they do not (release areas on both sides of the net, or a release point on it),
+guessing would silently count the wrong crossings, so the net is refused and ``uphill`` asked
+for (``barrier.<k>.uphill``), with the shares on each side; so is a line with the whole release
+on it. What is decided is reported per barrier (:class:`BarrierSide`) and in warnings: the share
+of the release that lies on a net's protected side (rocks released there that cross the net
+count as upslope, and the net does not act on them), and an ``uphill`` given against the side
+where most of the release lies.
 
 **Nodata.** A vertex off the DEM's rectangle is refused (the line is likely in other
 coordinates). A line that runs over nodata areas of the DEM (holes, an irregular footprint) is
@@ -173,11 +184,15 @@ class BarrierSide:
     uphill_from: str
     left: float | None = None
     right: float | None = None
+    #: ``"start"``: each crossing judged from the side its rock started on; ``"uphill"``: from
+    #: the line's uphill side (module docstring)
+    direction_from: Literal["start", "uphill"] = "uphill"
 
     def record(self) -> dict[str, Any]:
         """The keys a barrier's entry of ``summary.json["barriers"]`` carries: ``uphill``,
         ``uphill_from``, ``release_share_uphill`` and ``release_share_downslope`` (the shares
-        of the release on either side, None when not known)."""
+        of the release on either side, None when not known), ``direction_from`` and
+        ``direction_rule`` (which way a crossing counts, in words)."""
         shares = {"left": self.left, "right": self.right}
         other = "right" if self.uphill == "left" else "left"
         return {
@@ -185,7 +200,18 @@ class BarrierSide:
             "uphill_from": self.uphill_from,
             "release_share_uphill": shares[self.uphill],
             "release_share_downslope": shares[other],
+            "direction_from": self.direction_from,
+            "direction_rule": DIRECTION_RULES[self.direction_from],
         }
+
+
+#: which way a crossing counts, in words, by :attr:`BarrierSide.direction_from`
+DIRECTION_RULES = {
+    "start": "a crossing away from the side of the line where its rock started is downslope, "
+    "so rocks from sources on either side of the line all count, each from its own side",
+    "uphill": "a crossing from the uphill side to the other is downslope; rocks released on the "
+    "other side that cross count as upslope",
+}
 
 
 @dataclass(frozen=True)
@@ -282,6 +308,10 @@ def _decide_side(
             warnings.append(_protected_side_warning(where, other, shares[other], seen))
         return BarrierSide(given, given_from, left, right), warnings
     side = uphill_side((left, right))
+    if barrier.kind == "line" and left + right > 0.0:
+        # every rock judged from its own side: the line's side decides only for a start on it
+        larger: Literal["left", "right"] = "left" if left >= right else "right"
+        return BarrierSide(side or larger, "release", left, right, "start"), []
     if side is None:
         found = (
             f"{percent(left)} of the release lies on its left and {percent(right)} on its right"
@@ -305,7 +335,8 @@ def _protected_side_warning(where: str, side: str, share: float, seen: str) -> s
     return (
         f"{where}: {percent(share)} of the release lies on its protected side ({side}, {seen}); "
         "rocks released there that cross it count as upslope and are not in its design values, "
-        "and a net does not act on them"
+        "and a net does not act on them (an observation line without uphill given counts each "
+        "rock from its own side)"
     )
 
 

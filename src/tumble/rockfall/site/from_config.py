@@ -44,6 +44,12 @@ from tumble.rockfall.site.landcover import (
     soil_from_class_map,
     with_forest,
 )
+from tumble.rockfall.site.release_sources import (
+    frequency_record,
+    inline_frequency,
+    release_areas,
+    with_inline_frequency,
+)
 from tumble.rockfall.site.rock_classes import (
     RockClass,
     VolumeDistribution,
@@ -342,7 +348,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     stems, forest_warnings = stems_from_config(config.forest, terrain, base)
     drawn_soils = _soil_uncertainty(config, terrain, base)
     r = config.release
-    areas = _release_areas(config, terrain, base)
+    areas = release_areas(config, terrain, base, _rock_count(config))
     fields = {
         "point": r.point,
         "line": r.line,
@@ -402,6 +408,8 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     except ValueError as err:
         raise ConfigError(str(err), "design") from None
     site = _site(config.rocks, rock.name, areas, classes, None if drawn is None else drawn.class_id)
+    site = with_inline_frequency(site, inline_frequency(config, release, terrain))
+    release_report["frequency"] = frequency_record(config)
     counting: dict[str, Any] = {}
     if site.zoning:
         counting = {
@@ -482,40 +490,6 @@ def solver_options(config: RockfallConfig) -> Options:
 
 
 # --- release areas and rock classes (site.areas, site.rock_classes, hazard.sources) ---------
-
-#: keys of [release] that apply to release areas read from a vector file
-AREA_FILE_KEYS = ("layer", "name_field", "frequency_field", "weight_field")
-
-
-def _release_areas(config: RockfallConfig, terrain: Terrain, base: Path) -> ReleaseAreas | None:
-    """The release areas of ``release.areas`` or ``release.raster``, or None."""
-    r = config.release
-    file_keys = [k for k in AREA_FILE_KEYS if getattr(r, k) is not None]
-    if r.areas is not None and r.raster is not None:
-        raise ConfigError("give release.areas or release.raster, not both", "release.raster")
-    if r.areas is None and file_keys:
-        raise ConfigError(
-            f"release.{', release.'.join(file_keys)} applies to release areas read from a "
-            "vector file (release.areas = ...)",
-            f"release.{file_keys[0]}",
-        )
-    try:
-        if r.areas is not None:
-            return ReleaseAreas.from_file(
-                _path(r.areas, base),
-                terrain,
-                _rock_count(config),
-                layer=r.layer,
-                name_field=r.name_field,
-                frequency_field=r.frequency_field,
-                weight_field=r.weight_field,
-            )
-        if r.raster is not None:
-            return ReleaseAreas.from_raster(_path(r.raster, base), terrain, _rock_count(config))
-    except (ValueError, OSError) as err:
-        key = "release.areas" if r.areas is not None else "release.raster"
-        raise ConfigError(str(err), key) from err
-    return None
 
 
 def _rock_classes(config: RockfallConfig, base: Path) -> list[RockClass] | None:
