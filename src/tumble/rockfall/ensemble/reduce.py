@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
-from tumble.rockfall.ensemble.censoring import SLOW_SPEED, censoring_warnings, format_percent
+from tumble.rockfall.ensemble.censoring import SLOW_SPEED, censoring_warnings
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
@@ -566,28 +566,3 @@ def reduce_chunks(
     if empty:
         raise ValueError("no chunks to reduce")
     return reduction.result(wall_time)
-
-
-def summary_line(summary: dict) -> str:
-    """One line for the end of a run."""
-    f = summary["fractions"]
-    e = summary["kinetic_energy_kJ"]["rock_max"]
-    r = summary["runout_m"]
-    rate = summary.get("rock_steps_per_s") or 0.0
-
-    def num(value: float | None, fmt: str) -> str:
-        return "n/a" if value is None else format(value, fmt)
-
-    # every outcome with a share, so that the shares add up to the rocks of the run
-    caught = f" caught by a net {format_percent(f['caught'])}," if f.get("caught") else ""
-    failed = f" failed {format_percent(f['failed'])}," if f.get("failed") else ""
-    return (
-        f"{summary['n_rocks']} rocks ({summary['scheme']}): "
-        f"stopped {format_percent(f['stopped'])},{caught} left {format_percent(f['left_domain'])}, "
-        f"timed out {format_percent(f['timed_out'])},{failed}".rstrip(",")
-        + "; "
-        f"largest kinetic energy of a rock {num(e['p50'], '.1f')} kJ (p95 "
-        f"{num(e['p95'], '.1f')}); "
-        f"run-out {num(r['mean'], '.1f')} m (p95 {num(r['p95'], '.1f')}); "
-        f"{summary['wall_time_s']:.1f} s, {rate / 1e6:.2f} M rock-steps/s"
-    )
