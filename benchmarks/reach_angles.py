@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tumble.pipeline.auto import LOWEST_OBSERVED_DEG
+from tumble.rockfall.hazard.energy_line import LOWEST_OBSERVED_DEG
 
 
 def reach_angles(folder: Path) -> tuple[np.ndarray, int, int]:

@@ -23,12 +23,13 @@ from pathlib import Path
 import numpy as np
 
 from tumble.pipeline import RockfallRun
-from tumble.pipeline.auto import energy_line_record
+from tumble.pipeline.energy_line import release_places
 from tumble.rockfall.ensemble.counts import exceedance_counts
 from tumble.rockfall.ensemble.energy_line import cell_minima
 from tumble.rockfall.ensemble.intervals import bin_quantile_interval, clopper_pearson
 from tumble.rockfall.ensemble.reduce import RunReduction
 from tumble.rockfall.hazard.convergence import Convergence, write_converged
+from tumble.rockfall.hazard.energy_line import energy_line_record
 from tumble.rockfall.hazard.reach import (
     outlines,
     source_count,
@@ -93,7 +94,10 @@ def main() -> None:
     reached = timed("source maps", source_reach, result.reach, len(site.source_names), shape)
     count = timed("source maps", source_count, reached)
     shapes = timed("source maps", outlines, ens.terrain, reached)
-    timed("energy line record", energy_line_record, result)
+    places = release_places(run.setup.release)
+    timed(
+        "energy line record", energy_line_record, result.rasters, ens.terrain, result.rocks, places
+    )
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
         timed("files", write_converged, ens.terrain, converged, out)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -222,3 +223,20 @@ def test_an_interrupt_raised_inside_a_kernel_callback_exits_130(capsys):
 
     with pytest.raises(SystemError, match="a real failure"):
         run_parsed(argparse.Namespace(run=broken), "rockfall run")
+
+
+def test_the_printed_line_gives_the_summary_s_statistics_by_name(dem, tmp_path, capsys):
+    """The line a run ends with: each energy and run-out number follows the name of its
+    statistic and equals that statistic of summary.json to the 0.1 printed."""
+    out = tmp_path / "line"
+    assert run(dem, out, "--rocks", "8") == 0
+    [line] = [k for k in capsys.readouterr().out.splitlines() if k.startswith("8 rocks (")]
+    summary = json.loads((out / "summary.json").read_text())
+    energy, runout = summary["kinetic_energy_kJ"]["rock_max"], summary["runout_m"]
+    named = {"median": "p50", "mean": "mean", "p95": "p95", "max": "max"}
+    found = re.findall(r"(median|mean|p95|max) ([0-9.]+) (kJ|m)\b", line)
+    assert len(found) == 7
+    for name, value, unit in found:
+        expected = (energy if unit == "kJ" else runout)[named[name]]
+        assert float(value) == pytest.approx(expected, abs=0.05)
+    assert f"max {energy['max']:.1f} kJ" in line and f"run-out: mean {runout['mean']:.1f} m" in line

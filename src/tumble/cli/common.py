@@ -230,3 +230,10 @@ def body_inertia(args) -> tuple[np.ndarray, dict]:
     box: tuple[float, float, float] = args.box or DEFAULT_BOX
     body = cuboid(*box, mass=args.mass)
     return np.array(body.inertia, dtype=np.float64), {"box": list(box), "mass": args.mass}
+
+
+def reproduction_note(summary: dict) -> str | None:
+    """The line that says what a run on a built-in synthetic terrain reproduces and why its
+    reach differs from field slopes (``summary.json["energy_line"]["reproduction"]``)."""
+    text = (summary.get("energy_line") or {}).get("reproduction")
+    return f"note: {text}" if text else None

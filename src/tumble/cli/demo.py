@@ -148,6 +148,7 @@ def rockfall_report(args) -> None:
     """Run the two slope40 ensembles and their comparison, then write report.html."""
     from pathlib import Path
 
+    from tumble.cli.common import reproduction_note
     from tumble.pipeline import RockfallRun
     from tumble.pipeline.compare import compare_runs
     from tumble.rockfall.ensemble import summary_line
@@ -155,7 +156,7 @@ def rockfall_report(args) -> None:
     from tumble.viz.report import write_report
 
     out = Path(args.out)
-    runs = {}
+    runs: dict[str, Path] = {}
     for scheme in SCHEME_NAMES:
         run_dir = out / f"rockfall_{scheme}"
         settings = {"scenario": "slope40", "rocks": args.rocks, "scheme": scheme, "seed": args.seed}
@@ -168,6 +169,10 @@ def rockfall_report(args) -> None:
             outcome = run.run(run_dir, force=True)
         for warning in outcome.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        # what the two ensembles reproduce, said once before their lines
+        note = reproduction_note(outcome.summary)
+        if note and not runs:
+            print(note)
         print(summary_line(outcome.summary))
         runs[scheme] = run_dir
     compare_dir = out / "rockfall_compare"

@@ -30,7 +30,7 @@ import argparse
 import shlex
 import sys
 
-from tumble.cli.common import float_tuple, positive_float, positive_int
+from tumble.cli.common import float_tuple, positive_float, positive_int, reproduction_note
 from tumble.cli.rockfall_barriers import add_barriers_parser
 from tumble.cli.rockfall_compare import add_compare_parser
 from tumble.cli.rockfall_soils import add_soils_parser
@@ -264,6 +264,8 @@ def run_command(args) -> int:
         return 0
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if note := reproduction_note(outcome.summary):
+        print(note)
     print(summary_line(outcome.summary))
     for line in barrier_lines(outcome.summary.get("barriers", [])):
         print(line)

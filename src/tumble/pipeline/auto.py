@@ -1,5 +1,5 @@
 """Runs of ``rocks = "auto"``: the rock counts of the rounds, the chunks a round takes over from
-the round before, and the energy-line record of the summary.
+the round before; and the rocks held next to their release (``stopped_near_release``).
 
 A round of ``n`` rocks is the fixed run of ``n`` rocks: its rocks are those a run of ``n`` rocks
 simulates (one random stream per rock; with release areas the split of the rocks depends on
@@ -28,21 +28,6 @@ from tumble.rockfall.ensemble.chunks import chunk_path
 
 #: rocks of the first round of an auto run (doubled each round up to max_rocks)
 FIRST_ROUND = 200
-#: the travel angles of the geometric method (degrees) the report compares with, and its source
-GEOMETRIC_RANGE_DEG = (27.0, 35.0)
-GEOMETRIC_SOURCE = (
-    "Evans & Hungr 1993 (Can. Geotech. J. 30, 620-636): minimum shadow angle 27.5 degrees; "
-    "Jaboyedoff & Labiouse 2011 (NHESS 11, 819-828): energy-line angles of 28-35 degrees"
-)
-#: the lowest reach angle field records show: the empirical minimum shadow angle of Evans &
-#: Hungr 1993, measured from the top of the talus to the farthest boulder; the angle from the
-#: release point, higher up the cliff, to the same boulder is larger, so a rock at rest below
-#: this angle from its release lies beyond every boulder of their records
-LOWEST_OBSERVED_DEG = 27.5
-LOWEST_OBSERVED_SOURCE = (
-    "Evans & Hungr 1993, Can. Geotech. J. 30, 620-636: empirical minimum shadow angle, from the "
-    "top of the talus"
-)
 
 
 def auto_rounds(config: RockfallConfig) -> list[int]:
@@ -106,59 +91,6 @@ def carry_chunks(
 NEAR_RELEASE_M = 2.0
 #: the share of such rocks above which a run warns
 NEAR_RELEASE_SHARE = 0.01
-
-
-def energy_line_record(result: Any) -> dict[str, Any]:
-    """``summary.json["energy_line"]``: the smallest energy-line angle of the map (degrees, over
-    every cell a rock reached) and of the rocks' final points (release to stop, over the rocks
-    at rest) with their 1st, 5th and 50th percentiles, beside the geometric method's usual range
-    and the lowest angle field records show (:data:`LOWEST_OBSERVED_DEG`), with the number of
-    rocks at rest below it. A rock at rest within :data:`NEAR_RELEASE_M` of its release has no
-    reach to speak of (its angle is that of a few decimetres: ``stopped_near_release`` counts
-    it) and is left out."""
-    rasters = result.rasters
-    name = "energy_line_angle"
-    grid = np.asarray(
-        rasters.in_window(name) if hasattr(rasters, "in_window") else rasters[name],
-        dtype=np.float64,
-    )
-    angles = np.asarray(result.rocks["energy_line_angle_deg"], dtype=np.float64)
-    stopped = np.asarray(result.rocks["status"]) == "stopped"
-    started = np.asarray(result.rocks["runout_m"], dtype=np.float64) >= NEAR_RELEASE_M
-    at_rest = angles[stopped & started & np.isfinite(angles)]
-    percentiles = (
-        {f"p{q}": float(np.percentile(at_rest, q)) for q in (1, 5, 50)} if at_rest.size else None
-    )
-    return {
-        "min_angle_deg": float(np.nanmin(grid)) if np.isfinite(grid).any() else None,
-        "min_deposit_angle_deg": float(at_rest.min()) if at_rest.size else None,
-        "deposit_angle_percentiles_deg": percentiles,
-        "rocks_at_rest": int(at_rest.size),
-        "beyond_m": NEAR_RELEASE_M,
-        "geometric_range_deg": list(GEOMETRIC_RANGE_DEG),
-        "geometric_source": GEOMETRIC_SOURCE,
-        "lowest_observed_deg": LOWEST_OBSERVED_DEG,
-        "lowest_observed_source": LOWEST_OBSERVED_SOURCE,
-        "rocks_at_rest_below_lowest_observed": int(np.sum(at_rest < LOWEST_OBSERVED_DEG)),
-    }
-
-
-def energy_line_warning(record: dict[str, Any]) -> str | None:
-    """A warning when rocks of the run came to rest below the lowest angle field records show:
-    the soil lets them run further than observed rockfalls do."""
-    below, total = record["rocks_at_rest_below_lowest_observed"], record["rocks_at_rest"]
-    if not below:
-        return None
-    return (
-        f"{below} of the {total} rocks at rest beyond {NEAR_RELEASE_M:g} m of their release "
-        f"({100.0 * below / total:.1f} %) stopped below an "
-        f"energy-line angle of {LOWEST_OBSERVED_DEG} degrees from their release (smallest "
-        f"{record['min_deposit_angle_deg']:.1f} degrees), the lowest reach field records show "
-        f"({LOWEST_OBSERVED_SOURCE}): the soil may let rocks run further than observed "
-        "rockfalls do; check the soil category, its rolling resistance and its scar layer "
-        "(the default medium carries that of Lu et al. 2019, which shortens the reach on real "
-        "terrain: docs/reach_and_start.md)"
-    )
 
 
 def near_release_record(result: Any) -> dict[str, Any]:

@@ -38,12 +38,11 @@ from tumble.io.results import ResultDir, check_result_target, prepare_result_dir
 from tumble.pipeline.auto import (
     auto_rounds,
     carry_chunks,
-    energy_line_record,
-    energy_line_warning,
     near_release_record,
     near_release_warning,
 )
 from tumble.pipeline.drawing import DrawingInBackground, can_draw_in_background
+from tumble.pipeline.energy_line import run_energy_line
 from tumble.pipeline.geometry import run_geometry
 from tumble.pipeline.trajectories import (
     KeptRocks,
@@ -67,6 +66,7 @@ from tumble.rockfall.ensemble.outputs import (
 from tumble.rockfall.ensemble.rasters import Rasters
 from tumble.rockfall.hazard.convergence import Convergence, write_converged
 from tumble.rockfall.hazard.design import add_barrier_statistics
+from tumble.rockfall.hazard.energy_line import energy_line_warning
 from tumble.rockfall.hazard.reach import (
     outlines,
     source_count,
@@ -310,7 +310,10 @@ class RockfallRun:
                 result.reach, len(setup.site.source_names), ensemble.terrain.heights.shape
             )
             extra["source_count"] = source_count(reached)
-        result.summary["energy_line"] = energy_line_record(result)
+        # reach beyond the release; on a built-in terrain, what it reproduces
+        result.summary["energy_line"] = run_energy_line(
+            result, ensemble.terrain, setup.release, result.summary["scenario"]
+        )
         if warning := energy_line_warning(result.summary["energy_line"]):
             result.summary["warnings"].append(warning)
         result.summary["stopped_near_release"] = near_release_record(result)

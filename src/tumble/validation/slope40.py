@@ -35,6 +35,20 @@ PUBLISHED_SLOPE40: dict[str, dict[str, Any]] = {
 }
 
 
+#: what a run on ``slope40`` reproduces and why its reach differs from field slopes: the words
+#: of its energy-line record (:mod:`tumble.rockfall.hazard.energy_line`) and its first screen
+REACH = (
+    "slope40 reproduces the ensembles of Leine et al. 2021, section 6 (1000 EOTA221 rocks of "
+    "780 kg, Tables 1-3): an idealised 40 degree plane, 150 m long, meeting a flat run-out of "
+    "500 m at a sharp kink, with the paper's soil (lu2019: Lu et al. 2019, without rolling "
+    "resistance) unless the configuration names another. The smooth plane and the bare flat "
+    "have no talus, roughness, vegetation or counter-slope, and the paper's soil no rolling "
+    "resistance, so the rocks roll far out over the flat, to energy-line angles well below "
+    "those of field slopes (27.5 degrees and more, Evans & Hungr 1993); that comparison and "
+    "its warning belong to runs on real terrain (a DEM)"
+)
+
+
 TABLE_ROWS = (
     ("kinetic_energy_kJ", "kinetic energy (kJ)"),
     ("velocity_ms", "translational velocity (m/s)"),

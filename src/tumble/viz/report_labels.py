@@ -12,6 +12,7 @@ UNIT_SUFFIXES = (
     ("_m2", "m\N{SUPERSCRIPT TWO}"),
     ("_m3", "m\N{SUPERSCRIPT THREE}"),
     ("_kg", "kg"),
+    ("_deg", "degrees"),
     ("_m", "m"),
     ("_s", "s"),
 )
@@ -35,6 +36,9 @@ KEY_WORDS = {
     "rock_fraction": "share of the rocks",
     "left_domain": "left the DEM",
     "timed_out": "still moving at t_max",
+    "timed_out_speed": "speed of the rocks still moving at t_max",
+    "timed_out_slope": "slope where the rocks still moving at t_max are",
+    "timed_out_motion": "rocks still moving at t_max",
     "kinetic_energy_max": "kinetic energy (largest per rock)",
     "velocity_max": "velocity (largest per rock)",
     "jump_height_max": "jump height (largest per rock)",

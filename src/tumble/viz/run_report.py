@@ -237,22 +237,34 @@ def _zoning(summary: Mapping[str, Any]) -> str:
 
 
 def _energy_line(summary: Mapping[str, Any]) -> str:
-    """The smallest energy-line angle of the run beside the geometric method's range."""
+    """The smallest energy-line angle the rocks of the run reached beyond their release (the
+    record's rule), beside the geometric method's range on real terrain, or with what a
+    synthetic terrain reproduces."""
     record = summary.get("energy_line")
     if not isinstance(record, Mapping):
         return ""
     low, high = record.get("geometric_range_deg") or (None, None)
+    rule = record.get("rule")
+    kept = f" The angles below are over the {html.escape(str(rule))}." if rule else ""
+    reproduction = record.get("reproduction")
+    if reproduction:
+        meaning = f"</p><p class='note'>{html.escape(str(reproduction))}.</p>"
+    else:
+        meaning = (
+            f" The geometric method usually takes {number(low)}-{number(high)} degrees ("
+            + html.escape(str(record.get("geometric_source", "")))
+            + "): a smaller angle here means rocks of this run travel beyond the geometric "
+            "method's reach.</p>"
+        )
     return (
         "<h2>Energy line</h2><p class='note'>The energy-line (travel) angle of a cell is the "
         "angle of the line from a rock's release point down to the cell, atan(drop / horizontal "
-        "distance), the smallest over the rocks that reached it (energy_line_angle.tif; per rock, "
-        "release to stop, in deposits.csv). The smallest angle the rocks of this run reached: "
-        f"<b>{number(record.get('min_angle_deg'))} degrees</b> (over the rocks at rest: "
-        f"{number(record.get('min_deposit_angle_deg'))} degrees). The geometric method usually "
-        f"takes {number(low)}-{number(high)} degrees ("
-        + html.escape(str(record.get("geometric_source", "")))
-        + "): a smaller angle here means rocks of this run travel beyond the geometric method's "
-        "reach.</p>" + _energy_line_field(record)
+        "distance), the smallest over the rocks that reached it (energy_line_angle.tif, every "
+        f"cell; per rock, release to stop, in deposits.csv).{kept} The smallest angle the rocks "
+        f"of this run reached: <b>{number(record.get('min_angle_deg'))} degrees</b> (over the "
+        f"rocks at rest: {number(record.get('min_deposit_angle_deg'))} degrees)."
+        + meaning
+        + _energy_line_field(record)
     )
 
 
@@ -262,11 +274,17 @@ def _energy_line_field(record: Mapping[str, Any]) -> str:
     q = record.get("deposit_angle_percentiles_deg")
     if lowest is None or not isinstance(q, Mapping):
         return ""
+    beyond = record.get("beyond_release_m")
+    where = (
+        f"farther than {number(beyond)} m from every release place"
+        if beyond is not None
+        else f"beyond {number(record.get('beyond_m', 2.0))} m of their release"
+    )
     return (
-        f"<p class='note'>Rocks at rest beyond {number(record.get('beyond_m', 2.0))} m of their "
-        "release, energy-line angle from release to stop: 1st percentile "
-        f"{number(q.get('p1'))}, 5th {number(q.get('p5'))}, median {number(q.get('p50'))} "
-        f"degrees. {number(record.get('rocks_at_rest_below_lowest_observed'))} of "
+        f"<p class='note'>Rocks at rest {where}, energy-line angle from release to stop: 1st "
+        f"percentile {number(q.get('p1'))}, 5th {number(q.get('p5'))}, median "
+        f"{number(q.get('p50'))} degrees. "
+        f"{number(record.get('rocks_at_rest_below_lowest_observed'))} of "
         f"{number(record.get('rocks_at_rest'))} rocks at rest lie below {number(lowest)} degrees, "
         "the lowest reach field records show ("
         + html.escape(str(record.get("lowest_observed_source", "")))

@@ -10,13 +10,9 @@ import numpy as np
 import pytest
 
 from tumble.rockfall.ensemble.censoring import censoring_warnings, format_percent
+from tumble.rockfall.ensemble.end_of_run import summary_line
 from tumble.rockfall.ensemble.record import W_COUNT, W_M2, W_MEAN
-from tumble.rockfall.ensemble.reduce import (
-    combine_path,
-    quantile_ci,
-    runout_and_lateral,
-    summary_line,
-)
+from tumble.rockfall.ensemble.reduce import combine_path, quantile_ci, runout_and_lateral
 
 # --- combine_path: Chan's merge of (count, mean, M2) ------------------------------------------
 
@@ -196,17 +192,61 @@ def test_the_summary_line_accounts_for_every_rock(fractions):
         "fractions": fractions,
         "kinetic_energy_kJ": {
             "path": {"mean": 1.0, "std": 0.5},
-            "rock_max": {"p50": 7.0, "p95": 9.5},
+            "rock_max": {"p50": 7.0, "p95": 9.5, "max": 12.0},
         },
-        "runout_m": {"mean": 10.0, "p95": 20.0},
+        "runout_m": {"mean": 10.0, "p50": 9.0, "p95": 20.0, "max": 25.0},
         "wall_time_s": 1.0,
         "rock_steps_per_s": 1e6,
     }
     whole = summary_line(summary)
     # the energy is each rock's largest, not the mean over the path samples
-    assert "largest kinetic energy of a rock 7.0 kJ (p95 9.5)" in whole
+    assert "largest kinetic energy of each rock: median 7.0 kJ, p95 9.5 kJ, max 12.0 kJ" in whole
     line = whole.split(";")[0]
     shares = [float(x) for x in re.findall(r"([0-9.]+) %", line)]
     assert sum(shares) == pytest.approx(100.0, abs=1e-9)
     assert ("caught by a net" in line) == (fractions["caught"] > 0)
     assert ("failed" in line) == (fractions["failed"] > 0)
+
+
+def test_every_number_of_the_summary_line_is_the_named_statistic_of_the_summary():
+    """The end-of-run line of a run whose energies and run-outs have median, mean, p95 and max
+    all different (a median of 817.8 kJ was printed as the largest energy, a mean run-out
+    without its name): every number of the line is preceded by the name of its statistic, and
+    each equals that statistic of summary.json to the 0.1 the line prints."""
+    summary = {
+        "n_rocks": 800,
+        "scheme": "implicit",
+        "fractions": {"stopped": 0.9, "left_domain": 0.05, "timed_out": 0.05, "failed": 0.0},
+        "kinetic_energy_kJ": {
+            "path": {"mean": 120.0, "std": 80.0},
+            "rock_max": {"mean": 1520.3, "p50": 817.8, "p95": 6366.4, "max": 20744.2},
+        },
+        "runout_m": {"mean": 250.2, "p50": 231.7, "p95": 402.9, "max": 512.6},
+        "wall_time_s": 12.34,
+        "rock_steps_per_s": 2.5e6,
+    }
+    line = summary_line(summary)
+    names = {"median": "p50", "mean": "mean", "p95": "p95", "max": "max"}
+    expected = {
+        "kJ": summary["kinetic_energy_kJ"]["rock_max"],
+        "m": summary["runout_m"],
+    }
+    found = re.findall(r"(median|mean|p95|max) ([0-9.]+) (kJ|m)\b", line)
+    assert {(unit, name) for name, _, unit in found} == {
+        ("kJ", "median"),
+        ("kJ", "p95"),
+        ("kJ", "max"),
+        ("m", "mean"),
+        ("m", "median"),
+        ("m", "p95"),
+        ("m", "max"),
+    }
+    for name, value, unit in found:
+        assert float(value) == pytest.approx(expected[unit][names[name]], abs=0.05), (name, unit)
+    assert "largest kinetic energy of each rock: median 817.8 kJ" in line
+    assert "max 20744.2 kJ" in line and "run-out: mean 250.2 m" in line
+    # no number without its name: the shares carry %, the time is the wall time
+    rest = re.sub(r"(median|mean|p95|max) [0-9.]+ (kJ|m)\b", "", line)
+    rest = re.sub(r"[0-9.]+ %", "", rest)
+    rest = rest.replace("wall time 12.3 s", "").replace("2.50 M rock-steps/s", "")
+    assert re.findall(r"[0-9]+(?:\.[0-9]+)?", rest) == ["800"]

@@ -37,13 +37,9 @@ from tumble.rockfall.ensemble.driver import (
     SAMPLE_EVERY,
     Ensemble,
 )
+from tumble.rockfall.ensemble.end_of_run import summary_line
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS, RasterInfo, Rasters
-from tumble.rockfall.ensemble.reduce import (
-    EnsembleResult,
-    RunReduction,
-    reduce_chunks,
-    summary_line,
-)
+from tumble.rockfall.ensemble.reduce import EnsembleResult, RunReduction, reduce_chunks
 
 __all__ = [
     "CHUNK_SIZE",

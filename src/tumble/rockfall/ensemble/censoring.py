@@ -39,27 +39,67 @@ def format_percent(fraction: float | None) -> str:
     return f"{text} %"
 
 
-#: a rock still moving at t_max slower than this, m/s, rolls on steadily rather than running
-#: out: raising t_max only prolongs its roll
+#: a rock still moving at t_max slower than this, m/s, is coming to rest or rolling steadily;
+#: a faster one is still running out
 SLOW_SPEED = 2.0
+#: ground gentler than this at a slow rock's last position (degrees) is where it comes to rest:
+#: compact blocks set rolling at 1 m/s come to rest on planes of 10 degrees of the default soil
+#: and keep rolling on 12-20 degrees (benchmarks/rolling_on.py, docs/reach_and_start.md)
+GENTLE_SLOPE = 10.0
 
 
-def _timed_out_advice(speeds: Mapping[str, Any] | None) -> str:
-    """What to do about the rocks still moving at t_max: raise it, unless some of them move
-    slower than :data:`SLOW_SPEED` (a steady roll on a slope the soil's rolling resistance does
-    not stop, which a longer t_max only prolongs)."""
-    if not speeds or not speeds.get("slow"):
-        return "raise t_max"
-    said = f"{int(speeds['slow'])} of them move slower than {speeds['slow_below_ms']:g} m/s"
-    if speeds.get("p50") is not None:
-        said += f" (median speed of all {speeds['p50']:.2g} m/s)"
-    return (
-        f"{said}: a rock that rolls on slowly keeps its speed where the slope is steeper than "
-        "its soil's rolling resistance and its impacts can stop, and a longer t_max only lets "
-        "it roll further; the rolling resistance (soil rolling_resistance, tumble rockfall "
-        "soils) decides where such rocks stop (docs/reach_and_start.md, 'Rocks that roll on'); "
-        "raise t_max for the faster ones"
-    )
+def timed_out_motion(speed: np.ndarray, slope_deg: np.ndarray) -> dict[str, Any]:
+    """``summary.json["timed_out_motion"]``: the rocks still moving at t_max by what they do at
+    their last position, from their speed (m/s) and the slope of the terrain there (degrees):
+    ``settling``, slower than :data:`SLOW_SPEED` on ground gentler than :data:`GENTLE_SLOPE`;
+    ``rolling_on``, as slow on steeper ground; ``running``, faster; ``off_terrain``, slow
+    above no terrain data (no slope)."""
+    speed = np.asarray(speed, dtype=np.float64)
+    slope_deg = np.asarray(slope_deg, dtype=np.float64)
+    slow = speed < SLOW_SPEED
+    return {
+        "slow_below_ms": SLOW_SPEED,
+        "gentle_below_deg": GENTLE_SLOPE,
+        "settling": int(np.sum(slow & (slope_deg < GENTLE_SLOPE))),
+        "rolling_on": int(np.sum(slow & (slope_deg >= GENTLE_SLOPE))),
+        "running": int(np.sum(~slow)),
+        "off_terrain": int(np.sum(slow & ~np.isfinite(slope_deg))),
+    }
+
+
+def _timed_out_advice(summary: Mapping[str, Any]) -> str:
+    """What to do about the rocks still moving at t_max: raise it, with what the rocks do at
+    their last position (:func:`timed_out_motion`): slow on gentle ground they come to rest, slow
+    on a steeper slope they roll on to where it eases, faster they are still running out."""
+    longer = f"raise t_max (to {2.0 * float(summary['t_max']):g} s, say)"
+    motion = summary.get("timed_out_motion")
+    if not motion:  # a summary of an earlier release: the speeds only
+        return longer
+    slow, gentle = f"{motion['slow_below_ms']:g} m/s", f"{motion['gentle_below_deg']:g} degrees"
+    said = []
+    if motion["settling"]:
+        said.append(
+            f"{motion['settling']} move slower than {slow} on ground gentler than {gentle}, "
+            "where rocks come to rest: a longer t_max lets them stop"
+        )
+    if motion["rolling_on"]:
+        said.append(
+            f"{motion['rolling_on']} roll slower than {slow} on slopes of {gentle} or more: a "
+            "longer t_max lets them roll on to where the slope eases and stop there; the soil's "
+            "rolling resistance decides on which slopes they keep rolling (soil "
+            "rolling_resistance, tumble rockfall soils; docs/reach_and_start.md, 'Rocks that "
+            "roll on')"
+        )
+    if motion["running"]:
+        said.append(f"{motion['running']} move at {slow} or faster and are still running out")
+    if motion.get("off_terrain"):
+        said.append(f"{motion['off_terrain']} move slowly above no terrain data")
+    speed = (summary.get("timed_out_speed_ms") or {}).get("p50")
+    slope = (summary.get("timed_out_slope_deg") or {}).get("p50")
+    median = ""
+    if speed is not None and slope is not None:
+        median = f" (median speed {speed:.2g} m/s, median slope {slope:.1f} degrees)"
+    return f"{longer}; at their last position{median}, " + "; ".join(said)
 
 
 def censoring_warnings(summary: dict, exits: Mapping[str, np.ndarray] | None = None) -> list[str]:
@@ -82,7 +122,7 @@ def censoring_warnings(summary: dict, exits: Mapping[str, np.ndarray] | None = N
         warnings.append(
             f"{format_percent(f['timed_out'])} of the rocks were still moving at t_max = "
             f"{summary['t_max']:g} s: their run-out is a lower bound and they are not deposits; "
-            + _timed_out_advice(summary.get("timed_out_speed_ms"))
+            + _timed_out_advice(summary)
         )
     if f["failed"] > 0:
         warnings.append(

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tumble.rockfall.ensemble.cells import CELL_FIELDS, CellMerger, chunk_cells
-from tumble.rockfall.ensemble.censoring import SLOW_SPEED, censoring_warnings, format_percent
+from tumble.rockfall.ensemble.censoring import SLOW_SPEED, censoring_warnings, timed_out_motion
 from tumble.rockfall.ensemble.counts import merge_counts
 from tumble.rockfall.ensemble.crossings import crossings_table
 from tumble.rockfall.ensemble.energy_line import cell_minima, merge_minima, travel_angle
@@ -235,6 +235,17 @@ def runout_and_lateral(release: np.ndarray, final: np.ndarray) -> tuple[np.ndarr
     direction /= size
     lateral = direction[0] * d[:, 1] - direction[1] * d[:, 0]
     return runout, lateral
+
+
+def _slope_deg(terrain: Terrain, position: np.ndarray) -> np.ndarray:
+    """The slope of the terrain (degrees) below each point (n, 2+); NaN off its data."""
+    x, y = position[:, 0], position[:, 1]
+    slope = np.full(x.size, np.nan)
+    on = np.asarray(terrain.contains(x, y), dtype=bool)
+    if on.any():
+        normal = np.asarray(terrain.normal(x[on], y[on]), dtype=np.float64)
+        slope[on] = np.degrees(np.arccos(np.clip(normal[:, 2], -1.0, 1.0)))
+    return slope
 
 
 def _deposit_angles(ensemble: ReducedEnsemble, position: np.ndarray) -> np.ndarray:
@@ -430,13 +441,17 @@ class RunReduction:
         }
         timed_out = status == int(RockStatus.TIMED_OUT)
         if timed_out.any():
-            # how fast the rocks still moving at t_max move: slow ones roll on steadily
+            # the rocks still moving at t_max, by their speed and the slope where they are: slow
+            # on gentle ground they come to rest, on steeper ground they roll on to where it eases
             speed = self._speed_end[timed_out]
+            slope = _slope_deg(terrain, position[timed_out])
             summary["timed_out_speed_ms"] = {
                 **_stats(speed, (50, 95)),
                 "slow_below_ms": SLOW_SPEED,
                 "slow": int(np.sum(speed < SLOW_SPEED)),
             }
+            summary["timed_out_slope_deg"] = _stats(slope, (50, 95))
+            summary["timed_out_motion"] = timed_out_motion(speed, slope)
         summary["fractions"] = {
             "stopped": float(np.mean(stopped)),
             "left_domain": float(np.mean(status == int(RockStatus.LEFT_DOMAIN))),
@@ -566,28 +581,3 @@ def reduce_chunks(
     if empty:
         raise ValueError("no chunks to reduce")
     return reduction.result(wall_time)
-
-
-def summary_line(summary: dict) -> str:
-    """One line for the end of a run."""
-    f = summary["fractions"]
-    e = summary["kinetic_energy_kJ"]["rock_max"]
-    r = summary["runout_m"]
-    rate = summary.get("rock_steps_per_s") or 0.0
-
-    def num(value: float | None, fmt: str) -> str:
-        return "n/a" if value is None else format(value, fmt)
-
-    # every outcome with a share, so that the shares add up to the rocks of the run
-    caught = f" caught by a net {format_percent(f['caught'])}," if f.get("caught") else ""
-    failed = f" failed {format_percent(f['failed'])}," if f.get("failed") else ""
-    return (
-        f"{summary['n_rocks']} rocks ({summary['scheme']}): "
-        f"stopped {format_percent(f['stopped'])},{caught} left {format_percent(f['left_domain'])}, "
-        f"timed out {format_percent(f['timed_out'])},{failed}".rstrip(",")
-        + "; "
-        f"largest kinetic energy of a rock {num(e['p50'], '.1f')} kJ (p95 "
-        f"{num(e['p95'], '.1f')}); "
-        f"run-out {num(r['mean'], '.1f')} m (p95 {num(r['p95'], '.1f')}); "
-        f"{summary['wall_time_s']:.1f} s, {rate / 1e6:.2f} M rock-steps/s"
-    )
