@@ -1,16 +1,20 @@
-"""Start of motion: the share of rocks released at rest (or at 1-2 m/s down the slope) on a plane of
-35, 40 and 45 degrees that stop within 2 m of their release, for a box, EOTA111 and EOTA221,
-over ``--rocks`` random orientations (seed 1, one stream per rock). The rocks start with their
-lowest point ``--height`` (default 1 cm) above the plane (the release's clearance lift).
+"""Start of motion: the share of rocks released at rest (or at 0.5-1 m/s down the slope) on a
+plane of 26 to 45 degrees that stop within 2 m of their release, for a box, EOTA111 and EOTA221,
+over ``--rocks`` random orientations (seed 1, one stream per rock), and which published value
+holds each of them. The rocks start with their lowest point ``--height`` (default 1 cm) above
+the plane (the release's clearance lift).
 
 ``--soil all`` runs every category of the soil catalogue (``tumble.rockfall.soil.CATALOGUE``)
 and prints one markdown table per category. Beside each share: ``held`` says whether the
 category's friction reaches ``tan(slope)`` at all and after which slippage ``s*``
-(:func:`tumble.rockfall.soil.holding_slippage`), and ``mu >= tan`` counts the early stops whose
-final friction ``mu(s)`` (their slippage at rest) reaches ``tan(slope)``: a rock at rest on a
-plane needs it, so an early stop below it is a stop the physics does not allow.
+(:func:`tumble.rockfall.soil.holding_slippage`). A rock at rest on a plane needs friction
+``mu >= tan(slope)`` whatever its contacts; the column ``held by`` says, of the row's early
+stops, how many the friction at rest ``mu_min`` holds (``tan(slope) <= mu_min``), how many the
+friction built up by sliding holds (``mu(s) >= tan(slope) > mu_min``: ``mu_max`` and ``kappa`` of
+the category's slippage law), and how many neither (a stop the physics does not allow, up to the
+rest criterion's tolerance of ``tests/rockfall/test_start_of_motion.py``).
 
-    PYTHONPATH=src python benchmarks/start_of_motion.py [--rocks 100] [--soil medium|all]
+    PYTHONPATH=src python benchmarks/start_of_motion.py [--rocks 100] [--soil medium|all|a,b]
         [--height 0.01] [--threads 2] [--t-max 8]
 """
 
@@ -33,8 +37,8 @@ SHAPES = {
     "EOTA111": lambda: Rock.eota111(mass=270.0),
     "EOTA221": lambda: Rock.eota221(mass=780.0),
 }
-SLOPES = (35.0, 40.0, 45.0)
-SPEEDS = (0.0, 1.0, 2.0)
+SLOPES = (26.0, 30.0, 35.0, 40.0, 45.0)
+SPEEDS = (0.0, 0.5, 1.0)
 #: a rock that stops closer than this to its release stopped "at once"
 EARLY_M = 2.0
 
@@ -95,18 +99,19 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--t-max", type=float, default=8.0)
     args = parser.parse_args()
-    names = list(CATALOGUE) if args.soil == "all" else [args.soil]
+    names = list(CATALOGUE) if args.soil == "all" else args.soil.split(",")
     print(f"{args.rocks} orientations (seed 1), clearance {args.height} m, t_max {args.t_max} s")
     for name in names:
         soil = Soil.preset(name)
         print(f"\n### {name}\n")
-        print("| slope | held (s*) | start | " + " | ".join(SHAPES) + " | mu >= tan |")
+        print("| slope | held (s*) | start | " + " | ".join(SHAPES) + " | held by |")
         print("|---" * (len(SHAPES) + 4) + "|")
         for slope in SLOPES:
             s_star = soil.holding_slippage(slope)
             held = f"yes ({s_star:.2f} m)" if math.isfinite(s_star) else "no"
             for speed in SPEEDS:
-                cells, n_early, n_held = [], 0, 0
+                cells, by_min, by_slip, by_none = [], 0, 0, 0
+                tan = math.tan(math.radians(slope))
                 for make in SHAPES.values():
                     out = early_stops(
                         soil,
@@ -121,14 +126,34 @@ def main() -> None:
                     early = out["early"]
                     cells.append(f"{early.mean():.0%}")
                     mu_end = np.asarray(soil.mu(out["slippage"][early]))
-                    n_early += int(early.sum())
-                    n_held += int(np.count_nonzero(mu_end >= math.tan(math.radians(slope))))
-                start = f"{speed:.0f} m/s" if speed else "at rest"
+                    if float(np.max(soil.mu_min)) >= tan:
+                        by_min += int(early.sum())
+                    else:
+                        by_slip += int(np.count_nonzero(mu_end >= tan))
+                        by_none += int(np.count_nonzero(mu_end < tan))
+                start = f"{speed:g} m/s" if speed else "at rest"
                 print(
-                    f"| {slope:.0f} deg | {held} | {start} | " + " | ".join(cells) + f" | "
-                    f"{n_held}/{n_early} |",
+                    f"| {slope:.0f} deg | {held} | {start} | "
+                    + " | ".join(cells)
+                    + " | "
+                    + holders(by_min, by_slip, by_none)
+                    + " |",
                     flush=True,
                 )
+
+
+def holders(by_min: int, by_slip: int, by_none: int) -> str:
+    """The ``held by`` cell: the early stops by the value that holds them."""
+    parts = [
+        f"{n} {what}"
+        for n, what in (
+            (by_min, "mu_min"),
+            (by_slip, "mu(s): mu_max, kappa"),
+            (by_none, "neither"),
+        )
+        if n
+    ]
+    return ", ".join(parts) if parts else "none stop"
 
 
 if __name__ == "__main__":
