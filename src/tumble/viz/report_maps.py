@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter, ScalarFormatter
 from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ignore[import-untyped]
 
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, Rasters
-from tumble.viz.grids import block_max, decimation
+from tumble.viz.grids import Window, block_max, decimation
 from tumble.viz.map_overlays import (
     draw_barriers,
     draw_exits,
@@ -85,15 +85,6 @@ class MapFigure(NamedTuple):
     figure: Figure
     ax: Axes
     colorbar: Colorbar
-
-
-class Window(NamedTuple):
-    """Index ranges ``rows``, ``cols`` (half-open) of the mapped part of the DEM."""
-
-    j0: int
-    j1: int
-    i0: int
-    i1: int
 
 
 # --- numbers ---------------------------------------------------------------------------------

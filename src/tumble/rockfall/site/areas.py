@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.release import Clip
+from tumble.rockfall.release.places import Clip
 from tumble.rockfall.release.polygons import (
     cell_boxes,
     inside_rings,
