@@ -3,6 +3,7 @@ needs a missing extra says which ``pip install`` brings it."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +37,9 @@ def test_cli_reports_a_missing_extra_as_an_error(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "fastapi", None)
     assert main(["serve"]) == 2
     assert "pip install 'tumble[web]'" in capsys.readouterr().err
+
+
+def test_the_architecture_page_stays_a_page():
+    """``docs/architecture.md`` is a map a newcomer reads at once: at most 150 lines."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+    assert len(page.read_text(encoding="utf-8").splitlines()) <= 150

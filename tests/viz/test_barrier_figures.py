@@ -97,3 +97,34 @@ def test_plot_barrier_nobody_crossed(tmp_path):
     ]
     for path in paths:
         check_png(path)
+
+
+@pytest.mark.parametrize("name", ["dam", "observation line at the foot of the talus, north"])
+def test_the_titles_lie_inside_their_figures(tmp_path, monkeypatch, name):
+    """Both figures' titles (the name, the kind and the side rocks come from, and what the
+    figure shows; a long name on two lines) lie inside the figure, left, right and top, and
+    above the axes with their labels: nothing of them is clipped."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    import tumble.viz.barriers as figures
+
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, path, dpi: drawn.append(fig))
+    barrier = Barrier(name, kind="line", height=None, capacity=None)
+    table = crossings(name)
+    (stats,) = barrier_statistics(table, [barrier], 200, DesignFactors(), seed=3)
+    stats = {**stats, "uphill": "right"}
+    plot_barrier(stats, table, barrier, tmp_path)
+    assert len(drawn) == 2
+    for fig in drawn:
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        titles = [fig._suptitle] if fig._suptitle is not None else []
+        titles += [ax.title for ax in fig.axes if ax.get_title()]
+        assert len(titles) == 1
+        box = titles[0].get_window_extent(renderer)
+        width, height = fig.bbox.width, fig.bbox.height
+        assert box.x0 >= 0.0 and box.x1 <= width and box.y1 <= height, (name, box, width)
+        below = max(ax.get_tightbbox(renderer, for_layout_only=True).y1 for ax in fig.axes)
+        if titles[0] is fig._suptitle:
+            assert box.y0 >= below, (box, below)
+        assert name in titles[0].get_text().replace("\n", " ")

@@ -2,6 +2,7 @@
 the figure written under ``figures/`` by default, clear errors for a folder that is not a run or a
 rock that was not stored; the old call form (trajectory, terrain, path) unchanged."""
 
+import itertools
 import json
 import math
 
@@ -159,3 +160,49 @@ def test_envelope_mask_is_the_closing_by_a_disk_with_holes_filled():
         expected = ndimage.binary_fill_holes(closed[r + 1 : -r - 1, r + 1 : -r - 1] | reached)
         passing = np.where(reached, 3.0, np.nan)
         np.testing.assert_array_equal(envelope_mask(passing, r), expected)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(100, 125), (200, 40), (30, 300)])
+def test_the_energy_map_fills_its_figure_with_readable_ticks(monkeypatch, rows, cols):
+    """The energy map of a reached area in LV95 (2 m cells; square, tall and wide) takes the
+    figure's shape: the map is at least 55 % of the figure's width and height (the rest holds
+    the ticks, labels, title and colour bar), its tick labels are whole coordinates without an
+    offset, no two of them overlap, and all of them lie inside the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    import tumble.viz.rockfall as figures
+
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, path, dpi: drawn.append(fig))
+    heights = np.tile(np.linspace(300.0, 0.0, cols + 20), (rows + 20, 1))
+    terrain = Terrain.from_array(heights, x0=2_600_000.0, y0=1_200_000.0, dx=2.0, crs="EPSG:2056")
+    passing = np.zeros(heights.shape)
+    passing[10 : 10 + rows, 10 : 10 + cols] = 3.0
+    energy = np.where(
+        passing > 0, np.linspace(1.0, 900.0, heights.size).reshape(passing.shape), np.nan
+    )
+    rasters = {"kinetic_energy_max": energy, "passing_count": passing}
+    figures.plot_energy_map(terrain, rasters, "unused.png", title="Maximum kinetic energy")
+    (fig,) = drawn
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    box = ax.get_window_extent(renderer)
+    area = box.width * box.height / (fig.bbox.width * fig.bbox.height)
+    assert area >= (0.5 if rows == 100 else 0.15), area
+    for axis in (ax.xaxis, ax.yaxis):
+        assert axis.get_offset_text().get_text() == ""
+        low, high = sorted(axis.get_view_interval())
+        ticks = zip(axis.get_majorticklocs(), axis.get_ticklabels(), strict=True)
+        inside = [t for loc, t in ticks if low <= loc <= high and t.get_text()]
+        assert len(inside) >= 2
+        boxes = sorted(
+            (t.get_window_extent(renderer) for t in inside),
+            key=lambda b: b.x0 if axis is ax.xaxis else b.y0,
+        )
+        for a, b in itertools.pairwise(boxes):
+            assert (a.x1 <= b.x0) if axis is ax.xaxis else (a.y1 <= b.y0)
+        for b in boxes:
+            assert b.x0 >= 0.0 and b.x1 <= fig.bbox.width and b.y0 >= 0.0
+        assert all(t.get_text().lstrip("−-").isdigit() for t in inside)

@@ -61,6 +61,9 @@ def fake_run(terrain: Terrain) -> tuple[dict, dict, dict]:
         rasters[name] = np.where(band, 300.0 * np.sin(np.pi * (ii - 3) / 42.0) + 1.0, np.nan)
     rasters["jump_height_max"] = np.where(band & (ii < 30), 2.5, np.nan)
     rasters["jump_height_p95"] = rasters["jump_height_max"]
+    slope = math.cos(math.radians(35.0))
+    rasters["jump_height_normal_max"] = rasters["jump_height_max"] * slope
+    rasters["jump_height_normal_p95"] = rasters["jump_height_p95"] * slope
     rng = np.random.default_rng(1)
     release_y = Y0 + 2.0 * rng.uniform(10, 30, 80)
     rocks = {
@@ -775,3 +778,68 @@ def test_the_run_s_other_figures_are_captioned_in_words():
         caption = figure_caption(f"figures/{name}.png")
         assert " " in caption and caption.endswith(".") and name not in caption
     assert figure_caption("figures/other.png") == "figures/other.png"
+
+
+def test_the_converged_map_tells_unreached_cells_from_unconverged_ones(tmp_path):
+    """The converged map of the report: converged cells green, reached cells that have not
+    converged orange, "yes" and "no" on the colour bar; cells no rock reached are left to the relief
+    (masked), not drawn as not converged."""
+    from matplotlib import colors
+
+    from tumble.viz.report_maps import CONVERGED_COLOURS
+    from tumble.viz.run_report import draw_report_maps
+
+    terrain = swiss_slope()
+    rasters, rocks, _ = fake_run(terrain)
+    reached = rasters["passing_count"] > 0
+    _jj, ii = np.mgrid[0 : terrain.shape[0], 0 : terrain.shape[1]]
+    rasters["converged"] = np.where(reached & (ii < 20), 1.0, 0.0)  # 0 wherever not converged
+    drawn = []
+    import tumble.viz.run_report as report
+
+    original = report.MapSeries.draw
+
+    def keep(self, name, values, **kwargs):
+        out = original(self, name, values, **kwargs)
+        if name == "converged":  # the figure is drawn again for the next map: keep what shows
+            image = out.colorbar.mappable
+            shades = [colors.to_hex(image.cmap(image.norm(v))) for v in (0, 1)]
+            labels = [t.get_text() for t in out.colorbar.ax.get_yticklabels()]
+            drawn.append((self.window, image.get_array().copy(), shades, labels))
+        return out
+
+    report.MapSeries.draw = keep
+    try:
+        draw_report_maps(tmp_path, terrain=terrain, rasters=rasters, rocks=rocks, n_rocks=80)
+    finally:
+        report.MapSeries.draw = original
+    ((window, shown, shades, labels),) = drawn
+    cut = (slice(window.j0, window.j1), slice(window.i0, window.i1))
+    np.testing.assert_array_equal(np.ma.getmaskarray(shown), ~reached[cut])
+    np.testing.assert_array_equal(shown.compressed(), rasters["converged"][cut][reached[cut]])
+    assert {0.0, 1.0} <= set(shown.compressed().tolist())
+    assert shades == list(CONVERGED_COLOURS)
+    assert labels == ["no", "yes"]
+
+
+def test_further_values_of_the_run_are_words_with_units():
+    """The zoning record among the further values reads in words with units, never as the
+    summary's keys ("zoning, areas, yellow, m2")."""
+    from tumble.viz.report_html import values_table
+
+    zoning = {
+        "areas": {z: {"cells": 10, "m2": 40.0, "ha": 0.004} for z in ("yellow", "blue", "red")},
+        "energy_thresholds_kJ": [30.0, 300.0],
+        "return_periods_years": [30.0, 100.0, 300.0],
+        "source": "Raetzo et al. 2002",
+    }
+    heads = re.findall(r'<td class="text">(.*?)</td>', values_table({"zoning": zoning}))
+    assert heads[:3] == [
+        "area of the yellow hazard zone (cells)",
+        "area of the yellow hazard zone (m\N{SUPERSCRIPT TWO})",
+        "area of the yellow hazard zone (ha)",
+    ]
+    assert "area of the red hazard zone (ha)" in heads
+    assert "hazard zones: energy limits of the intensity classes (kJ)" in heads
+    assert "hazard zones: return-period limits of the probability classes (years)" in heads
+    assert not [h for h in heads if "zoning" in h or " m2" in h or "_" in h]

@@ -112,7 +112,13 @@ from pydantic import (
 
 from tumble.errors import ConfigError
 from tumble.io.config_keys import error_key, error_message
-from tumble.io.overrides import apply_overrides, deep_copy, read_toml, set_key
+from tumble.io.overrides import (
+    apply_overrides,
+    deep_copy,
+    override_keys,
+    read_toml,
+    set_key,
+)
 from tumble.io.site_config import SITE_PATH_KEYS, ReleaseAreaKeys, RockClassesKey
 from tumble.io.vectors import barrier_entries
 from tumble.solver_defaults import DT, SCHEME, T_MAX
@@ -500,6 +506,27 @@ def load_barriers_file(path: str | os.PathLike) -> list[dict]:
     return barrier_entries(path)
 
 
+#: keys that say the same thing in other terms: one given by a later layer of a configuration
+#: (the options over the file, the overrides over both) replaces the others given before
+ALTERNATIVE_KEYS = (("rock.mass", "rock.size", "rock.volume"),)
+
+
+def _without_alternatives(data: dict, given: Sequence[str]) -> dict:
+    """``data`` without the keys of :data:`ALTERNATIVE_KEYS` that a key of ``given`` replaces."""
+    out = deep_copy(data)
+    for group in ALTERNATIVE_KEYS:
+        if not set(group) & set(given):
+            continue
+        for key in set(group) - set(given):
+            *sections, last = key.split(".")
+            node: Any = out
+            for part in sections:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, dict):
+                node.pop(last, None)
+    return out
+
+
 def load_config(
     path: str | os.PathLike | None = None,
     settings: dict[str, Any] | None = None,
@@ -510,6 +537,10 @@ def load_config(
     keys to values, e.g. from command-line options; None values are skipped), then the barriers
     of ``barrier_files`` (:func:`load_barriers_file`, appended to the file's ``[[barrier]]``
     tables), then the ``key=value`` ``overrides``; validated once at the end.
+
+    Of the keys of :data:`ALTERNATIVE_KEYS` (``rock.mass``, ``rock.size``, ``rock.volume``), one
+    given by a later layer replaces the others given before (``--volume`` beside a file's
+    ``mass``); two in the same layer are refused where they are used.
 
     File names written in the TOML file are relative to the file's folder; those given in
     ``settings`` or ``overrides`` (the command line) stay as they are, relative to the working
@@ -522,9 +553,10 @@ def load_config(
         data.pop("scenario", None)
     if settings.get("scenario") is not None:
         data.pop("dem", None)
-    for key, value in settings.items():
-        if value is not None:
-            data = set_key(data, key, value)
+    given = [key for key, value in settings.items() if value is not None]
+    data = _without_alternatives(data, given)
+    for key in given:
+        data = set_key(data, key, settings[key])
     if barrier_files:
         given = data.get("barrier", [])
         if not isinstance(given, list):
@@ -532,7 +564,8 @@ def load_config(
                 "invalid configuration: barrier must be [[barrier]] tables", "barrier"
             )
         data["barrier"] = given + [e for f in barrier_files for e in load_barriers_file(f)]
-    data = apply_overrides(data, overrides or [])
+    overrides = overrides or []
+    data = apply_overrides(_without_alternatives(data, override_keys(overrides)), overrides)
     config = validate(data)
     if config.scenario is not None and config.dem is not None:
         raise ConfigError("invalid configuration: give scenario or dem, not both", "scenario")

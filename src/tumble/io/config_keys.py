@@ -1,7 +1,8 @@
 """The configuration key a pydantic validation error is about, and one message naming every
 bad key: dotted keys (``soil.classes.1.mu_min``, ``barrier.0.file``) without the labels
 pydantic adds for the members of a union or the key of a table, and for an unknown key the keys
-allowed where it stands."""
+allowed where it stands and the sections that have a key of its name (``threads``: did you mean
+``run.threads``?)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,24 @@ def _key_names(model: type[BaseModel], loc: tuple) -> list[str]:
             current = typing.get_args(current)[0]
     fields = getattr(current, "model_fields", None)
     return sorted(fields) if fields else []
+
+
+def key_homes(model: type[BaseModel], name: str, prefix: str = "", depth: int = 3) -> list[str]:
+    """The dotted keys of the schema ``model`` whose last part is ``name``, sections up to
+    ``depth`` levels deep (a list of tables counts as its table: ``barrier.file``)."""
+    homes: list[str] = []
+    for field, info in model.model_fields.items():
+        key = f"{prefix}{field}"
+        if field == name:
+            homes.append(key)
+        if depth <= 1:
+            continue
+        for t in _types(info.annotation):
+            if typing.get_origin(t) is list:
+                t = next(iter(_types(typing.get_args(t)[0])), None)
+            if isinstance(t, type) and issubclass(t, BaseModel):
+                homes += key_homes(t, name, f"{key}.", depth - 1)
+    return sorted(dict.fromkeys(homes))
 
 
 def _types(annotation: Any) -> list[Any]:
@@ -110,9 +129,11 @@ def error_message(err: ValidationError, root: type[BaseModel]) -> str:
         if e["type"] == "extra_forbidden":
             allowed = _key_names(root, loc)
             where = ".".join(loc[:-1]) or "the top level"
+            homes = [h for h in key_homes(root, str(loc[-1])) if h != key]
+            hint = f"did you mean {' or '.join(homes)}? " if homes else ""
             lines.append(
                 f"unknown key {key!r}"
-                + (f" (allowed in {where}: {', '.join(allowed)})" if allowed else "")
+                + (f" ({hint}allowed in {where}: {', '.join(allowed)})" if allowed else "")
             )
         else:
             lines.append(f"{key}: {e['msg']} (got {e.get('input')!r})")

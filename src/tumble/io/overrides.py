@@ -1,6 +1,7 @@
 """The plain-dict side of a configuration, before its schema: a TOML file read (:func:`read_toml`),
 ``key=value`` overrides in TOML syntax applied with dotted keys (:func:`apply_overrides`,
-:func:`set_key`), and a nested table flattened to dotted keys (:func:`flatten_keys`)."""
+:func:`set_key`; an inline table sets its keys into the table there), the keys they set
+(:func:`override_keys`), and a nested table flattened to dotted keys (:func:`flatten_keys`)."""
 
 from __future__ import annotations
 
@@ -35,27 +36,58 @@ def parse_value(text: str) -> Any:
         return text
 
 
+def parse_override(item: str) -> tuple[str, Any]:
+    """The dotted key and the value of one ``dotted.key=value`` override;
+    :class:`~tumble.errors.ConfigError` for one that is not."""
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"override {item!r} must look like section.key=value")
+    value = parse_value(text.strip())
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"override {item!r}: the value must be finite", key)
+    return key, value
+
+
+def override_keys(overrides: list[str]) -> list[str]:
+    """The dotted keys ``overrides`` set: an inline table names each of its keys
+    (``rock={shape = "eota111"}`` sets ``rock.shape``)."""
+    keys: list[str] = []
+    for item in overrides:
+        key, value = parse_override(item)
+        keys += list(flatten_keys(value, f"{key}.")) if isinstance(value, dict) else [key]
+    return keys
+
+
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """A copy of ``data`` with every ``dotted.key=value`` of ``overrides`` set;
-    :class:`~tumble.errors.ConfigError` for an override that is not one."""
+    :class:`~tumble.errors.ConfigError` for an override that is not one. An inline table sets
+    its keys into the table already there, as dotted keys do: ``rock={shape = "eota111"}``
+    sets ``rock.shape`` and keeps ``rock.volume`` (nothing given before is dropped)."""
     out = deep_copy(data)
     for item in overrides:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key or any(not part for part in key.split(".")):
-            raise ConfigError(f"override {item!r} must look like section.key=value")
-        parts = key.split(".")
+        key, value = parse_override(item)
+        *sections, last = key.split(".")
         node = out
-        for part in parts[:-1]:
+        for part in sections:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
                 raise ConfigError(f"override {item!r}: {part!r} is a value, not a section", key)
             node = child
-        value = parse_value(text.strip())
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ConfigError(f"override {item!r}: the value must be finite", key)
-        node[parts[-1]] = value
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            _merge(node[last], value)
+        else:
+            node[last] = value
     return out
+
+
+def _merge(table: dict, value: dict) -> None:
+    """Set every key of ``value`` in ``table``, into its sub-tables where both have one."""
+    for key, item in value.items():
+        if isinstance(item, dict) and isinstance(table.get(key), dict):
+            _merge(table[key], item)
+        else:
+            table[key] = _copy_value(item)
 
 
 def set_key(data: dict, key: str, value: Any) -> dict:

@@ -35,6 +35,7 @@ from tumble.io.run_folder import GEOMETRY_VERSION
 from tumble.rockfall.barriers import Barrier
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
+from tumble.rockfall.site.areas import ReleaseAreas
 
 if TYPE_CHECKING:
     from tumble.rockfall.site.barrier_files import BarrierSide
@@ -103,6 +104,7 @@ def _release(release: Release) -> dict[str, Any]:
     footprint = {"points": points.tolist(), "weights": weights.tolist()}
     if release.areas is not None:
         areas = release.areas
+        assert isinstance(areas, ReleaseAreas)  # the release areas a run builds
         kind = "areas" if any(a.rings for a in areas.areas) else "raster"
         return {
             "kind": kind,

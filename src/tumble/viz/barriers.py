@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
@@ -77,6 +78,19 @@ def _mark_percentiles(ax: Any, stats: Mapping[str, Any], unit: str) -> None:
 def _mark(ax: Any, value: float | None, label: str, color: str, style: str) -> None:
     if value is not None:
         ax.axvline(value, color=color, ls=style, lw=1.2, label=label)
+
+
+def _fitted(text: str, width_in: float, fontsize: float) -> tuple[str, int]:
+    """``text`` broken into lines that fit ``width_in`` inches at ``fontsize`` points (a
+    character of the default sans serif font is at most about 0.62 em wide on average), and
+    the number of lines."""
+    lines = textwrap.wrap(text, max(20, int(width_in * 72.0 / (0.62 * fontsize))))
+    return "\n".join(lines), len(lines)
+
+
+def _top(fig: Any, lines: int, fontsize: float) -> float:
+    """The top of the axes (a fraction of ``fig``'s height) under a title of ``lines`` lines."""
+    return 1.0 - (0.12 + lines * 1.25 * fontsize / 72.0 + 0.08) / fig.get_figheight()
 
 
 def _no_crossing(ax: Any) -> None:
@@ -141,9 +155,13 @@ def plot_barrier(
     for ax in (left, right):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
-    fig.suptitle(f"{title}: first downslope crossings, 95 % bootstrap intervals shaded")
+    heading, lines = _fitted(
+        f"{title}: first downslope crossings, 95 % bootstrap intervals shaded", 10.4, 12
+    )
+    fig.suptitle(heading, fontsize=12)
     # fixed subplot parameters for this size and these labels (no layout pass over the text)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.12, top=0.9, wspace=0.22)
+    top = _top(fig, lines, 12)
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.12, top=top, wspace=0.22)
     exceedance_path = directory / f"barrier_{slug}_exceedance.png"
     save_figure(fig, exceedance_path, 130)
 
@@ -171,8 +189,11 @@ def plot_barrier(
     ax.set_xlabel("distance along the barrier from its first vertex (m)")
     ax.set_ylabel("rocks crossing (first downslope crossing)")
     ax.grid(alpha=0.3)
-    ax.set_title(f"{title}: where along the line the rocks cross", fontsize=10)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.12, top=0.9)
+    # centred over the axes, which leave 0.09 of the figure left and 0.02 right
+    heading, lines = _fitted(f"{title}: where along the line the rocks cross", 7.6, 10)
+    fig.set_figheight(4.0 + 0.17 * (lines - 1))
+    ax.set_title(heading, fontsize=10)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.12, top=_top(fig, lines, 10))
     along_path = directory / f"barrier_{slug}_along.png"
     save_figure(fig, along_path, 130)
     return [exceedance_path, along_path]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +19,15 @@ from tumble.rockfall.ensemble.rasters import Rasters
 
 #: the largest side of a drawn grid, cells
 MAX_MAP_CELLS = 1000
+
+
+class Window(NamedTuple):
+    """Index ranges ``rows``, ``cols`` (half-open) of the mapped part of the DEM."""
+
+    j0: int
+    j1: int
+    i0: int
+    i1: int
 
 
 def decimation(rows: int, cols: int, most: int = MAX_MAP_CELLS) -> int:

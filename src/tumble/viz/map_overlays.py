@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from tumble.rockfall.terrain import Terrain
-    from tumble.viz.report_maps import Window
+    from tumble.viz.grids import Window
 
 HALO = [withStroke(linewidth=3.5, foreground="white")]
 #: how barrier lines are drawn: a net solid, an observation line dashed, both black on a white

@@ -29,7 +29,7 @@ STATISTICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("velocity of the centre of mass", "m/s", ("velocity_ms", "rock_max")),
     ("rotational velocity", "rev/s", ("rotational_velocity_rps", "rock_max")),
     (
-        "jump height of the centre of mass (flights after the first contact)",
+        "vertical jump height of the centre of mass (flights after the first contact)",
         "m",
         ("jump_height_m", "rock_max"),
     ),

@@ -41,7 +41,7 @@ KEY_WORDS = {
     "timed_out_motion": "rocks still moving at t_max",
     "kinetic_energy_max": "kinetic energy (largest per rock)",
     "velocity_max": "velocity (largest per rock)",
-    "jump_height_max": "jump height (largest per rock)",
+    "jump_height_max": "vertical jump height (largest per rock)",
     "frequency": "frequency (1/year)",
     "downslope_edge": "downslope edge",
     "side_edge": "side edge",
@@ -62,6 +62,20 @@ KEY_WORDS = {
 }
 #: the first part of a key that says what the columns under it count
 KEY_GROUPS = {"fractions": "share", "counts": "rocks"}
+#: a last part of a key that is a unit by itself: ``zoning.areas.red.m2`` -> ``(m²)``
+UNIT_PARTS = {"m2": "m\N{SUPERSCRIPT TWO}", "ha": "ha", "cells": "cells", "years": "years"}
+#: whole keys in words where the words of their parts would not read (the zoning record)
+KEY_LABELS = {
+    **{
+        f"zoning.areas.{zone}": f"area of the {zone} hazard zone"
+        for zone in ("yellow", "blue", "red")
+    },
+    "zoning.energy_thresholds_kJ": "hazard zones: energy limits of the intensity classes (kJ)",
+    "zoning.return_periods_years": (
+        "hazard zones: return-period limits of the probability classes (years)"
+    ),
+    "zoning.source": "hazard zones: intensity x probability matrix after",
+}
 
 
 def column_label(key: str) -> str:
@@ -70,8 +84,14 @@ def column_label(key: str) -> str:
     know gets its underscores as spaces."""
     if " " in key:  # already words
         return key
+    if key in KEY_LABELS:
+        return KEY_LABELS[key]
     parts = key.split(".")
     unit = None
+    if len(parts) > 1 and parts[-1] in UNIT_PARTS:
+        unit, parts = UNIT_PARTS[parts[-1]], parts[:-1]
+        if ".".join(parts) in KEY_LABELS:
+            return f"{KEY_LABELS['.'.join(parts)]} ({unit})"
     if parts[0] in KEY_GROUPS and len(parts) > 1:
         unit, parts = KEY_GROUPS[parts[0]], parts[1:]
     words = []

@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter, ScalarFormatter
 from mpl_toolkits.axes_grid1.anchored_artists import AnchoredSizeBar  # type: ignore[import-untyped]
 
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, Rasters
-from tumble.viz.grids import block_max, decimation
+from tumble.viz.grids import Window, block_max, decimation
 from tumble.viz.map_overlays import (
     draw_barriers,
     draw_exits,
@@ -41,7 +41,8 @@ MAPS: dict[str, tuple[str, str, float]] = {
     "reach_probability": ("Reach probability", "viridis", 0.0),
     "kinetic_energy_max": ("Kinetic energy, maximum", "YlOrRd", 0.2),
     "kinetic_energy_p95": ("Kinetic energy, 95th percentile", "YlOrRd", 0.2),
-    "jump_height_max": ("Jump height, maximum", "YlGnBu", 0.25),
+    "jump_height_max": ("Jump height (vertical), maximum", "YlGnBu", 0.25),
+    "jump_height_normal_max": ("Jump height normal to the slope, maximum", "YlGnBu", 0.25),
     "deposit_count": ("Deposits", "RdPu", 0.35),
 }
 
@@ -50,12 +51,15 @@ OPTIONAL_MAPS: dict[str, tuple[str, str, float]] = {
     "hazard_zone": ("Hazard zone", "zones", 0.0),
     "forest_stems_per_ha": ("Forest, stems per hectare", "Greens", 0.0),
     "tree_impacts": ("Tree impacts", "Oranges", 0.0),
-    "converged": ("Converged cells (1: both 95 % intervals within the target)", "Greens", 0.3),
+    "converged": ("Converged cells: both 95 % intervals within the target", "converged", 0.0),
     "energy_line_angle": ("Energy-line angle, smallest over the rocks", "viridis_r", 0.0),
     "source_count": ("Release areas whose rocks reach the cell", "PuBu", 0.3),
 }
 #: colours of the hazard zones 1 yellow, 2 blue, 3 red (:mod:`tumble.rockfall.hazard.zoning`)
 ZONE_COLOURS = ("#f2d600", "#2166c4", "#d7191c")
+#: colours of the converged map over the reached cells: 0 not converged, 1 converged (cells no
+#: rock reached show the relief: :func:`converged_where_reached`)
+CONVERGED_COLOURS = ("#e66101", "#1a9641")
 
 #: maps of a comparison of two runs (B minus A): raster name -> (title, unit of the colour bar)
 DELTA_MAPS: dict[str, tuple[str, str]] = {
@@ -85,15 +89,6 @@ class MapFigure(NamedTuple):
     figure: Figure
     ax: Axes
     colorbar: Colorbar
-
-
-class Window(NamedTuple):
-    """Index ranges ``rows``, ``cols`` (half-open) of the mapped part of the DEM."""
-
-    j0: int
-    j1: int
-    i0: int
-    i1: int
 
 
 # --- numbers ---------------------------------------------------------------------------------
@@ -232,6 +227,8 @@ def _norm(name: str, values: np.ndarray) -> colors.Normalize:
     low, high = float(defined.min()), float(defined.max())
     if name == "hazard_zone":
         return colors.BoundaryNorm([0.5, 1.5, 2.5, 3.5], len(ZONE_COLOURS))
+    if name == "converged":
+        return colors.BoundaryNorm([-0.5, 0.5, 1.5], len(CONVERGED_COLOURS))
     if name == "delta_hazard_zone":
         return colors.BoundaryNorm(np.arange(-3.5, 4.0), len(ZONE_CHANGE_COLOURS))
     if name in DELTA_MAPS:  # a change: symmetric about 0, so that white is "unchanged"
@@ -251,6 +248,8 @@ def _colormap(name: str) -> colors.Colormap:
 
     if name == "hazard_zone":
         return colors.ListedColormap(list(ZONE_COLOURS), name="hazard_zones")
+    if name == "converged":
+        return colors.ListedColormap(list(CONVERGED_COLOURS), name="converged")
     if name == "delta_hazard_zone":
         return colors.ListedColormap(list(ZONE_CHANGE_COLOURS), name="zone_change")
     if name in DELTA_MAPS:
@@ -258,6 +257,12 @@ def _colormap(name: str) -> colors.Colormap:
     _, cmap, start = MAPS.get(name, ("", "viridis", 0.0))
     full = matplotlib.colormaps[cmap]
     return colors.ListedColormap(full(np.linspace(start, 1.0, 256)), name=f"{cmap}_from_{start}")
+
+
+def converged_where_reached(converged: np.ndarray, passing: np.ndarray) -> np.ndarray:
+    """The converged map's values: ``converged`` (1 or 0) in the cells rocks reached
+    (``passing`` > 0), NaN (the relief) where none came."""
+    return np.where(np.asarray(passing) > 0, np.asarray(converged, dtype=np.float64), np.nan)
 
 
 def _title(name: str) -> str:
@@ -544,6 +549,8 @@ class MapSeries:
             colorbar.update_ticks()
         elif name == "hazard_zone":
             colorbar.set_ticks([1, 2, 3], labels=["yellow", "blue", "red"])
+        elif name == "converged":
+            colorbar.set_ticks([0, 1], labels=["no", "yes"])
         elif name == "delta_hazard_zone":
             colorbar.set_ticks(range(-3, 4), labels=["-3", "-2", "-1", "0", "+1", "+2", "+3"])
         self.no_values.set_visible(bool(empty.all()))

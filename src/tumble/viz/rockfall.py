@@ -36,7 +36,6 @@ OMEGA_COLORS = ("tab:green", "tab:red", "tab:blue")
 #: labels rather than laid out from the text's extents when saved (``tight_layout``), which
 #: measures every label once more
 FIXED_MARGINS = {
-    "map": {"left": 0.09, "right": 0.97, "bottom": 0.1, "top": 0.92},
     "profile": {"left": 0.1, "right": 0.98, "bottom": 0.09, "top": 0.94, "hspace": 0.08},
     "histograms": {"left": 0.07, "right": 0.98, "bottom": 0.13, "top": 0.89, "wspace": 0.2},
 }
@@ -164,6 +163,19 @@ def _energy_view(terrain, rasters, margin: float = 10.0):
 KEYS = ("kinetic_energy_max", "passing_count")
 
 
+#: the energy map's room in inches: the map at most this wide and high (its aspect kept), and
+#: the margins around it (tick labels and axis labels left and below, the title above, the
+#: colour bar and its label right)
+ENERGY_MAP_ROOM = {
+    "width": 7.5,
+    "height": 5.5,
+    "left": 1.05,
+    "right": 1.35,
+    "bottom": 0.65,
+    "top": 0.45,
+}
+
+
 def plot_energy_map(
     terrain,
     rasters,
@@ -176,9 +188,14 @@ def plot_energy_map(
 
     Drawn over the cells rocks passed (plus 10 m), from decimated grids on a large DEM
     (:mod:`tumble.viz.grids`); ``other_passing`` (the passing counts of another run on the same
-    DEM) is drawn on the whole DEM as before."""
-    fig = Figure(figsize=(10, 5))
-    ax = fig.subplots()
+    DEM) is drawn on the whole DEM as before. The figure takes the shape of the map (at most
+    :data:`ENERGY_MAP_ROOM` inches), so the map fills it; the ticks are whole coordinates in
+    the DEM's CRS, as many as the map's width has room for."""
+    from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+    crs = getattr(terrain, "crs", None)
+    fig = Figure()
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     if other_passing is None:
         terrain, energy_grid, passing_grid = _energy_view(terrain, rasters)
     else:
@@ -193,20 +210,38 @@ def plot_energy_map(
         alpha=0.85,
         interpolation="nearest",
     )
-    fig.colorbar(image, ax=ax, label="maximum kinetic energy (kJ)", shrink=0.8)
     _envelope(ax, terrain, passing_grid, "black", "spread envelope")
     passing = [passing_grid]
     if other_passing is not None:
         _envelope(ax, terrain, other_passing, "red", other_label or "other run")
         passing.append(other_passing)
     _crop(ax, terrain, passing)
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    ax.set_aspect("equal")
+    # the figure in the map's shape: the map fills its room, the margins hold the labels
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    room = ENERGY_MAP_ROOM
+    scale = min(room["width"] / (x1 - x0), room["height"] / (y1 - y0))
+    map_w, map_h = (x1 - x0) * scale, (y1 - y0) * scale
+    fig_w = room["left"] + max(map_w, 3.0) + room["right"]
+    fig_h = room["bottom"] + map_h + room["top"]
+    fig.set_size_inches(fig_w, fig_h)
+    left = room["left"] + 0.5 * (max(map_w, 3.0) - map_w)
+    ax.set_position((left / fig_w, room["bottom"] / fig_h, map_w / fig_w, map_h / fig_h))
+    bar = fig.add_axes(
+        ((left + map_w + 0.15) / fig_w, room["bottom"] / fig_h, 0.15 / fig_w, map_h / fig_h)
+    )
+    fig.colorbar(image, cax=bar, label="maximum kinetic energy (kJ)")
+    # whole coordinates, no offset, about one tick per 1.1 inch of the map
+    for axis, inches in ((ax.xaxis, map_w), (ax.yaxis, map_h)):
+        axis.set_major_locator(MaxNLocator(nbins=max(2, int(inches / 1.1)), steps=[1, 2, 2.5, 5]))
+        formatter = ScalarFormatter(useOffset=False)
+        formatter.set_scientific(False)
+        axis.set_major_formatter(formatter)
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel("Easting (m)" if crs is not None else "x (m)")
+    ax.set_ylabel("Northing (m)" if crs is not None else "y (m)")
     ax.legend(loc="upper right", fontsize=8)
     if title:
-        ax.set_title(title)
-    fig.subplots_adjust(**FIXED_MARGINS["map"])
+        ax.set_title(title, fontsize=11)
     save_figure(fig, path, 130)
 
 

@@ -9,7 +9,8 @@
    exit: downslope edge, side edge, nodata hole, with the holes and, for release areas, per
    source; :mod:`tumble.rockfall.exits`);
 3. hazard maps (:func:`map_figure`, written as ``figures/report_<raster>.png``) of reach
-   probability, maximum and 95th percentile kinetic energy, maximum jump height and deposits,
+   probability, maximum and 95th percentile kinetic energy, maximum jump height (vertical, and
+   normal to the slope) and deposits (the converged cells over the reached ones only),
    each with its description and unit from :data:`~tumble.rockfall.ensemble.rasters.RASTER_INFO`,
    and the hazard zones when the run has them (``rasters["hazard_zone"]``, yellow, blue, red;
    :mod:`tumble.rockfall.hazard.zoning`);
@@ -108,6 +109,7 @@ from tumble.viz.report_maps import (
     MapSeries,
     Window,
     _colorbar_label,
+    converged_where_reached,
     map_figure,
     map_window,
     relief,
@@ -342,9 +344,13 @@ def draw_report_maps(
     for name in names:
         if name not in rasters or series is None:
             continue
+        values = window_values(rasters, name, *window)
+        if name == "converged" and "passing_count" in rasters:
+            passing = window_values(rasters, "passing_count", *window)
+            values = converged_where_reached(values, passing)
         drawn = series.draw(
             name,
-            window_values(rasters, name, *window),
+            values,
             n_rocks=n_rocks if isinstance(n_rocks, int) else None,
             exits=exits is not None and name in EXIT_MAPS,
         )
@@ -436,8 +442,10 @@ def write_run_report(
         _soil_uncertainty(summary),
         "<h2>Hazard maps</h2>",
         "<p class='note'>A cell is coloured if the centre of mass of at least one rock passed "
-        "it (jump height: flew over it; deposits: stopped in it), and its value is taken over "
-        "those rocks; elsewhere the map shows the shaded relief only. The maps show the reached "
+        "it (deposits: stopped in it), and its value is taken over those rocks (a jump height "
+        "is 0 m where they rolled; the vertical one is measured up from the terrain, the one "
+        "normal to the slope, which a net's height is compared with, along its normal); "
+        "elsewhere the map shows the shaded relief only. The maps show the reached "
         "area with a margin; the overview shows the whole DEM. Black outlines: the release "
         "areas (white triangles: release points of a run without areas); solid black lines: "
         "nets, dashed: observation lines, each with its name; crosses and circles on the "

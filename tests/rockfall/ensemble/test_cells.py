@@ -238,6 +238,7 @@ def test_rasters_from_cells_equal_the_exact_reference():
         "kinetic_energy_p95",
         "kinetic_energy_p99",
         "jump_height_p95",
+        "jump_height_normal_p95",
     }
     for name in RASTERS:
         a, b = exact[name], streamed[name]

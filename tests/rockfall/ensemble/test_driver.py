@@ -97,12 +97,14 @@ def test_chunk_sizes_7_50_1000_give_bit_identical_results_and_the_exact_rasters(
     held = np.isin(result.rocks["status"], ["stopped", "caught"])
     deposits = nearest_cells(TERRAIN, result.rocks["x"][held], result.rocks["y"][held])
     angle = ens.visit_angles(rock, cell)
-    exact = rasters_from_visits(TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits, angle)
+    exact = rasters_from_visits(
+        TERRAIN.shape, ens.n_rocks, rock, cell, value, deposits, angle, TERRAIN
+    )
     approximate = ("kinetic_energy_mean", "kinetic_energy_p95", "kinetic_energy_p99")
     for name in RASTERS:
         a, b = exact[name], result.rasters[name]
         assert np.array_equal(np.isnan(a), np.isnan(b)), name
-        if name not in (*approximate, "jump_height_p95"):
+        if name not in (*approximate, "jump_height_p95", "jump_height_normal_p95"):
             assert np.array_equal(a, b, equal_nan=True), name
     ok = np.isfinite(exact["kinetic_energy_mean"])
     np.testing.assert_allclose(
@@ -232,9 +234,12 @@ def test_statistics_and_rasters_agree_with_a_loop_over_simulate():
     reached = passing > 0
     np.testing.assert_allclose(rasters["kinetic_energy_max"][reached], energy_max[reached], 1e-13)
     assert np.isnan(rasters["kinetic_energy_max"][~reached]).all()
+    # the largest jump of the rocks that flew over a cell; 0 where the rocks only rolled
     flown = np.isfinite(jump_max)
-    assert np.array_equal(np.isfinite(rasters["jump_height_max"]), flown)
+    assert np.array_equal(np.isfinite(rasters["jump_height_max"]), reached)
+    assert (flown & reached).any() and (reached & ~flown).any()
     np.testing.assert_allclose(rasters["jump_height_max"][flown], jump_max[flown], rtol=1e-13)
+    assert np.all(rasters["jump_height_max"][reached & ~flown] == 0.0)
     cells = np.array(sorted(per_cell))
     mean = np.array([np.mean(per_cell[c]) for c in cells])
     p95 = np.array([np.percentile(per_cell[c], 95) for c in cells])
@@ -381,7 +386,8 @@ def test_the_release_drop_is_not_a_jump_in_the_ensemble():
     = 10): every rock's release drop is 10 m and its largest jump the analytic apex of its one
     bounce, ``a + (eps v)^2 / 2g`` (``v = sqrt(2 g (10 - a))``, ``a = 0.5 m``) within the travel
     of one step at impact, not the 10 m of the fall; the same in the jump rasters and the path
-    statistics. On a plastic soil no rock jumps: NaN everywhere."""
+    statistics. On a plastic soil no rock jumps: NaN in the per-rock table, 0 m in every cell
+    of the jump rasters the rocks reached."""
     terrain = Terrain.plane(0.0, size=(30.0, 30.0), spacing=1.0)
     release = Release(line=((10.0, -5.0), (20.0, 5.0)), height=10.0, orientation=(1, 0, 0, 0))
     g, a, dt = 9.81, 0.5, 0.002
@@ -404,7 +410,10 @@ def test_the_release_drop_is_not_a_jump_in_the_ensemble():
         jump = result.summary["jump_height_m"]
         if eps == 0.0:
             assert np.isnan(rocks["jump_height_max_m"]).all()
-            assert np.isnan(result.rasters["jump_height_max"]).all()
+            reached = result.rasters["passing_count"] > 0
+            for name in ("jump_height_max", "jump_height_p95", "jump_height_normal_max"):
+                assert np.all(result.rasters[name][reached] == 0.0), name
+                assert np.isnan(result.rasters[name][~reached]).all(), name
             assert jump["rock_max"]["max"] is None and jump["path"]["samples"] == 0
             continue
         np.testing.assert_allclose(rocks["jump_height_max_m"], apex, atol=v * dt)
@@ -502,10 +511,13 @@ def test_jump_heights_on_rough_terrain_are_those_of_every_step():
                 per_cell[int(cell)] = max(per_cell.get(int(cell), -np.inf), np.nanmax(here))
     assert flights > 1000  # the rocks fly over the rough ground
     raster = result.rasters["jump_height_max"].ravel()
-    assert np.array_equal(np.flatnonzero(np.isfinite(raster)), sorted(per_cell))
+    reached = np.flatnonzero(result.rasters["passing_count"].ravel() > 0)
+    assert np.array_equal(np.flatnonzero(np.isfinite(raster)), reached)
+    assert set(per_cell) <= set(reached.tolist())
     np.testing.assert_allclose(
         raster[sorted(per_cell)], [per_cell[c] for c in sorted(per_cell)], rtol=1e-13
     )
+    assert np.all(raster[sorted(set(reached.tolist()) - set(per_cell))] == 0.0)
     jumps = np.concatenate(samples)
     path = result.summary["jump_height_m"]["path"]
     assert path["samples"] == jumps.size

@@ -85,9 +85,10 @@ def test_rasters_from_visits_on_a_tiny_grid():
     energy p99 kJ  2 + 0.98 = 2.98; 1 + 0.99 * 3 = 3.97
     velocity max   [[7, 9, -], [2, 6, -]]
     rotation max   [[3, 2, -], [0.2, 1.5, -]]
-    jump max       [[2, 0.5, -], [-, -, -]]  (NaN jumps are left out; all-NaN cells are NaN)
-    jump p95       cell 0 {1, 2}: 1 + 0.95 = 1.95; cell 1: 0.5
-    '-' is NaN (nobody passed, or no flight). Tolerance 1e-12."""
+    jump max       [[2, 0.5, -], [0, 0, -]]  (a rock that only rolled in a cell jumped 0 there)
+    jump p95       cell 0 {0, 1, 2}: 1 + 0.9 = 1.9; cell 1 {0, 0.5}: 0.95 * 0.5 = 0.475
+    jump normal    NaN without a terrain (test_jump_heights_normal_to_a_plane)
+    '-' is NaN (nobody passed). Tolerance 1e-12."""
     nan = np.nan
     rock, cell, value = visits()
     r = rasters_from_visits((2, 3), 3, rock, cell, value, np.array([4, 3, -1]))
@@ -101,8 +102,10 @@ def test_rasters_from_visits_on_a_tiny_grid():
         "kinetic_energy_p99": [[2.98, 3.97, nan], [0.5, 2.0, nan]],
         "velocity_max": [[7.0, 9.0, nan], [2.0, 6.0, nan]],
         "rotational_velocity_max": [[3.0, 2.0, nan], [0.2, 1.5, nan]],
-        "jump_height_max": [[2.0, 0.5, nan], [nan, nan, nan]],
-        "jump_height_p95": [[1.95, 0.5, nan], [nan, nan, nan]],
+        "jump_height_max": [[2.0, 0.5, nan], [0.0, 0.0, nan]],
+        "jump_height_p95": [[1.9, 0.475, nan], [0.0, 0.0, nan]],
+        "jump_height_normal_max": [[nan] * 3] * 2,
+        "jump_height_normal_p95": [[nan] * 3] * 2,
     }
     intervals = {
         "reach_probability_low",
@@ -115,6 +118,48 @@ def test_rasters_from_visits_on_a_tiny_grid():
     for name, grid in expected.items():
         assert r[name].shape == (2, 3), name
         np.testing.assert_allclose(r[name], grid, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize(("slope_x", "slope_y"), [(30.0, 0.0), (35.0, 20.0)])
+def test_jump_heights_normal_to_a_plane(slope_x, slope_y):
+    """On the plane z = -tan(a) x - tan(b) y the jump heights normal to it are the vertical
+    ones times cos(slope) = 1 / sqrt(1 + tan(a)^2 + tan(b)^2) in every reached cell (0 where the
+    rocks rolled), to 1e-12; the same with a nodata sample beside the cells (one-sided slopes,
+    still exact on a plane)."""
+    rock, cell, value = visits()
+    x, y = np.meshgrid(100.0 + 10.0 * np.arange(3), 200.0 + 5.0 * np.arange(3))
+    tx, ty = np.tan(np.radians(slope_x)), np.tan(np.radians(slope_y))
+    heights = -tx * x - ty * y
+    cosine = 1.0 / np.sqrt(1.0 + tx**2 + ty**2)
+    for holes in (False, True):
+        z = heights.copy()
+        if holes:
+            z[2, 1] = np.nan  # above cell 4: its slope along y is the one-sided one
+        terrain = Terrain.from_array(z, x0=100.0, y0=200.0, dx=10.0, dy=5.0)
+        shape = (2, 3)
+        r = rasters_from_visits(shape, 3, rock, cell, value, np.array([4, 3, -1]), None, terrain)
+        for kind in ("max", "p95"):
+            vertical, normal = r[f"jump_height_{kind}"], r[f"jump_height_normal_{kind}"]
+            assert np.array_equal(np.isnan(vertical), np.isnan(normal))
+            ok = np.isfinite(vertical)
+            np.testing.assert_allclose(normal[ok], vertical[ok] * cosine, rtol=1e-12, atol=0)
+        assert r["jump_height_normal_max"][0, 0] == pytest.approx(2.0 * cosine, rel=1e-12)
+
+
+def test_slope_cosines_of_a_plane_with_a_hole_and_edges():
+    """slope_cosines over the whole grid of a 20 degree plane along x: cos 20 degrees at every
+    sample with data (edges and beside a hole included, 1e-12), NaN in the hole."""
+    from tumble.rockfall.ensemble.rasters import Window, slope_cosines
+
+    x = np.arange(6.0) * 2.0
+    z = np.tile(-np.tan(np.radians(20.0)) * x, (4, 1))
+    z[1, 2] = np.nan
+    cosine = slope_cosines(z, 2.0, 2.0, Window(0, 4, 0, 6))
+    assert np.isnan(cosine[1, 2]) and np.isfinite(cosine).sum() == 23
+    ok = np.isfinite(cosine)
+    np.testing.assert_allclose(cosine[ok], np.cos(np.radians(20.0)), rtol=1e-12)
+    inner = slope_cosines(z, 2.0, 2.0, Window(1, 3, 1, 4))
+    np.testing.assert_array_equal(inner, cosine[1:3, 1:4])
 
 
 def test_rasters_do_not_depend_on_the_order_of_the_visits():

@@ -266,3 +266,30 @@ def test_raster_footprint_is_binned_without_moving_its_centre(tmp_path, terrain)
     cell_weights = np.diff(np.concatenate([[0.0], areas.cdf]))
     expected = (centres * cell_weights[:, None]).sum(axis=0) / cell_weights.sum()
     np.testing.assert_allclose((points * weights[:, None]).sum(axis=0), expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("label", ["EPSG:21781", "EPSG:32632"])
+def test_a_wrong_crs_label_is_named(terrain, tmp_path, label):
+    """LV95 coordinates of a polygon on the DEM labelled LV03 (or UTM 32N): transformed from the
+    label's CRS they lie far off the DEM, as written on it; the refusal says the label looks
+    wrong and how to relabel, not only that the area lies outside the DEM."""
+    path = write_polygons(
+        tmp_path / "mislabelled.gpkg", [[square(30.0, 20.0, 20.0)]], {"name": ["cliff"]}, label
+    )
+    with pytest.raises(
+        ValueError, match=rf"CRS label looks wrong\. Labelled {label}.*-a_srs EPSG:2056"
+    ):
+        ReleaseAreas.from_file(path, terrain, 5, name_field="name")
+
+
+def test_an_area_far_off_the_dem_in_its_own_crs_is_not_called_mislabelled(terrain, tmp_path):
+    """Coordinates in WGS 84 that lie off the DEM both as written and transformed: the plain
+    refusal, without the label hint."""
+    ring = square(130.0, 20.0, 20.0)
+    lon, lat = transform_xy(ring[:, 0], ring[:, 1], CRS, "EPSG:4326")
+    path = write_polygons(
+        tmp_path / "off.gpkg", [[np.column_stack([lon, lat])]], {"name": ["off"]}, "EPSG:4326"
+    )
+    with pytest.raises(ValueError, match="lies outside the DEM") as err:
+        ReleaseAreas.from_file(path, terrain, 5, name_field="name")
+    assert "label" not in str(err.value)

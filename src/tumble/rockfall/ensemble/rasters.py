@@ -8,10 +8,16 @@ its centre of mass:
   ``reach_probability`` = passing_count / n_rocks; ``deposit_count``: rocks that stopped there;
 * per cell, over the rocks passing it, of each rock's maximum in the cell:
   ``kinetic_energy_{max,mean,p95,p99}`` (kJ, translation plus rotation), ``velocity_max`` (m/s),
-  ``rotational_velocity_max`` (rev/s), and over the rocks that flew over it (no closed contact,
-  after their first contact with the terrain: the fall from the release point is not a jump)
-  ``jump_height_{max,p95}`` (m, centre of mass above the terrain below it). Cells no rock
-  reached are NaN (nodata in the files). Percentiles interpolate linearly (numpy's default).
+  ``rotational_velocity_max`` (rev/s), and ``jump_height_{max,p95}`` (m): the vertical height
+  of the centre of mass above the terrain below it while the rock flew over the cell (no closed
+  contact, after its first contact with the terrain: the fall from the release point is not a
+  jump), 0 for a rock that rolled, slid or bounced through without flying there; so 0 m in a
+  cell rocks reached and none flew over. ``jump_height_normal_{max,p95}`` (m): the same heights
+  normal to the slope, the vertical ones times the cosine of the terrain's slope at the cell
+  (:func:`slope_cosines`): the height of the centre above the terrain's tangent plane measured
+  along its normal, exact on a plane, which is what a net's height (measured normal to the
+  slope) is compared with. Cells no rock reached are NaN (nodata in the files). Percentiles
+  interpolate linearly (numpy's default).
 
 A run's rasters (:func:`rasters_from_cells`) come from the merged cell accumulators: counts and
 maxima are exact, the mean is within 2^-25 J of the exact one, and the percentiles are within
@@ -31,7 +37,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tumble.rockfall.ensemble.cells import bin_edges, bin_index, bin_percentile, energy_mean
+from tumble.rockfall.ensemble.cells import (
+    N_BINS,
+    bin_edges,
+    bin_index,
+    bin_percentile,
+    energy_mean,
+)
 from tumble.rockfall.ensemble.energy_line import cell_minima
 from tumble.rockfall.ensemble.intervals import (
     bin_quantile_interval,
@@ -53,6 +65,8 @@ RASTERS = (
     "rotational_velocity_max",
     "jump_height_max",
     "jump_height_p95",
+    "jump_height_normal_max",
+    "jump_height_normal_p95",
     "reach_probability_low",
     "reach_probability_high",
     "kinetic_energy_p95_low",
@@ -93,12 +107,24 @@ RASTER_INFO: dict[str, RasterInfo] = {
     "velocity_max": RasterInfo("maximum translational velocity of the centre of mass", "m/s"),
     "rotational_velocity_max": RasterInfo("maximum rotational velocity |omega| / 2 pi", "rev/s"),
     "jump_height_max": RasterInfo(
-        "maximum height of the centre of mass above the terrain in flight after the first "
-        "contact (the fall from the release excluded)",
+        "maximum vertical height of the centre of mass above the terrain in flight after the "
+        "first contact (the fall from the release excluded; 0 where rocks rolled)",
         "m",
     ),
     "jump_height_p95": RasterInfo(
-        "95th percentile over rocks of the jump height in flight after the first contact", "m"
+        "95th percentile over rocks of the vertical jump height in flight after the first "
+        "contact (0 for a rock that rolled)",
+        "m",
+    ),
+    "jump_height_normal_max": RasterInfo(
+        "maximum jump height normal to the slope: the vertical one times the cosine of the "
+        "slope at the cell (0 where rocks rolled)",
+        "m",
+    ),
+    "jump_height_normal_p95": RasterInfo(
+        "95th percentile over rocks of the jump height normal to the slope: the vertical one "
+        "times the cosine of the slope at the cell (0 for a rock that rolled)",
+        "m",
     ),
     "reach_probability_low": RasterInfo(
         "lower bound of the 95 % Clopper-Pearson interval of the reach probability", "1"
@@ -184,6 +210,57 @@ def _cell_max(cells: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+def slope_cosines(heights: np.ndarray, dx: float, dy: float, window: Window) -> np.ndarray:
+    """The cosine of the terrain's slope at each sample of ``window`` of the DEM ``heights``
+    (ny, nx) with spacings ``dx``, ``dy``: ``1 / sqrt(1 + z_x^2 + z_y^2)``, each slope ``z_x``,
+    ``z_y`` the mean of the one-sided differences to the neighbouring samples with data (the
+    central difference inside the DEM, one-sided at its edges and beside nodata; 0 along an
+    axis where the sample has no neighbour with data): exact on a plane. NaN at a sample
+    without data."""
+    ny, nx = heights.shape
+    j0, j1, i0, i1 = window
+    z = np.full((j1 - j0 + 2, i1 - i0 + 2), np.nan)
+    a, b, c, d = max(j0 - 1, 0), min(j1 + 1, ny), max(i0 - 1, 0), min(i1 + 1, nx)
+    z[a - j0 + 1 : b - j0 + 1, c - i0 + 1 : d - i0 + 1] = heights[a:b, c:d]
+    centre = z[1:-1, 1:-1]
+
+    def mean_slope(forward: np.ndarray, backward: np.ndarray, spacing: float) -> np.ndarray:
+        both = np.stack([forward, backward]) / abs(spacing)
+        given = np.isfinite(both)
+        count = given.sum(axis=0)
+        total = np.where(given, both, 0.0).sum(axis=0)
+        return total / np.maximum(count, 1)
+
+    z_x = mean_slope(z[1:-1, 2:] - centre, centre - z[1:-1, :-2], dx)
+    z_y = mean_slope(z[2:, 1:-1] - centre, centre - z[:-2, 1:-1], dy)
+    return np.where(np.isfinite(centre), 1.0 / np.sqrt(1.0 + z_x**2 + z_y**2), np.nan)
+
+
+def _cosines(terrain: Any, window: Window) -> np.ndarray:
+    """:func:`slope_cosines` of ``terrain`` (an object with ``heights``, ``dx``, ``dy``) over
+    ``window``; NaN without a terrain."""
+    if terrain is None:
+        return np.full((window.j1 - window.j0, window.i1 - window.i0), np.nan)
+    heights = np.asarray(terrain.heights, dtype=np.float64)
+    return slope_cosines(heights, float(terrain.dx), float(terrain.dy), window)
+
+
+def with_rollers(
+    cells: np.ndarray, count: np.ndarray, keys: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The jump histogram (``keys`` ``cell * N_BINS + bin``, sorted, and ``counts``) of the
+    sorted ``cells`` with the rocks that passed a cell without flying there (``count`` passed,
+    the histogram holds those that flew) added at jump height 0, in bin 0."""
+    flew = np.zeros(cells.size, dtype=np.int64)
+    np.add.at(flew, np.searchsorted(cells, keys // N_BINS), counts)
+    rolled = np.asarray(count, dtype=np.int64) - flew
+    more = rolled > 0
+    keys = np.concatenate([keys, cells[more] * N_BINS + bin_index(np.zeros(int(more.sum())))])
+    counts = np.concatenate([counts, rolled[more]])
+    unique, at = np.unique(keys, return_inverse=True)
+    return unique, np.bincount(at, weights=counts).astype(np.int64)
+
+
 def rasters_from_visits(
     shape: tuple[int, int],
     n_rocks: int,
@@ -192,15 +269,19 @@ def rasters_from_visits(
     visit_max: np.ndarray,
     deposit_cells: np.ndarray,
     visit_angle: np.ndarray | None = None,
+    terrain: Any = None,
 ) -> dict[str, np.ndarray]:
     """The rasters of the module docstring from one row per (rock, cell) with the rock's maxima
-    in the cell (kinetic energy J, speed, rotation rev/s, jump height or NaN) and, optionally,
-    its energy-line angle there (degrees; without it the raster is NaN)."""
+    in the cell (kinetic energy J, speed, rotation rev/s, jump height or NaN: no flight there)
+    and, optionally, its energy-line angle there (degrees; without it the raster is NaN) and
+    the ``terrain`` (with ``heights``, ``dx``, ``dy``) whose slopes give the jump heights normal
+    to it (without it those rasters are NaN)."""
     size = shape[0] * shape[1]
     order = np.lexsort((visit_rock, visit_cell))
     cells, values = visit_cell[order], visit_max[order]
     passing = np.bincount(cells, minlength=size).astype(np.float64)
     energy = values[:, Q_ENERGY] * 1e-3
+    jump = np.where(np.isfinite(values[:, Q_JUMP]), values[:, Q_JUMP], 0.0)  # rolled: 0
     mean = np.full(size, np.nan)
     if cells.size:
         starts, counts = _segments(cells)
@@ -216,9 +297,12 @@ def rasters_from_visits(
         "kinetic_energy_p99": cell_percentile(cells, energy, 99.0, size),
         "velocity_max": _cell_max(cells, values[:, Q_SPEED], size),
         "rotational_velocity_max": _cell_max(cells, values[:, Q_ROTATION], size),
-        "jump_height_max": _cell_max(cells, values[:, Q_JUMP], size),
-        "jump_height_p95": cell_percentile(cells, values[:, Q_JUMP], 95.0, size),
+        "jump_height_max": _cell_max(cells, jump, size),
+        "jump_height_p95": cell_percentile(cells, jump, 95.0, size),
     }
+    cosine = _cosines(terrain, Window(0, shape[0], 0, shape[1])).ravel()
+    rasters["jump_height_normal_max"] = rasters["jump_height_max"] * cosine
+    rasters["jump_height_normal_p95"] = rasters["jump_height_p95"] * cosine
     rasters["reach_probability_low"], rasters["reach_probability_high"] = clopper_pearson(
         passing, n_rocks
     )
@@ -349,11 +433,15 @@ def rasters_from_cells(
     merged: dict[str, np.ndarray],
     deposit_cells: np.ndarray,
     angles: dict[str, np.ndarray] | None = None,
+    terrain: Any = None,
 ) -> Rasters:
     """The rasters of the module docstring from a merged cell reduction
-    (:func:`tumble.rockfall.ensemble.cells.merge_cells`), the cells where rocks stopped and the
+    (:func:`tumble.rockfall.ensemble.cells.merge_cells`), the cells where rocks stopped, the
     per-cell smallest energy-line angles (:mod:`tumble.rockfall.ensemble.energy_line`; without
-    them that raster is NaN)."""
+    them that raster is NaN) and the ``terrain`` (with ``heights``, ``dx``, ``dy``) whose slopes
+    give the jump heights normal to it (without it those rasters are NaN). The reduction's
+    jump histogram holds the rocks that flew; those that rolled through a cell are added there
+    at 0 (:func:`with_rollers`)."""
     cells = merged["cell_index"]
     deposits = deposit_cells[deposit_cells >= 0]
     window = cells_window(shape, np.concatenate([cells, deposits]))
@@ -367,6 +455,7 @@ def rasters_from_cells(
     size = ny_w * nx_w
     count = merged["cell_count"].astype(np.float64)
     maxima = merged["cell_max"]
+    jump = np.where(np.isfinite(maxima[:, Q_JUMP]), maxima[:, Q_JUMP], 0.0)  # rolled: 0
 
     def grid(values: np.ndarray, fill: float = np.nan) -> np.ndarray:
         out = np.full(size, fill)
@@ -377,6 +466,8 @@ def rasters_from_cells(
         # read from histogram bins, with the cell's exact largest value for its top rank: never
         # above it, and a cell one rock passed has that rock's value, not its bin's
         keys, counts = merged[f"{name}_bin_key"], merged[f"{name}_bin_count"]
+        if name == "jump":
+            keys, counts = with_rollers(cells, merged["cell_count"], keys, counts)
         return bin_percentile(cells, keys, counts, q, largest)
 
     passing = grid(count, 0.0)
@@ -391,9 +482,12 @@ def rasters_from_cells(
         "kinetic_energy_p99": grid(percentile("energy", 99.0, maxima[:, Q_ENERGY]) * 1e-3),
         "velocity_max": grid(maxima[:, Q_SPEED]),
         "rotational_velocity_max": grid(maxima[:, Q_ROTATION]),
-        "jump_height_max": grid(maxima[:, Q_JUMP]),
-        "jump_height_p95": grid(percentile("jump", 95.0, maxima[:, Q_JUMP])),
+        "jump_height_max": grid(jump),
+        "jump_height_p95": grid(percentile("jump", 95.0, jump)),
     }
+    cosine = _cosines(terrain, window)
+    values["jump_height_normal_max"] = values["jump_height_max"] * cosine
+    values["jump_height_normal_p95"] = values["jump_height_p95"] * cosine
     values["reach_probability_low"], values["reach_probability_high"] = clopper_pearson(
         passing, n_rocks
     )

@@ -409,7 +409,7 @@ class RunReduction:
         deposit_cells = nearest_cells(terrain, position[held, 0], position[held, 1])
         angles = merge_minima(self._angles) if self._angles else None
         rasters = rasters_from_cells(
-            terrain.heights.shape, n, self._cells.result(), deposit_cells, angles
+            terrain.heights.shape, n, self._cells.result(), deposit_cells, angles, terrain
         )
         total_steps = int(steps.sum())
         pgs_caps = int(self._ints["pgs_caps"].sum())

@@ -64,6 +64,7 @@ from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble.rockfall.clearance import Hulls, clearance, rock_clearances
+from tumble.rockfall.release.places import Areas, Clip
 from tumble.rockfall.release.polygons import (
     inside_rings,
     lattice_points,
@@ -76,7 +77,6 @@ from tumble.rockfall.step.model import START_GAP_TOLERANCE
 from tumble.rotation.quaternion import quat_to_matrix
 
 if TYPE_CHECKING:
-    from tumble.rockfall.site.areas import ReleaseAreas
     from tumble.rockfall.terrain import Terrain
 
 #: default releases of the built-in terrains (fields of :class:`Release`)
@@ -94,94 +94,6 @@ MAX_REJECTIONS = 100_000
 FOOTPRINT_POINTS = 1024
 #: a rock whose hull reaches off the DEM draws its place again at most this many times
 MAX_PLACES = 100
-
-
-@dataclass(frozen=True)
-class Clip:
-    """How much of a release place lies off the DEM: ``nodata_share`` in its nodata areas
-    (inside its rectangle), ``outside_share`` beyond it, as shares of the place's ``measure``
-    (``"area"`` of a polygon, ``"length"`` of a line, ``"weight"`` of a raster source's
-    cells). ``name`` is the place as messages name it (``release area 'north'``,
-    ``release.polygon``)."""
-
-    name: str
-    nodata_share: float
-    outside_share: float
-    measure: str = "area"
-
-    @classmethod
-    def of(cls, name: str, whole: float, inside: float, on: float, measure: str = "area") -> Clip:
-        """From the place's whole measure, its part on the DEM's rectangle and its part on the
-        DEM's valid cells (:func:`tumble.rockfall.release.polygons.on_cells`)."""
-        if not whole > 0.0:
-            return cls(name, 0.0, 0.0, measure)
-        outside = max(0.0, 1.0 - inside / whole)
-        nodata = max(0.0, (inside - on) / whole)
-        # round-off of the intersections: a place entirely on the DEM is not clipped at all
-        outside = 0.0 if outside < 1e-12 else outside
-        nodata = 0.0 if nodata < 1e-12 else nodata
-        return cls(name, nodata, outside, measure)
-
-    @property
-    def share(self) -> float:
-        """The share of the place off the DEM."""
-        return min(1.0, self.nodata_share + self.outside_share)
-
-    @property
-    def label(self) -> str:
-        return self.name if self.name.startswith("release.") else f"release area {self.name!r}"
-
-    def check(self, terrain: Terrain) -> None:
-        """ValueError when nothing of the place is left on the DEM (no place where rocks fit),
-        saying whether it lies in a nodata area of the DEM or outside it."""
-        if self.share < 1.0 - 1e-12:
-            return
-        if self.outside_share == 0.0:
-            where = "lies entirely in a nodata area of the DEM"
-        elif self.nodata_share == 0.0:
-            where = f"lies outside the DEM, which covers {terrain.extent_text}"
-        else:
-            where = (
-                f"lies in a nodata area of the DEM ({_percent(self.nodata_share)} of it) and "
-                f"outside the DEM (the rest; it covers {terrain.extent_text})"
-            )
-        raise ValueError(f"{self.label} {where}: there is no place on the DEM where rocks fit")
-
-    def warning(self) -> str | None:
-        """The run's warning about this place, or None when nothing of it was clipped."""
-        if self.share == 0.0:
-            return None
-        parts = []
-        if self.nodata_share:
-            parts.append(f"{_percent(self.nodata_share)} in a nodata area of the DEM")
-        if self.outside_share:
-            parts.append(f"{_percent(self.outside_share)} outside the DEM")
-        of = {"area": "its area", "length": "its length", "weight": "its cells' weight"}
-        return (
-            f"{self.label}: {_percent(self.share)} of {of[self.measure]} lies off the DEM "
-            f"({' and '.join(parts)}) and was clipped: its rocks start on the remaining "
-            f"{_percent(1.0 - self.share)}"
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "clipped_share": self.share,
-            "nodata_share": self.nodata_share,
-            "outside_share": self.outside_share,
-            "measure": self.measure,
-        }
-
-
-def _percent(share: float) -> str:
-    """A share as a percentage, never rounded to 0 % or 100 % unless exact."""
-    value = 100.0 * share
-    text = f"{value:.3g} %"
-    if value > 0.0 and text == "0 %":
-        return "< 0.001 %"
-    if value < 100.0 and text == "100 %":
-        return "> 99.9 %"
-    return text
 
 
 def rock_rng(seed: int, k: int) -> np.random.Generator:
@@ -237,7 +149,7 @@ class Release:
     speed_downslope: float | None = None
     omega: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation: str | tuple[float, float, float, float] = "random"
-    areas: ReleaseAreas | None = None
+    areas: Areas | None = None
 
     def __post_init__(self) -> None:
         given = [n for n in PLACES if getattr(self, n) is not None]

@@ -10,7 +10,8 @@ a line or a typed-in polygon). It comes from
   frequency (events per year, attribute ``frequency_field``, for hazard zoning) and an optional
   weight (attribute ``weight_field``; default its area in m^2). A file in another CRS than the
   DEM's is transformed to it through PROJ (:func:`tumble.io.vectors.transform_xy`); a side
-  without a CRS is taken to be in the other's;
+  without a CRS is taken to be in the other's; a file whose coordinates lie on the DEM as
+  written but far off it once transformed is refused as a wrong CRS label;
 * or a source raster (:meth:`ReleaseAreas.from_raster`): one source; every cell with a positive
   finite value releases rocks, with probability proportional to its value.
 
@@ -51,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tumble.rockfall.release import Clip
+from tumble.rockfall.release.places import Clip
 from tumble.rockfall.release.polygons import (
     cell_boxes,
     inside_rings,
@@ -301,7 +302,7 @@ class ReleaseAreas:
         polygons, values, crs = read_polygons(path, layer=layer, fields=list(dict.fromkeys(fields)))
         if not polygons:
             raise ValueError(f"{path} holds no polygons (an empty layer); nothing to release")
-        polygons = _to_dem_crs(polygons, crs, terrain.crs, path)
+        polygons = _to_dem_crs(polygons, crs, terrain, path)
         areas = []
         for k, parts in enumerate(polygons):
             name = f"area_{k + 1}" if name_field is None else values[name_field][k]
@@ -484,17 +485,18 @@ def _number(value: Any, path: Path, name: str, field: str) -> float:
 
 
 def _to_dem_crs(
-    polygons: list[list[list[np.ndarray]]], crs: str | None, dem_crs: Any, path: Path
+    polygons: list[list[list[np.ndarray]]], crs: str | None, terrain: Terrain, path: Path
 ) -> list[list[list[np.ndarray]]]:
     """The rings in the DEM's CRS: transformed when the file's CRS differs from it; unchanged
-    when they agree or either side has none."""
+    when they agree or either side has none. ValueError when the file's CRS label looks wrong
+    (:func:`_check_crs_label`)."""
     from rasterio.crs import CRS
 
     from tumble.io.vectors import transform_xy
 
-    if crs is None or dem_crs is None:
+    if crs is None or terrain.crs is None:
         return polygons
-    source, target = CRS.from_user_input(crs), CRS.from_user_input(dem_crs)
+    source, target = CRS.from_user_input(crs), CRS.from_user_input(terrain.crs)
     if source == target:
         return polygons
     out = []
@@ -514,7 +516,34 @@ def _to_dem_crs(
                 rings.append(np.column_stack([x, y]))
             moved.append(rings)
         out.append(moved)
+    written = np.vstack([ring for parts in polygons for part in parts for ring in part])
+    placed = np.vstack([ring for parts in out for part in parts for ring in part])
+    _check_crs_label(written, placed, terrain, path, _crs_text(source), _crs_text(target))
     return out
+
+
+def _check_crs_label(
+    written: np.ndarray, placed: np.ndarray, terrain: Terrain, path: Path, label: str, dem: str
+) -> None:
+    """ValueError saying that the CRS label of the file at ``path`` looks wrong when every
+    point ``placed`` (n, 2) (the file's coordinates ``written`` (n, 2) transformed from its
+    label's CRS to the DEM's) lies far outside the DEM, farther than the DEM's larger side from
+    its rectangle, while every point as written lies on the DEM's rectangle: the coordinates are
+    then in the DEM's own CRS and the label names another."""
+    b = terrain.bounds
+    side = max(b.x_max - b.x_min, b.y_max - b.y_min)
+    gap_x = np.maximum(np.maximum(b.x_min - placed[:, 0], placed[:, 0] - b.x_max), 0.0)
+    gap_y = np.maximum(np.maximum(b.y_min - placed[:, 1], placed[:, 1] - b.y_max), 0.0)
+    gap = np.hypot(gap_x, gap_y)
+    if not (np.all(gap > side) and np.all(terrain.within_extent(written[:, 0], written[:, 1]))):
+        return
+    raise ValueError(
+        f"{path}: its CRS label looks wrong. Labelled {label}, its polygons lie outside the "
+        f"DEM once transformed to the DEM's {dem} (at least {float(gap.min()):.4g} m "
+        f"from it; the DEM covers {terrain.extent_text}), while its coordinates as written lie "
+        f"on the DEM: they look like coordinates of the DEM's {dem}. If they are, label the "
+        f"file so (e.g. ogr2ogr -a_srs {dem} fixed.gpkg {path}, or QGIS's Set Layer CRS)"
+    )
 
 
 def _crs_text(crs: Any) -> str:
