@@ -12,6 +12,7 @@ import numpy as np
 from tumble.rockfall.hazard.energy_line import energy_line_record
 from tumble.rockfall.release import Release
 from tumble.rockfall.release.polygons import region
+from tumble.rockfall.site.areas import ReleaseAreas
 
 
 def release_places(release: Release) -> Any:
@@ -22,6 +23,8 @@ def release_places(release: Release) -> Any:
 
     areas = release.areas
     if areas is not None:
+        # the release areas a run reads are the site's (their rings or cells)
+        assert isinstance(areas, ReleaseAreas)
         cells = areas.cells
         if cells is not None:
             boxes = shapely.box(cells[:, 0], cells[:, 2], cells[:, 1], cells[:, 3])

@@ -245,9 +245,10 @@ def add_frequency_notes(
     record = (summary.get("release") or {}).get("frequency")
     summary["zoning"]["frequency"] = record
     per_area = isinstance(record, Mapping) and record.get("basis") == "per_area"
-    if not per_area or release.areas is None or release.areas.cells is not None:
+    areas = release.areas
+    if not per_area or not isinstance(areas, ReleaseAreas) or areas.cells is not None:
         return
-    sizes = tuple(a.area_m2 for a in release.areas.areas)
+    sizes = tuple(a.area_m2 for a in areas.areas)
     summary.setdefault("warnings", []).extend(dilution_warnings(site, reach, size, sizes))
 
 
