@@ -49,6 +49,14 @@ from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.release import Release
 from tumble.rockfall.soil import SCENARIO_SOILS
 from tumble.rockfall.status import RUNNING
+from tumble.rockfall.step.buffers import (
+    D_CONTACTS,
+    D_SWEEPS,
+    FLIGHT_MARGIN,
+    N_BOUNDS,
+    N_DIAG,
+    reset_bounds,
+)
 from tumble.rockfall.step.contact import (
     NCOL,
     contact_work,
@@ -75,16 +83,7 @@ from tumble.rockfall.step.model import (
     S_V,
     STATE_SIZE,
 )
-from tumble.rockfall.step.moreau import (
-    D_CONTACTS,
-    D_SWEEPS,
-    FLIGHT_MARGIN,
-    N_BOUNDS,
-    N_DIAG,
-    implicit_orientation,
-    reset_bounds,
-    rock_step,
-)
+from tumble.rockfall.step.moreau import implicit_orientation, rock_step
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import plane_envelope, surface
 from tumble.rotation.quaternion import q_normalize, q_to_matrix

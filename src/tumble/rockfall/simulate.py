@@ -34,6 +34,19 @@ from tumble.rockfall.forest import Forest, no_forest, rock_diameter
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR, RockStatus, status_message, status_name
+from tumble.rockfall.step.buffers import (
+    D_CAPPED,
+    D_CONTACT_WORK,
+    D_CONTACTS,
+    D_DRAG,
+    D_DRAG_WORK,
+    D_HEIGHT,
+    D_LOADED,
+    D_MU,
+    D_SWEEPS,
+    D_TOUCHED,
+    N_SAVED_DIAG,
+)
 from tumble.rockfall.step.contact import NCOL
 from tumble.rockfall.step.model import (
     DT,
@@ -57,19 +70,6 @@ from tumble.rockfall.step.model import (
     initial_state,
     pack_model,
     resolve_options,
-)
-from tumble.rockfall.step.moreau import (
-    D_CAPPED,
-    D_CONTACT_WORK,
-    D_CONTACTS,
-    D_DRAG,
-    D_DRAG_WORK,
-    D_HEIGHT,
-    D_LOADED,
-    D_MU,
-    D_SWEEPS,
-    D_TOUCHED,
-    N_SAVED_DIAG,
 )
 from tumble.rockfall.step.nets import N_XCOLS, no_nets, pack_nets
 from tumble.rockfall.step.stepping import run_rock

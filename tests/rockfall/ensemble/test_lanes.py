@@ -34,16 +34,10 @@ from tumble.rockfall.ensemble.teams import lane_axis
 from tumble.rockfall.release import Release
 from tumble.rockfall.soil import DRAG_HEIGHT
 from tumble.rockfall.status import OK
+from tumble.rockfall.step.buffers import B_DQ, B_TURN_W, N_BOUNDS, N_DIAG, reset_bounds
 from tumble.rockfall.step.contact import NCOL, forget_percussions
 from tumble.rockfall.step.model import O_DT, O_GAP_TOL, O_GRAVITY, STATE_SIZE
-from tumble.rockfall.step.moreau import (
-    B_DQ,
-    B_TURN_W,
-    N_BOUNDS,
-    N_DIAG,
-    reset_bounds,
-    rock_step,
-)
+from tumble.rockfall.step.moreau import rock_step
 
 
 def rough_slope(seed: int = 2, holes: bool = False) -> Terrain:

@@ -15,6 +15,16 @@ import pytest
 from tumble.freerot import integrate
 from tumble.rockfall import Options, Rock, Soil, Terrain, simulate
 from tumble.rockfall.status import OK, PENETRATED, REGULAR, RockStatus
+from tumble.rockfall.step.buffers import (
+    D_CONTACT_WORK,
+    D_CONTACTS,
+    D_DRAG,
+    D_DRAG_WORK,
+    D_LOADED,
+    N_BOUNDS,
+    N_DIAG,
+    reset_bounds,
+)
 from tumble.rockfall.step.contact import NCOL
 from tumble.rockfall.step.model import (
     S_OMEGA,
@@ -26,17 +36,7 @@ from tumble.rockfall.step.model import (
     initial_state,
     pack_model,
 )
-from tumble.rockfall.step.moreau import (
-    D_CONTACT_WORK,
-    D_CONTACTS,
-    D_DRAG,
-    D_DRAG_WORK,
-    D_LOADED,
-    N_BOUNDS,
-    N_DIAG,
-    reset_bounds,
-    rock_step,
-)
+from tumble.rockfall.step.moreau import rock_step
 from tumble.rotation.quaternion import quat_exp, quat_rotate, quat_to_matrix
 
 G = 9.81
@@ -604,10 +604,10 @@ def test_the_flight_shortcut_finds_what_the_vertex_search_finds():
     near the plane) are those the full vertex search finds at the same midpoint configuration,
     row for row; both flights and contact steps occur, and the cached plane is reused."""
     from tumble.freerot.explicit import quaternion_half_step
+    from tumble.rockfall.step.buffers import B_X
     from tumble.rockfall.step.contact import C_VERTEX, C_W
     from tumble.rockfall.step.detection import find_contacts
     from tumble.rockfall.step.model import O_DT, O_GAP_TOL
-    from tumble.rockfall.step.moreau import B_X
     from tumble.rotation.quaternion import q_normalize
 
     rng = np.random.default_rng(11)

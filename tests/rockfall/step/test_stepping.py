@@ -21,9 +21,7 @@ from tumble.rockfall.status import (
     STOPPED,
     TIMED_OUT,
 )
-from tumble.rockfall.step.contact import NCOL
-from tumble.rockfall.step.model import S_OMEGA, S_R, S_V, STATE_SIZE, initial_state, pack_model
-from tumble.rockfall.step.moreau import (
+from tumble.rockfall.step.buffers import (
     D_CAPPED,
     D_CONTACT_WORK,
     D_CONTACTS,
@@ -32,6 +30,8 @@ from tumble.rockfall.step.moreau import (
     D_SWEEPS,
     N_SAVED_DIAG,
 )
+from tumble.rockfall.step.contact import NCOL
+from tumble.rockfall.step.model import S_OMEGA, S_R, S_V, STATE_SIZE, initial_state, pack_model
 from tumble.rockfall.step.nets import N_XCOLS, no_nets
 from tumble.rockfall.step.stepping import kinetic_energy, run_rock, stopping_rules
 from tumble.rockfall.step.trees import N_FOREST

@@ -52,20 +52,14 @@ from tumble.rockfall.ensemble.record import (
 )
 from tumble.rockfall.ensemble.teams import N_LANE_INTS, lane_axis, run_team
 from tumble.rockfall.status import CAUGHT, OK, RUNNING, TIMED_OUT
+from tumble.rockfall.step.buffers import D_CAPPED, D_CONTACTS, N_BOUNDS, N_DIAG, reset_bounds
 from tumble.rockfall.step.contact import NCOL, forget_percussions
 from tumble.rockfall.step.model import (
     O_DT,
     S_R,
     STATE_SIZE,
 )
-from tumble.rockfall.step.moreau import (
-    D_CAPPED,
-    D_CONTACTS,
-    N_BOUNDS,
-    N_DIAG,
-    reset_bounds,
-    rock_step,
-)
+from tumble.rockfall.step.moreau import rock_step
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import bilinear_uv

@@ -42,8 +42,7 @@ import numpy as np
 from tumble._jit import jit
 from tumble.freerot.implicit_midpoint import axisymmetric_solution, turn_increment
 from tumble.rockfall.ensemble.record import Q_ENERGY, Q_JUMP, Q_ROTATION, Q_SPEED
-from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_SLIP, S_V, STATE_SIZE
-from tumble.rockfall.step.moreau import (
+from tumble.rockfall.step.buffers import (
     B_A,
     B_AXIS,
     B_COS,
@@ -67,6 +66,7 @@ from tumble.rockfall.step.moreau import (
     B_Y,
     N_BOUNDS,
 )
+from tumble.rockfall.step.model import S_OMEGA, S_P, S_R, S_SLIP, S_V, STATE_SIZE
 from tumble.rockfall.step.stepping import kinetic_energy_of
 from tumble.rockfall.step.surface import EDGE_SLACK
 from tumble.rotation.quaternion import q_mul, q_normalize

@@ -35,8 +35,8 @@ import math
 import numpy as np
 
 from tumble._jit import jit, jit_leaf
+from tumble.rockfall.step.buffers import B_GX, B_GY, B_HALF, B_LOW, B_X, B_Y
 from tumble.rockfall.step.model import S_OMEGA, S_R, S_V
-from tumble.rockfall.step.moreau import B_GX, B_GY, B_HALF, B_LOW, B_X, B_Y
 from tumble.rockfall.step.surface import bilinear_uv, sample_cell
 
 #: columns of the per-rock maxima, the path statistics and the cell visits

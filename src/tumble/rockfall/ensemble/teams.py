@@ -77,6 +77,15 @@ from tumble.rockfall.ensemble.record import (
 )
 from tumble.rockfall.soil import DRAG_HEIGHT
 from tumble.rockfall.status import OK, RUNNING, TIMED_OUT
+from tumble.rockfall.step.buffers import (
+    B_DQ,
+    B_TURN_W,
+    D_CAPPED,
+    D_CONTACTS,
+    N_BOUNDS,
+    N_DIAG,
+    reset_bounds,
+)
 from tumble.rockfall.step.contact import NCOL, forget_percussions
 from tumble.rockfall.step.model import (
     IMPLICIT,
@@ -87,16 +96,7 @@ from tumble.rockfall.step.model import (
     S_R,
     STATE_SIZE,
 )
-from tumble.rockfall.step.moreau import (
-    B_DQ,
-    B_TURN_W,
-    D_CAPPED,
-    D_CONTACTS,
-    N_BOUNDS,
-    N_DIAG,
-    reset_bounds,
-    rock_step,
-)
+from tumble.rockfall.step.moreau import rock_step
 from tumble.rockfall.step.stepping import kinetic_energy, stopping_rules
 from tumble.rockfall.step.surface import bilinear_uv
 from tumble.rockfall.step.trees import MODE_NONE, P_MODE

@@ -14,10 +14,7 @@ import numpy as np
 
 from tumble._jit import jit, jit_leaf
 from tumble.rockfall.status import CAUGHT, OK, RUNNING, STOPPED, TIMED_OUT
-from tumble.rockfall.step.contact import forget_percussions
-from tumble.rockfall.step.friction import friction
-from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SIZE
-from tumble.rockfall.step.moreau import (
+from tumble.rockfall.step.buffers import (
     D_CAPPED,
     D_CONTACT_WORK,
     D_CONTACTS,
@@ -29,8 +26,11 @@ from tumble.rockfall.step.moreau import (
     N_BOUNDS,
     N_DIAG,
     reset_bounds,
-    rock_step,
 )
+from tumble.rockfall.step.contact import forget_percussions
+from tumble.rockfall.step.friction import friction
+from tumble.rockfall.step.model import O_DT, S_OMEGA, S_R, S_SLIP, S_V, STATE_SIZE
+from tumble.rockfall.step.moreau import rock_step
 from tumble.rockfall.step.nets import cross_barriers, near_point, step_reach
 from tumble.rockfall.step.surface import surface
 from tumble.rockfall.step.trees import MODE_NONE, P_MODE, start_forest, trees_step
