@@ -7,7 +7,7 @@ the plane (the release's clearance lift).
 ``--soil all`` runs every category of the soil catalogue (``tumble.rockfall.soil.CATALOGUE``)
 and prints one markdown table per category. Beside each share: ``held`` says whether the
 category's friction reaches ``tan(slope)`` at all and after which slippage ``s*``
-(:func:`tumble.rockfall.soil.holding_slippage`). A rock at rest on a plane needs friction
+(:func:`tumble.rockfall.soil_statics.holding_slippage`). A rock at rest on a plane needs friction
 ``mu >= tan(slope)`` whatever its contacts; the column ``held by`` says, of the row's early
 stops, how many the friction at rest ``mu_min`` holds (``tan(slope) <= mu_min``), how many the
 friction built up by sliding holds (``mu(s) >= tan(slope) > mu_min``: ``mu_max`` and ``kappa`` of

@@ -22,7 +22,8 @@ from tumble.rockfall.released_soils import (
     main,
     read_released,
 )
-from tumble.rockfall.soil import FIELDS, RETIRED, Soil, resolved_values
+from tumble.rockfall.soil import FIELDS, RETIRED, Soil
+from tumble.rockfall.soil_values import resolved_values
 
 
 def test_released_presets_keep_their_numbers():

@@ -24,11 +24,9 @@ from tumble.rockfall.soil import (
     SCAR_CS,
     SCAR_STRENGTH,
     Soil,
-    holding_angle,
-    holding_slippage,
-    tipping_angle,
 )
 from tumble.rockfall.soil_classes import ROCKYFOR3D_TYPES, STONE_CLASSES
+from tumble.rockfall.soil_statics import holding_angle, holding_slippage, tipping_angle
 
 
 def test_friction_at_zero_slippage_is_mu_min():

@@ -1,5 +1,5 @@
 """Start of motion: rocks released at rest on planes of 40 and 45 degrees, with every soil category
-of the catalogue, against the closed form of :func:`tumble.rockfall.soil.holding_slippage`.
+of the catalogue, against the closed form of :func:`tumble.rockfall.soil_statics.holding_slippage`.
 
 A rock at rest on a plane of slope theta needs its friction forces to carry ``m g sin(theta)``
 against normal forces that sum to ``m g cos(theta)``, so it needs ``mu >= tan(theta)`` whatever

@@ -3,10 +3,10 @@
 A released preset keeps its numbers forever (DESIGN.md, *Soil presets and calibrations*): a
 study that names ``medium`` must get the soil it got when it was made, so a changed model is a
 new name and the old one stays available. The file holds, for every released name, what
-:func:`tumble.rockfall.soil.resolved_values` gives: every field's value, and the equivalent sets
-and the spread the rocks draw from. :func:`check_released` compares the catalogue with it
-(``tests/rockfall/test_released_soils.py`` runs it); :func:`add_released` records a new name
-and refuses to write over a released one::
+:func:`tumble.rockfall.soil_values.resolved_values` gives: every field's value, and the
+equivalent sets and the spread the rocks draw from. :func:`check_released` compares the
+catalogue with it (``tests/rockfall/test_released_soils.py`` runs it); :func:`add_released`
+records a new name and refuses to write over a released one::
 
     python -m tumble.rockfall.released_soils --add NAME [NAME ...]
     python -m tumble.rockfall.released_soils --check
@@ -28,7 +28,8 @@ from typing import Any
 
 from tumble.errors import TumbleError
 from tumble.io.results import write_atomic
-from tumble.rockfall.soil import CATALOGUE, FIELDS, resolved_values
+from tumble.rockfall.soil import CATALOGUE, FIELDS
+from tumble.rockfall.soil_values import resolved_values
 
 #: the file of the released presets' numbers
 RELEASED_FILE = Path(__file__).with_name("released_soils.json")
@@ -42,7 +43,8 @@ class ReleasedPresetError(TumbleError, ValueError):
 
 
 def read_released(path: str | os.PathLike = RELEASED_FILE) -> dict[str, dict[str, Any]]:
-    """The released presets, name -> the record of :func:`tumble.rockfall.soil.resolved_values`."""
+    """The released presets, name -> the record of
+    :func:`tumble.rockfall.soil_values.resolved_values`."""
     return dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 

@@ -72,6 +72,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tumble.rockfall.soil_classes import LEFT_OUT, class_presets
+from tumble.rockfall.soil_statics import holding_angle, holding_slippage
 
 #: order of the fields in the packed kernel arrays (:meth:`Soil.pack`), and below the index of
 #: each, declared here only: the kernels (:mod:`tumble.rockfall.step.moreau`) import these plain
@@ -388,84 +389,6 @@ def unknown_preset(name: object) -> str:
     return f"unknown soil preset {name!r}; choose one of {sorted(PRESETS)}"
 
 
-def holding_slippage(mu_min: float, mu_max: float, kappa: float, slope_deg: float) -> float:
-    """The slippage ``s*`` (m) at which the friction law reaches ``tan(slope)``: the friction
-    that holds a rock sliding down a plane of ``slope_deg`` degrees; ``inf`` if it never does.
-
-    A rock at rest on a plane (or sliding on it at a constant speed) is pushed down the slope by
-    ``m g sin(theta)`` and pressed on it by ``m g cos(theta)``; whatever its contacts and
-    however it turns, the friction forces sum to at most ``mu`` times the normal ones, so
-    sliding slows down only where ``mu >= tan(theta)``, and a rock can rest on the plane only
-    there. With ``mu(s) = mu_min + (2/pi)(mu_max - mu_min) atan(kappa s)`` (module docstring)::
-
-        s* = 0                                                   if mu_min >= tan(theta)
-        s* = tan(pi/2 (tan(theta) - mu_min) / (mu_max - mu_min)) / kappa
-                                                                 if mu_min < tan(theta) < mu_max
-        s* = inf                                                 if mu_max <= tan(theta)
-
-    (``mu`` tends to ``mu_max`` without reaching it, so ``mu_max = tan(theta)`` does not hold a
-    sliding rock; Coulomb friction, ``kappa = 0`` or ``mu_min = mu_max``, holds at once or
-    never). Example (L14 section 5.1): ``mu_min = 0.2``, ``mu_max = 1.3``, ``kappa = 0.7``,
-    45 degrees: ``s* = tan(0.8 pi / 2.2) / 0.7 = 3.12 m``.
-
-    Whether a rock slides at all is another question: a rock that tips onto its next face and
-    tumbles gathers slippage too (L14 eq. 51 counts the speed of the centre of mass while the
-    rock touches), and a block sliding on a face tips over its front edge only when
-    ``mu`` exceeds its half length over the height of its centre of mass (the normal force
-    moves forward by ``mu`` times that height); a flat block whose ratio exceeds ``mu_max``
-    slides on until it is held (``docs/reach_and_start.md``).
-    """
-    for name, value in (("mu_min", mu_min), ("mu_max", mu_max), ("kappa", kappa)):
-        if not (math.isfinite(value) and value >= 0.0):
-            raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
-    if mu_max < mu_min:
-        raise ValueError(f"mu_max must be at least mu_min, got {mu_min!r}, {mu_max!r}")
-    if not (math.isfinite(slope_deg) and 0.0 <= slope_deg < 90.0):
-        raise ValueError(f"slope must lie in [0, 90) degrees, got {slope_deg!r}")
-    tan_slope = math.tan(math.radians(slope_deg))
-    if mu_min >= tan_slope:
-        return 0.0
-    if mu_max <= tan_slope or kappa == 0.0:
-        return math.inf
-    return math.tan(0.5 * math.pi * (tan_slope - mu_min) / (mu_max - mu_min)) / kappa
-
-
-def holding_angle(mu_min: float, mu_max: float, kappa: float) -> float:
-    """The slope (degrees) below which the friction law holds a sliding rock
-    (:func:`holding_slippage` finite): ``atan(mu_max)``, or ``atan(mu_min)`` without scarring
-    (``kappa = 0``: the friction stays ``mu_min``)."""
-    return math.degrees(math.atan(mu_max if kappa > 0.0 else mu_min))
-
-
-def tipping_angle(
-    half_length: float, centre_height: float, rolling_resistance: float = 0.0, radius: float = 0.0
-) -> float:
-    """The slope (degrees) from which a rock lying on a face, held by friction, tips over the
-    face's lower edge: ``atan((a + mu_r R) / h)``.
-
-    ``half_length`` ``a``: distance down the slope from the foot of the centre of mass to the
-    edge (m); ``centre_height`` ``h``: height of the centre of mass above the face (m). About that
-    edge gravity turns the rock down the slope with ``m g (h sin(theta) - a cos(theta))``; the
-    rolling resistance (module docstring) opposes a start of rotation with up to ``mu_r R m g
-    cos(theta)``, ``R`` the distance of the face's vertices from the centre of mass. Below this
-    slope a rock on that face stays on it, and if the friction holds it (:func:`holding_slippage`)
-    it stops. A block already sliding tips forward once ``mu > a / h`` (the normal force moves
-    ``mu h`` forward); a flat block whose ``a / h`` exceeds ``mu_max`` slides until it is held.
-    Examples: EOTA221 on a large face ``a = h = L/4``: 45 deg, with ``mu_r = 0.15`` and ``R =
-    sqrt(3) L/4``: 51.6 deg; EOTA111 on a square face ``a = L/4, h = L/2``: 26.6 deg.
-    """
-    for name, value in (
-        ("half_length", half_length),
-        ("rolling_resistance", rolling_resistance),
-        ("radius", radius),
-    ):
-        if not (math.isfinite(value) and value >= 0.0):
-            raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
-    if not (math.isfinite(centre_height) and centre_height > 0.0):
-        raise ValueError(f"centre_height must be finite and positive, got {centre_height!r}")
-    return math.degrees(math.atan((half_length + rolling_resistance * radius) / centre_height))
-
-
 def _field(value: Any, name: str) -> float | np.ndarray:
     """A finite float, or a read-only float64 2-D raster."""
     arr = np.asarray(value, dtype=np.float64) if not isinstance(value, float | int) else None
@@ -563,7 +486,8 @@ class Soil:
 
     def holding_slippage(self, slope_deg: float) -> float:
         """The slippage (m) after which this soil holds a rock sliding down a plane of
-        ``slope_deg`` degrees (:func:`holding_slippage`); constant fields only."""
+        ``slope_deg`` degrees (:func:`~tumble.rockfall.soil_statics.holding_slippage`); constant
+        fields only."""
         if {"mu_min", "mu_max", "kappa"} & set(self.rasters):
             raise ValueError(
                 "Soil.holding_slippage needs constant mu_min, mu_max and kappa; "
@@ -575,13 +499,14 @@ class Soil:
 
     def holding_angle(self) -> float:
         """The slope (degrees) below which this soil holds a sliding rock
-        (:func:`holding_angle`); constant fields only."""
+        (:func:`~tumble.rockfall.soil_statics.holding_angle`); constant fields only."""
         self.holding_slippage(0.0)  # refuses rasters
         return holding_angle(float(self.mu_min), float(self.mu_max), float(self.kappa))
 
     def holds(self, slope_deg: float) -> bool:
         """Whether this soil's friction ever holds a rock sliding down a plane of ``slope_deg``
-        degrees: ``mu(s) >= tan(slope)`` for some slippage (:func:`holding_slippage`)."""
+        degrees: ``mu(s) >= tan(slope)`` for some slippage
+        (:func:`~tumble.rockfall.soil_statics.holding_slippage`)."""
         return math.isfinite(self.holding_slippage(slope_deg))
 
     def pack(self, grid_shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -637,60 +562,3 @@ def pack_table(
                 layers.append(layer)
     rasters = np.ascontiguousarray(np.stack(layers)) if layers else np.zeros((0, 2, 2))
     return values, index, rasters
-
-
-#: the unit of each soil field that has one, as the start line and the report of a run print it
-#: (the others are dimensionless)
-UNITS = {
-    "kappa": "1/m",
-    "beta": "1/s",
-    "drag": "kg/s",
-    "drag_torque": "kg m^2/s",
-    "drag_height": "m",
-    "scar_strength": "kN/m^2",
-}
-
-
-def resolved_values(name: str) -> dict[str, Any]:
-    """The numbers of preset ``name`` that a release fixes (``released_soils.json``,
-    :mod:`tumble.rockfall.released_soils`): ``values``, every field of :data:`FIELDS` with its
-    value in ``Soil.preset(name)`` (a field the preset does not give at its default); and, if the
-    preset has them, ``sets`` (each equivalent set with every field), ``set_stride`` and
-    ``set_joint`` (how the rocks draw them), and ``spread`` (field -> ``[low, high]``)."""
-    if name not in CATALOGUE:
-        raise ValueError(unknown_preset(name))
-    preset = CATALOGUE[name]
-    out: dict[str, Any] = {"values": soil_values(Soil.preset(name))}
-    if preset.sets:
-        out["sets"] = [soil_values(Soil(**values)) for values in preset.sets]
-        out["set_stride"] = preset.set_stride
-        out["set_joint"] = preset.set_joint
-    if preset.spread:
-        out["spread"] = {f: [float(low), float(high)] for f, (low, high) in preset.spread.items()}
-    return out
-
-
-def soil_values(soil: Soil) -> dict[str, float | str]:
-    """Every field of ``soil`` in the order of :data:`FIELDS`: a number, or ``"raster"`` for a
-    field given as a raster."""
-    return {
-        f: "raster" if isinstance(getattr(soil, f), np.ndarray) else float(getattr(soil, f))
-        for f in FIELDS
-    }
-
-
-def values_text(values: dict[str, Any], zeros: bool = False) -> str:
-    """Soil values in one line with their units, the fields that are 0 left out unless
-    ``zeros``: ``mu_min 0.55, mu_max 2, kappa 3 1/m, beta 185 1/s, rolling_resistance 0.1; the
-    other fields 0``."""
-    shown = []
-    for name, value in values.items():
-        if not zeros and isinstance(value, int | float) and value == 0.0:
-            continue
-        unit = f" {UNITS[name]}" if name in UNITS and not isinstance(value, str) else ""
-        text = f"{value:g}" if isinstance(value, int | float) else str(value)
-        shown.append(f"{name} {text}{unit}")
-    zero = len(shown) < len(values)
-    if not shown:
-        return "every field 0"
-    return ", ".join(shown) + ("; the other fields 0" if zero else "")

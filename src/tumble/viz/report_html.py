@@ -351,7 +351,7 @@ def _soils(summary: Mapping[str, Any]) -> str:
     soil's preset and every value it used, a field the configuration gave over the preset
     marked; a note for the summary of an older release, which does not hold them."""
     from tumble.rockfall.site.soil_record import soil_text
-    from tumble.rockfall.soil import UNITS
+    from tumble.rockfall.soil_values import UNITS
 
     record = summary.get("soil")
     soils = record.get("soils") if isinstance(record, Mapping) else None

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tumble.rockfall import Rock, Soil, Terrain, simulate
-from tumble.rockfall.soil import holding_slippage, tipping_angle
+from tumble.rockfall.soil_statics import holding_slippage, tipping_angle
 
 G = 9.81
 #: the friction law of Lu et al. 2019 (medium), without rolling resistance or scar layer

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tumble.rockfall.soil import FIELDS, RETIRED, Soil, soil_values, values_text
+from tumble.rockfall.soil import FIELDS, RETIRED, Soil
+from tumble.rockfall.soil_values import soil_values, values_text
 
 if TYPE_CHECKING:
     from tumble.io.config import RockfallConfig
