@@ -192,6 +192,27 @@ def test_releases_sit_just_above_the_terrain_at_the_measured_point(tmp_path):
     assert not np.array_equal(T.releases(data, 3, seed=8)[0].orientation, states.orientation)
 
 
+def test_bounding_placement_puts_the_centre_a_bounding_radius_above_the_ground(tmp_path):
+    """placement "bounding": the same rocks and orientations, the centre its hull's bounding
+    radius above the terrain below it, or higher where the clearance placement needs it (the
+    ground beside the centre rises on a slope); never lower than the clearance placement; an
+    unknown placement is refused."""
+    from tumble.rockfall.clearance import Hulls
+
+    data = T.load(write_data(tmp_path / "d"))
+    near, *_ = T.releases(data, 3, seed=7)
+    states, run_index, _, shapes, shape_id = T.releases(data, 3, seed=7, placement="bounding")
+    np.testing.assert_array_equal(states.orientation, near.orientation)
+    np.testing.assert_array_equal(states.position[:, :2], near.position[:, :2])
+    radius = np.array([Hulls.of(s).radius(0) for s in shapes])[shape_id]
+    ground = data.terrain.height(states.position[:, 0], states.position[:, 1])
+    expected = np.maximum(ground + radius, near.position[:, 2])
+    np.testing.assert_allclose(states.position[:, 2], expected, rtol=0, atol=1e-12)
+    assert np.all(states.position[:, 2] >= near.position[:, 2])
+    with pytest.raises(ValueError, match="placement"):
+        T.releases(data, 3, seed=7, placement="dropped")
+
+
 def test_no_early_stop_on_a_plane_steeper_than_the_soil_holds(tmp_path):
     """On a plane steeper than the category's holding angle (atan mu_max of the friction law)
     no rock can come to rest (friction at most mu_max times the normal force): none stops, each

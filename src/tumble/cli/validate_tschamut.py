@@ -97,6 +97,14 @@ def add_parser(sites) -> None:
         help="block shape: box of the measured lengths and mass (default), or EOTA111 of the "
         "measured mass at 2650 kg/m^3",
     )
+    p.add_argument(
+        "--placement",
+        choices=("clearance", "bounding"),
+        default="clearance",
+        help="how a block starts above its release point: its lowest point 1 cm above the "
+        "terrain (default), or its centre its bounding radius above the terrain (a drop of up "
+        "to a few decimetres, depending on the orientation)",
+    )
     add_validation_run_arguments(p, 60.0)
     p.set_defaults(run=run)
 
@@ -115,8 +123,12 @@ def run(args) -> int:
         "held_out": True,
         "data_dir": str(data.directory),
         "source": tschamut.DATA_SOURCE,
-        "release": "first tracked sample: measured position and velocity, no spin; lowest "
-        f"point {tschamut.RELEASE_CLEARANCE} m above the terrain",
+        "release": "first tracked sample: measured position and velocity, no spin; "
+        + (
+            f"lowest point {tschamut.RELEASE_CLEARANCE} m above the terrain"
+            if args.placement == "clearance"
+            else "centre its bounding radius above the terrain (at least the clearance)"
+        ),
         "terrain": "proxy of the producer (trend plane plus IDW residuals of the LPS heights), "
         "not a surveyed DEM; heights sampled at xllcorner + i cellsize",
         "settings": {
@@ -124,6 +136,7 @@ def run(args) -> int:
             "seed": args.seed,
             "scheme": args.scheme,
             "shape": args.shape,
+            "placement": args.placement,
             "t_max_s": args.t_max,
             "eota_density_kg_m3": tschamut.EOTA_DENSITY if args.shape == "eota111" else None,
         },
@@ -150,6 +163,7 @@ def run(args) -> int:
             t_max=args.t_max,
             workers=workers,
             progress=advance,
+            placement=args.placement,
         )
         bar.close()
         runs.append(result)
@@ -193,6 +207,7 @@ def run(args) -> int:
             "seed": args.seed,
             "scheme": args.scheme,
             "shape": args.shape,
+            "placement": args.placement,
             "t_max": args.t_max,
             "workers": workers,
             "data_dir": str(data.directory),

@@ -33,6 +33,8 @@ from tumble.validation.tschamut.data import (
 
 #: gap (m) between a released rock's lowest point and the terrain
 RELEASE_CLEARANCE = 0.01
+#: how a block is placed above its release point (:func:`releases`)
+PLACEMENTS = ("clearance", "bounding")
 #: early stops: shares of rocks stopping within these horizontal distances (m) of their release
 EARLY_STOP_DISTANCES = (10.0, 1.4)
 #: simulated time per rock (s)
@@ -102,11 +104,21 @@ class CategoryRun:
 
 
 def releases(
-    data: TschamutData, orientations: int, seed: int, shape: str = "box"
+    data: TschamutData,
+    orientations: int,
+    seed: int,
+    shape: str = "box",
+    placement: str = "clearance",
 ) -> tuple[ReleaseStates, np.ndarray, np.ndarray, tuple[Rock, ...], np.ndarray]:
     """The releases of every run ``orientations`` times (module docstring): the states, the run
     and orientation of each rock, the block shapes (one per block, in the order of
-    ``data.blocks``) and each rock's shape index."""
+    ``data.blocks``) and each rock's shape index. ``placement`` (:data:`PLACEMENTS`):
+    ``"clearance"``, the lowest point :data:`RELEASE_CLEARANCE` above the terrain; ``"bounding"``,
+    the centre its bounding radius (the largest distance of a hull vertex) above the terrain
+    below it, so that no orientation starts closer to the ground than another would (and at
+    least at the clearance: on a slope the ground beside the centre is higher)."""
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
     orientations = _check.positive_int(orientations, "orientations")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -132,6 +144,10 @@ def releases(
             f"the block of run {data.run_id[run_index[k]]} reaches off the terrain at its release"
         )
     centre[:, 2] -= gap - RELEASE_CLEARANCE
+    if placement == "bounding":
+        bounding = np.array([Hulls.of(s).radius(0) for s in shapes])[shape_id]
+        ground = data.terrain.height(xy[:, 0], xy[:, 1])
+        centre[:, 2] = np.maximum(centre[:, 2], ground + bounding)
     states = ReleaseStates(centre, quaternion, data.velocity[run_index], np.zeros((n, 3)))
     return states, run_index, orientation, shapes, shape_id
 
@@ -167,6 +183,7 @@ def run_category(
     t_max: float = T_MAX,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    placement: str = "clearance",
 ) -> CategoryRun:
     """Simulate every run ``orientations`` times on the soil ``category`` (module docstring).
     ``progress(done)`` is called after each chunk with the rocks finished so far. The result does
@@ -180,7 +197,9 @@ def run_category(
         raise ValueError(f"t_max must be positive, got {t_max!r}")
     workers = _check.positive_int(workers, "workers")
     start = time.perf_counter()
-    states, run_index, orientation, shapes, shape_id = releases(data, orientations, seed, shape)
+    states, run_index, orientation, shapes, shape_id = releases(
+        data, orientations, seed, shape, placement
+    )
     n = len(states)
     soil, table, soil_set, drawn = _soils(category, uncertainty, seed, n)
     ensemble = Ensemble(
