@@ -22,6 +22,9 @@ writes, once every chunk is done::
 
 ``tumble rockfall compare DIR_A DIR_B --out DIR`` writes the table of Leine et al. 2021, Table 2
 for two runs (:mod:`tumble.cli.rockfall_compare`).
+
+``tumble rockfall calibrate --config FILE --observations FILE --out DIR`` back-calculates the
+soil from observed blocks (:mod:`tumble.cli.rockfall_calibrate`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import sys
 
 from tumble.cli.common import float_tuple, positive_float, positive_int, reproduction_note
 from tumble.cli.rockfall_barriers import add_barriers_parser
+from tumble.cli.rockfall_calibrate import add_calibrate_parser
 from tumble.cli.rockfall_compare import add_compare_parser
 from tumble.cli.rockfall_soils import add_soils_parser
 from tumble.cli.rockfall_sources import add_sources_parser
@@ -191,6 +195,7 @@ def add_parser(sub) -> None:
     add_soils_parser(actions)
 
     add_compare_parser(actions)
+    add_calibrate_parser(actions)
     add_sources_parser(actions)
 
 

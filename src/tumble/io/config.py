@@ -208,6 +208,8 @@ class SoilConfig(_Section):
     scar_strength: SoilValue | None = None
     scar_cs: SoilValue | None = None
     collision_froude: SoilValue | None = None
+    #: a calibration file (tumble rockfall calibrate): its best set replaces the preset
+    calibration: str | None = None
     # a class map (integer raster on any grid) and the soil of each class code
     map: str | None = None
     classes: dict[ClassCode, str | SoilClassConfig] | None = None

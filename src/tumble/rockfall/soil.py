@@ -65,6 +65,7 @@ Units: ``kappa`` in 1/m, ``beta`` in 1/s, ``drag`` in kg/s, ``drag_torque`` in k
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -469,6 +470,18 @@ class Soil:
         if name not in PRESETS:
             raise ValueError(unknown_preset(name))
         return cls(**{**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_calibration(cls, path: str | os.PathLike) -> Soil:
+        """The best set of a calibration file (``tumble rockfall calibrate``,
+        :mod:`tumble.io.calibration`)."""
+        from tumble.io.calibration import read_calibration
+
+        values = read_calibration(path)["soil"]
+        unknown = sorted(set(values) - set(FIELDS))
+        if unknown:
+            raise ValueError(f"{path}: [soil] {unknown[0]} is not a soil field")
+        return cls(**values)
 
     @property
     def rasters(self) -> tuple[str, ...]:

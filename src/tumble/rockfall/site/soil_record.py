@@ -49,6 +49,12 @@ def soil_record(config: RockfallConfig, preset: str | None) -> dict[str, Any]:
                 entries[f"class {code}"] = (of_class, given, mode)
     else:
         given = {f: getattr(c, f) for f in FIELDS if getattr(c, f) is not None}
+        if c.calibration is not None:
+            from tumble.io.calibration import read_calibration
+
+            # the calibration's best set stands for the preset, every field given
+            given = {**read_calibration(c.calibration)["soil"], **given}
+            preset = None
         entries["soil"] = (preset, given, c.uncertainty)
     presets: dict[str, dict[str, Any]] = {}
     soils: dict[str, dict[str, Any]] = {}
@@ -70,7 +76,10 @@ def soil_record(config: RockfallConfig, preset: str | None) -> dict[str, Any]:
             soils[where]["uncertainty"] = mode
         if config.forest.map is not None:
             soils[where]["forest"] = FOREST_NOTE
-    return {"presets": presets, "soils": soils}
+    record: dict[str, Any] = {"presets": presets, "soils": soils}
+    if c.calibration is not None:
+        record["calibration"] = str(c.calibration)
+    return record
 
 
 def soil_text(record: Mapping[str, Any]) -> str:
@@ -81,7 +90,9 @@ def soil_text(record: Mapping[str, Any]) -> str:
     for where, soil in record.get("soils", {}).items():
         preset, given = soil.get("preset"), soil.get("given") or {}
         name = "no preset"
-        if preset is not None:
+        if record.get("calibration") and where == "soil":
+            name = f"calibration {record['calibration']}"
+        elif preset is not None:
             name = preset + (f" with {values_text(given, zeros=True)}" if given else "")
         drawn = soil.get("uncertainty")
         note = f"; drawn per rock: {drawn}" if drawn else ""

@@ -1,0 +1,60 @@
+"""A calibration file (``calibration.toml``, written by ``tumble rockfall calibrate``) read back:
+the best soil set and the equivalent sets, every field as ``tumble rockfall soils`` names it.
+
+``[soil]`` holds the best set (and ``[soil.scores]``), each ``[[sets]]`` table an equivalent set
+(and ``[sets.scores]``)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from tumble.errors import DataError
+
+#: the scores a calibration file keeps with each set
+SCORE_KEYS = (
+    "objective",
+    "ks_pvalue",
+    "ks_statistic",
+    "median_ratio",
+    "wasserstein_rel",
+    "early_stop_share",
+    "early_stops_ok",
+    "stop_distance_median_m",
+    "failed_share",
+    "rocks",
+)
+
+
+def read_calibration(path: str | os.PathLike) -> dict[str, Any]:
+    """``{"soil": field -> value, "sets": [field -> value, ...], "path": str}`` of a calibration
+    file; DataError for a missing or malformed file."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"calibration file {path} does not exist")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise DataError(f"{path} is not a calibration file: {err}") from None
+    soil = data.get("soil")
+    if not isinstance(soil, dict):
+        raise DataError(f"{path} has no [soil] table: is it a calibration.toml?")
+    sets = data.get("sets", [])
+    return {
+        "path": str(path),
+        "soil": _values(soil, path, "[soil]"),
+        "sets": [_values(s, path, f"[[sets]] {k + 1}") for k, s in enumerate(sets)],
+    }
+
+
+def _values(table: dict[str, Any], path: Path, where: str) -> dict[str, float]:
+    out = {}
+    for name, value in table.items():
+        if name in ("scores", "set"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise DataError(f"{path}: {where} {name} = {value!r} is not a number")
+        out[name] = float(value)
+    return out

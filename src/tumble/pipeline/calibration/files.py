@@ -1,0 +1,143 @@
+"""The files of a calibration folder, written together or not at all
+(:class:`tumble.io.results.ResultDir`)::
+
+    calibration.toml   [soil] the best set, every field as tumble rockfall soils names it;
+                       [[sets]] every set the data cannot reject at 5 %, with its scores
+    calibration.json   every evaluated set with its scores, the settings, the observations
+    report.html        observed and simulated run-out CDFs, the table of the sets
+    check.json         with --check: the held-out scores of the best and equivalent sets
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tumble.io.calibration import SCORE_KEYS
+from tumble.io.results import ResultDir
+from tumble.pipeline.calibration.search import Calibration
+
+FILES = ("calibration.toml", "calibration.json", "report.html", "check.json")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(float(value)) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+    return json.dumps(str(value))
+
+
+def toml_text(cal: Calibration) -> str:
+    """``calibration.toml`` (module docstring)."""
+    lines = [
+        "# tumble rockfall calibrate: the best soil set and every set the data cannot reject",
+        f"# at {cal.settings['ks_level']:g} (KS p-value of the run-out); "
+        'use it with [soil] calibration = "<this file>"',
+        f"free = [{', '.join(json.dumps(f.text()) for f in cal.free)}]",
+        f"observations = {json.dumps(cal.settings['observations'])}",
+        f"best_set = {cal.best}",
+        "",
+        "[soil]",
+    ]
+    lines += [f"{name} = {_toml_value(v)}" for name, v in cal.soil_values(cal.best).items()]
+    lines += ["", "[soil.scores]"]
+    lines += _scores(cal.sets[cal.best])
+    for k in cal.equivalent:
+        lines += ["", "[[sets]]", f"set = {k}"]
+        lines += [f"{name} = {_toml_value(v)}" for name, v in cal.soil_values(k).items()]
+        lines += ["[sets.scores]", *_scores(cal.sets[k])]
+    return "\n".join(lines) + "\n"
+
+
+def _scores(entry: dict[str, Any]) -> list[str]:
+    return [f"{key} = {_toml_value(entry[key])}" for key in SCORE_KEYS if key in entry]
+
+
+def calibration_json(cal: Calibration) -> dict[str, Any]:
+    return {
+        "settings": cal.settings,
+        "observed": cal.observed,
+        "base_soil": cal.base_soil,
+        "best": cal.best,
+        "equivalent": cal.equivalent,
+        "sets": [_finite(s) for s in cal.sets],
+        **({"check": cal.check} if cal.check is not None else {}),
+    }
+
+
+def _finite(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in entry.items()
+    }
+
+
+def write_calibration(cal: Calibration, out: str | os.PathLike, figures: bool = True) -> Path:
+    """Every file of the module docstring into ``out``, at once."""
+    with ResultDir(out) as stage:
+        (stage / "calibration.toml").write_text(toml_text(cal))
+        text = json.dumps(calibration_json(cal), indent=1, sort_keys=False)
+        (stage / "calibration.json").write_text(text + "\n")
+        if cal.check is not None:
+            (stage / "check.json").write_text(json.dumps(cal.check, indent=1) + "\n")
+        (stage / "report.html").write_text(report_html(cal, figures))
+    return Path(out)
+
+
+def report_html(cal: Calibration, figures: bool = True) -> str:
+    """A page: the observed and simulated run-out CDFs of the best set, and the sets."""
+    names = [f.name for f in cal.free]
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    rows = []
+    for k in [cal.best, *(k for k in cal.equivalent if k != cal.best)]:
+        s = cal.sets[k]
+        cells = "".join(f"<td>{s['values'][n]:.4g}</td>" for n in names)
+        rows.append(
+            f"<tr><td>{k}{' (best)' if k == cal.best else ''}</td>{cells}"
+            f"<td>{s.get('ks_pvalue', 0):.3g}</td><td>{s.get('median_ratio', math.nan):.3g}</td>"
+            f"<td>{s.get('early_stop_share', math.nan):.3g}</td><td>{s['objective']:.3g}</td></tr>"
+        )
+    figure = _cdf_png(cal) if figures else ""
+    image = f'<img alt="run-out CDFs" src="data:image/png;base64,{figure}">' if figure else ""
+    observed = cal.observed
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>tumble calibration</title>"
+        "</head><body><h1>Soil calibration</h1>"
+        f"<p>{observed['blocks']} observed blocks, median run-out "
+        f"{observed['median_runout_m']:.1f} m; {len(cal.sets)} sets evaluated, "
+        f"{len(cal.equivalent)} not rejected at {cal.settings['ks_level']:g} (KS p of the "
+        f"run-out); free fields {html.escape(', '.join(cal.settings['free']))}; "
+        f"{cal.seconds:.0f} s.</p>{image}"
+        f"<table border='1'><tr><th>set</th>{head}<th>KS p</th><th>median ratio</th>"
+        f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table></body></html>\n"
+    )
+
+
+def _cdf_png(cal: Calibration) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for data, label in (
+        (cal.observed_runout, "observed"),
+        (cal.best_runout, f"simulated, best set {cal.best}"),
+    ):
+        x = np.sort(data)
+        ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=label)
+    ax.set_xlabel("horizontal run-out (m)")
+    ax.set_ylabel("share of blocks")
+    ax.legend()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -1,0 +1,363 @@
+"""The search of ``tumble rockfall calibrate``: which soil sets the observed blocks cannot tell
+from the truth (``docs/calibration.md``).
+
+1. A Latin hypercube of ``points`` sets over the free fields (``scipy.stats.qmc``, seeded);
+   each set runs every observed block ``orientations`` times (:mod:`.blocks`) and is scored
+   (:mod:`.scores`).
+2. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
+   orientations (the next streams of the seed), and are scored on all their rocks.
+3. The best set has the smallest objective among the refined ones; the equivalent sets are
+   every evaluated set with a KS p-value of at least :data:`~.scores.KS_LEVEL`.
+
+A set's rocks depend only on the seed, the set and the observations: the same for any number
+of threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tumble.errors import ConfigError
+from tumble.io.config import ReleaseConfig, RockfallConfig
+from tumble.io.observations import Observations
+from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, releases
+from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
+from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.rock import Rock
+from tumble.rockfall.soil import FIELDS, Soil, soil_values
+from tumble.rockfall.status import REGULAR
+
+#: the free fields without ``--free``: those the Authume calibration told apart on its data
+#: (``tumble.validation.authume.calibration``): the rolling resistance and the friction
+DEFAULT_FREE = ("rolling_resistance=0:0.4", "mu_min=0.2:0.8")
+#: further rounds of new orientations for the refined sets
+REFINE_ROUNDS = 2
+#: rocks per chunk of the ensemble driver (the progress is told per chunk)
+CHUNK_ROCKS = 64
+
+
+@dataclass(frozen=True)
+class FreeField:
+    """A soil field calibrated over ``[low, high]``."""
+
+    name: str
+    low: float
+    high: float
+
+    def text(self) -> str:
+        return f"{self.name}={self.low:g}:{self.high:g}"
+
+
+def parse_free(texts: Sequence[str]) -> tuple[FreeField, ...]:
+    """``NAME=LO:HI`` per free field; ConfigError naming the bad one (``--free``)."""
+    out: list[FreeField] = []
+    for text in texts:
+        name, sep, bounds = text.partition("=")
+        name = name.strip()
+        if "." in name and name.split(".", 1)[1] in FIELDS:
+            raise ConfigError(
+                f"--free {text}: a field per soil class of a map is not calibrated yet; "
+                f"calibrate {name.split('.', 1)[1]} of the single soil",
+                "--free",
+            )
+        if name not in FIELDS:
+            raise ConfigError(
+                f"--free {text}: unknown soil field {name!r}; the fields (as tumble rockfall "
+                f"soils prints them): {', '.join(FIELDS)}",
+                "--free",
+            )
+        low_text, colon, high_text = bounds.partition(":")
+        try:
+            low, high = float(low_text), float(high_text)
+        except ValueError:
+            low = high = math.nan
+        if not (sep and colon and math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
+            raise ConfigError(
+                f"--free {text}: give {name}=LO:HI with 0 <= LO < HI (e.g. {name}=0:0.4)",
+                "--free",
+            )
+        if name in (f.name for f in out):
+            raise ConfigError(f"--free {text}: {name} is given twice", "--free")
+        out.append(FreeField(name, low, high))
+    if not out:
+        raise ConfigError("--free needs at least one NAME=LO:HI", "--free")
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Site:
+    """What a calibration takes of a configuration: the terrain, the soil the free fields are
+    set on, the solver options, the forest, the rock classes and the DEM's CRS."""
+
+    terrain: Any
+    soil: Soil
+    options: Any
+    forest: Any
+    classes: tuple[Any, ...]
+    crs: Any
+
+    def soil_with(self, values: dict[str, float]) -> Soil:
+        """The site's soil with ``values`` set; a free ``mu_min`` above the soil's ``mu_max``
+        raises ``mu_max`` to it (the friction never falls with the slippage)."""
+        soil = dataclasses.replace(self.soil, **values)
+        if "mu_max" not in values and np.any(np.asarray(soil.mu_max) < np.asarray(soil.mu_min)):
+            soil = dataclasses.replace(soil, mu_max=np.maximum(soil.mu_max, soil.mu_min))
+        return soil
+
+
+def site_of(config: RockfallConfig) -> Site:
+    """The :class:`Site` of a configuration; its release is replaced by the observations."""
+    from tumble.rockfall.site.from_config import build_run
+
+    if config.soil.map is not None:
+        raise ConfigError(
+            "a calibration of each class of a soil map is not done yet: calibrate on a "
+            "configuration with a single soil ([soil] preset and fields)",
+            "soil.map",
+        )
+    if config.soil.uncertainty != "none":
+        raise ConfigError(
+            "a calibration sets the soil's fields: give soil.uncertainty = 'none'",
+            "soil.uncertainty",
+        )
+    terrain_only = config.model_copy(
+        update={"release": ReleaseConfig(point=_a_point(config)), "rocks": 1, "barrier": []}
+    )
+    setup = build_run(terrain_only)
+    ensemble = setup.ensemble
+    return Site(
+        ensemble.terrain,
+        ensemble.soil,
+        ensemble.options,
+        ensemble.forest,
+        tuple(setup.classes or ()),
+        getattr(ensemble.terrain, "crs", None),
+    )
+
+
+def _a_point(config: RockfallConfig) -> tuple[float, float] | None:
+    """A release point on the configuration's terrain, only so that it compiles."""
+    if config.dem is None:
+        return None
+    from tumble.rockfall.terrain import Terrain
+
+    terrain = Terrain.from_file(config.dem, nodata=config.dem_nodata, crs=config.dem_crs)
+    cells = np.argwhere(terrain.valid_cells)
+    # the valid cell nearest the middle of the grid, away from the edges
+    middle = np.array(terrain.valid_cells.shape) / 2.0
+    j, i = cells[int(np.argmin(((cells - middle) ** 2).sum(axis=1)))]
+    return (terrain.x0 + (i + 0.5) * terrain.dx, terrain.y0 + (j + 0.5) * terrain.dy)
+
+
+@dataclass(frozen=True, eq=False)
+class Simulated:
+    """The rocks of one set: ``runout`` (n,) m, ``stop`` (n, 2), ``regular`` (n,) bool,
+    ``block`` (n,) observed block of each rock."""
+
+    runout: np.ndarray
+    stop: np.ndarray
+    regular: np.ndarray
+    block: np.ndarray
+
+    def __add__(self, other: Simulated) -> Simulated:
+        return Simulated(
+            *(
+                np.concatenate([getattr(self, f.name), getattr(other, f.name)])
+                for f in dataclasses.fields(self)
+            )
+        )
+
+
+def simulate(
+    site: Site,
+    rel: Releases,
+    soil: Soil,
+    seed: int,
+    threads: int,
+    advance: Callable[[int], None] | None = None,
+) -> Simulated:
+    """Every rock of ``rel`` on ``soil``; ``advance(rocks)`` after each chunk."""
+    shapes: tuple[Rock, ...] = rel.shapes
+    ensemble = Ensemble(
+        site.terrain,
+        shapes,
+        soil,
+        rel.states,
+        shape_id=rel.shape_id,
+        seed=seed,
+        options=site.options,
+        forest=site.forest,
+    )
+    n = len(rel)
+    codes = np.empty(n, dtype=np.int64)
+    final = np.empty((n, 3))
+    for lo in range(0, n, CHUNK_ROCKS):
+        hi = min(lo + CHUNK_ROCKS, n)
+        chunk = ensemble.run_chunk(lo, hi, threads)
+        codes[lo:hi] = chunk["status"]
+        final[lo:hi] = chunk["final_state"][:, :3]
+        if advance is not None:
+            advance(hi - lo)
+    regular = np.isin(codes, [int(c) for c in REGULAR])
+    start = rel.states.position[:, :2]
+    runout = np.hypot(*(final[:, :2] - start).T)
+    return Simulated(runout, final[:, :2], regular, rel.block)
+
+
+def scores_of(blocks: Blocks, sim: Simulated) -> dict[str, Any]:
+    return runout_scores(blocks.runout, sim.runout, sim.regular, blocks.stop, sim.stop, sim.block)
+
+
+def design(free: Sequence[FreeField], points: int, seed: int) -> list[dict[str, float]]:
+    """``points`` sets of a Latin hypercube over the free fields (seeded by ``seed``)."""
+    from scipy.stats import qmc
+
+    sampler = qmc.LatinHypercube(d=len(free), seed=np.random.default_rng(seed))
+    unit = sampler.random(points)
+    low = np.array([f.low for f in free])
+    high = np.array([f.high for f in free])
+    scaled = qmc.scale(unit, low, high)
+    return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
+
+
+@dataclass
+class Calibration:
+    """What :func:`calibrate` found: every evaluated set (``sets``: values, scores, stage,
+    rounds), the index of the best, of the equivalent ones, the site's soil values, and the
+    simulated run-outs of the best (for the report)."""
+
+    free: tuple[FreeField, ...]
+    sets: list[dict[str, Any]]
+    best: int
+    equivalent: list[int]
+    base_soil: dict[str, Any]
+    observed: dict[str, Any]
+    settings: dict[str, Any]
+    observed_runout: np.ndarray
+    best_runout: np.ndarray
+    seconds: float = 0.0
+    check: dict[str, Any] | None = None
+
+    def soil_values(self, k: int) -> dict[str, Any]:
+        """Every field of set ``k`` as ``tumble rockfall soils`` names it."""
+        return {**self.base_soil, **self.sets[k]["values"]}
+
+
+def calibrate(
+    site: Site,
+    obs: Observations,
+    free: Sequence[FreeField],
+    points: int = 16,
+    orientations: int = 4,
+    seed: int = 0,
+    threads: int = 1,
+    progress: Callable[[int], Any] | None = None,
+) -> Calibration:
+    """The search of the module docstring. ``progress(total)`` returns an object whose
+    ``update(rocks)`` is called after each chunk (a
+    :class:`~tumble.rockfall.ensemble.progress.Progress`)."""
+    start = time.perf_counter()
+    blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
+    per_round = len(blocks) * orientations
+    refined = max(2, points // 4) if points >= 2 else 1
+    total = per_round * (points + refined * REFINE_ROUNDS)
+    bar = progress(total) if progress is not None else None
+    advance = None if bar is None else bar.update
+
+    def rocks_of(round_: int) -> Releases:
+        # round r takes the streams after those of rounds 0 .. r-1
+        return releases(blocks, site.terrain, orientations, seed, first=round_ * per_round)
+
+    first = rocks_of(0)
+    sets: list[dict[str, Any]] = []
+    runs: list[Simulated] = []
+    for values in design(free, points, seed):
+        sim = simulate(site, first, site.soil_with(values), seed, threads, advance)
+        runs.append(sim)
+        sets.append({"values": values, "stage": "design", "rounds": 1, **scores_of(blocks, sim)})
+    order = sorted(range(len(sets)), key=lambda k: sets[k]["objective"])[:refined]
+    for r in range(1, REFINE_ROUNDS + 1):
+        again = rocks_of(r)
+        for k in order:
+            soil = site.soil_with(sets[k]["values"])
+            runs[k] = runs[k] + simulate(site, again, soil, seed, threads, advance)
+    for k in order:
+        sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
+    if bar is not None:
+        bar.close()
+    best = min(order, key=lambda k: sets[k]["objective"])
+    equivalent = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
+    for k, s in enumerate(sets):
+        s["set"] = k
+        s["equivalent"] = k in equivalent
+    return Calibration(
+        free=tuple(free),
+        sets=sets,
+        best=best,
+        equivalent=sorted(equivalent, key=lambda k: sets[k]["objective"]),
+        base_soil=soil_values(site.soil),
+        observed=observed_summary(blocks.runout),
+        settings={
+            "points": points,
+            "orientations": orientations,
+            "seed": seed,
+            "refined": refined,
+            "refine_rounds": REFINE_ROUNDS,
+            "ks_level": KS_LEVEL,
+            "free": [f.text() for f in free],
+            "observations": obs.path,
+        },
+        observed_runout=blocks.runout,
+        best_runout=runs[best].runout[runs[best].regular],
+        seconds=time.perf_counter() - start,
+    )
+
+
+def check(
+    site: Site,
+    obs: Observations,
+    calibration: Calibration,
+    orientations: int = 4,
+    seed: int = 0,
+    threads: int = 1,
+    progress: Callable[[int], Any] | None = None,
+) -> dict[str, Any]:
+    """The best and the equivalent sets on held-out blocks: each set's scores (median ratio, KS
+    p, early stops) and whether the best passes (median within 15 %, KS p at least
+    :data:`~.scores.KS_LEVEL`, no early stops)."""
+    blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
+    rel = releases(blocks, site.terrain, orientations, seed)
+    chosen = [calibration.best, *(k for k in calibration.equivalent if k != calibration.best)]
+    bar = progress(len(rel) * len(chosen)) if progress is not None else None
+    rows = []
+    for k in chosen:
+        values = calibration.sets[k]["values"]
+        sim = simulate(
+            site, rel, site.soil_with(values), seed, threads, None if bar is None else bar.update
+        )
+        rows.append({"set": k, "values": values, **scores_of(blocks, sim)})
+    if bar is not None:
+        bar.close()
+    best = rows[0]
+    passes = bool(
+        abs(best.get("median_ratio", math.inf) - 1.0) <= 0.15
+        and best["ks_pvalue"] >= KS_LEVEL
+        and best.get("early_stops_ok", False)
+    )
+    return {
+        "observations": obs.path,
+        "observed": observed_summary(blocks.runout),
+        "orientations": orientations,
+        "seed": seed,
+        "best": best,
+        "sets": rows,
+        "best_passes": passes,
+        "rule": "median ratio within 15 %, KS p >= 0.05, simulated p05 at least half the observed",
+    }

@@ -1,0 +1,94 @@
+"""``tumble rockfall calibrate`` on the synthetic site of ``examples/calibration/make_site.py``:
+blocks that came down on ``lu2019`` with ``rolling_resistance = 0.3``."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tumble.cli.main import main
+from tumble.rockfall import Soil
+
+MAKE_SITE = Path(__file__).parents[3] / "examples" / "calibration" / "make_site.py"
+TRUTH = 0.3
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    write_site = runpy.run_path(str(MAKE_SITE))["write_site"]
+    return write_site(tmp_path_factory.mktemp("site"), n=40, held_out=20, seed=1)
+
+
+def calibrate(site: Path, out: Path, *extra: str) -> int:
+    return main(
+        [
+            "rockfall",
+            "calibrate",
+            "--config",
+            str(site / "site.toml"),
+            "--observations",
+            str(site / "stops.csv"),
+            "--free",
+            "rolling_resistance=0:0.8",
+            "--points",
+            "12",
+            "--orientations",
+            "3",
+            "--no-figures",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+
+
+def test_recovers_the_rolling_resistance_within_the_equivalent_sets(site, tmp_path, capsys):
+    out = tmp_path / "calib"
+    assert calibrate(site, out, "--check", str(site / "held_out.csv"), "--threads", "2") == 0
+    result = tomllib.loads((out / "calibration.toml").read_text())
+    best = result["soil"]["rolling_resistance"]
+    span = [s["rolling_resistance"] for s in result["sets"]]
+    assert span, "no equivalent set"
+    assert min(span) <= best <= max(span)
+    assert min(span) <= TRUTH <= max(span)
+    assert abs(best - TRUTH) < 0.1
+    # every field named as tumble rockfall soils prints it, the others from the configuration
+    assert result["soil"]["mu_min"] == Soil.preset("lu2019").mu_min
+    # the held-out blocks: the best set passes the rule of the check
+    checked = json.loads((out / "check.json").read_text())
+    assert checked["best_passes"], checked["best"]
+    assert "held out (20 blocks)" in capsys.readouterr().out
+    # a run takes the best set from the file
+    assert Soil.from_calibration(out / "calibration.toml").rolling_resistance == best
+
+
+def test_same_seed_same_file_for_one_and_two_threads(site, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert calibrate(site, one, "--threads", "1", "--points", "3") == 0
+    assert calibrate(site, two, "--threads", "2", "--points", "3") == 0
+    a = json.loads((one / "calibration.json").read_text())
+    b = json.loads((two / "calibration.json").read_text())
+    assert a["sets"] == b["sets"]
+    assert (one / "calibration.toml").read_text() == (two / "calibration.toml").read_text()
+
+
+def test_a_run_takes_the_best_set_of_soil_calibration(site, tmp_path):
+    from tumble.io.config import load_config
+    from tumble.rockfall.site.from_config import build_run
+
+    best = {**dict.fromkeys(("drag", "restitution"), 0.0), "mu_min": 0.4, "mu_max": 1.5}
+    best.update(kappa=2.0, beta=100.0, rolling_resistance=0.25)
+    lines = ["[soil]", *(f"{k} = {v}" for k, v in best.items()), "[[sets]]", "mu_min = 0.5"]
+    (tmp_path / "calibration.toml").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run.toml").write_text(
+        f'dem = "{site / "slope.asc"}"\nrocks = 1\n[release]\npoint = [5.0, 0.0]\n'
+        '[soil]\ncalibration = "calibration.toml"\nrestitution = 0.2\n'
+    )
+    soil = build_run(load_config(tmp_path / "run.toml")).ensemble.soil
+    assert soil.rolling_resistance == 0.25
+    assert soil.mu_min == 0.4
+    assert soil.restitution == 0.2  # a field given over the calibration
