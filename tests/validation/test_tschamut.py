@@ -201,7 +201,7 @@ def test_bounding_placement_puts_the_centre_a_bounding_radius_above_the_ground(t
 
     data = T.load(write_data(tmp_path / "d"))
     near, *_ = T.releases(data, 3, seed=7)
-    states, run_index, _, shapes, shape_id = T.releases(data, 3, seed=7, placement="bounding")
+    states, _, _, shapes, shape_id = T.releases(data, 3, seed=7, placement="bounding")
     np.testing.assert_array_equal(states.orientation, near.orientation)
     np.testing.assert_array_equal(states.position[:, :2], near.position[:, :2])
     radius = np.array([Hulls.of(s).radius(0) for s in shapes])[shape_id]

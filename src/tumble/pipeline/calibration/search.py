@@ -31,7 +31,8 @@ from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, rele
 from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.soil import FIELDS, Soil, soil_values
+from tumble.rockfall.soil import FIELDS, Soil
+from tumble.rockfall.soil_values import soil_values
 from tumble.rockfall.status import REGULAR
 
 #: the free fields without ``--free``: those the Authume calibration told apart on its data
