@@ -195,13 +195,14 @@ def test_releases_sit_just_above_the_terrain_at_the_measured_point(tmp_path):
 def test_bounding_placement_puts_the_centre_a_bounding_radius_above_the_ground(tmp_path):
     """placement "bounding": the same rocks and orientations, the centre its hull's bounding
     radius above the terrain below it, or higher where the clearance placement needs it (the
-    ground beside the centre rises on a slope); never lower than the clearance placement; an
-    unknown placement is refused."""
+    ground beside the centre rises on a slope); never lower than the clearance placement;
+    "recorded": the bounding radius above the files' ground (recorded centre less the block's
+    equivalent radius); an unknown placement is refused."""
     from tumble.rockfall.clearance import Hulls
 
     data = T.load(write_data(tmp_path / "d"))
     near, *_ = T.releases(data, 3, seed=7)
-    states, _, _, shapes, shape_id = T.releases(data, 3, seed=7, placement="bounding")
+    states, run_index, _, shapes, shape_id = T.releases(data, 3, seed=7, placement="bounding")
     np.testing.assert_array_equal(states.orientation, near.orientation)
     np.testing.assert_array_equal(states.position[:, :2], near.position[:, :2])
     radius = np.array([Hulls.of(s).radius(0) for s in shapes])[shape_id]
@@ -209,6 +210,12 @@ def test_bounding_placement_puts_the_centre_a_bounding_radius_above_the_ground(t
     expected = np.maximum(ground + radius, near.position[:, 2])
     np.testing.assert_allclose(states.position[:, 2], expected, rtol=0, atol=1e-12)
     assert np.all(states.position[:, 2] >= near.position[:, 2])
+    recorded, *_ = T.releases(data, 3, seed=7, placement="recorded")
+    ground = np.array(
+        [data.release[k, 2] - data.blocks[data.block_id[k]].radius for k in run_index]
+    )
+    expected = np.maximum(ground + radius, near.position[:, 2])
+    np.testing.assert_allclose(recorded.position[:, 2], expected, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="placement"):
         T.releases(data, 3, seed=7, placement="dropped")
 

@@ -99,11 +99,13 @@ def add_parser(sites) -> None:
     )
     p.add_argument(
         "--placement",
-        choices=("clearance", "bounding"),
+        choices=("clearance", "bounding", "recorded"),
         default="clearance",
         help="how a block starts above its release point: its lowest point 1 cm above the "
-        "terrain (default), or its centre its bounding radius above the terrain (a drop of up "
-        "to a few decimetres, depending on the orientation)",
+        "terrain (default); its centre its bounding radius above the terrain (a drop of up "
+        "to a few decimetres, depending on the orientation); or its bounding radius above the "
+        "files' ground height, a median 0.48 m above the proxy terrain (a drop of up to about "
+        "a metre)",
     )
     add_validation_run_arguments(p, 60.0)
     p.set_defaults(run=run)
@@ -127,7 +129,9 @@ def run(args) -> int:
         + (
             f"lowest point {tschamut.RELEASE_CLEARANCE} m above the terrain"
             if args.placement == "clearance"
-            else "centre its bounding radius above the terrain (at least the clearance)"
+            else "centre its bounding radius above the "
+            + ("terrain" if args.placement == "bounding" else "files' ground height")
+            + " (at least the clearance)"
         ),
         "terrain": "proxy of the producer (trend plane plus IDW residuals of the LPS heights), "
         "not a surveyed DEM; heights sampled at xllcorner + i cellsize",
