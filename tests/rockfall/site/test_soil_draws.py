@@ -144,3 +144,47 @@ def test_a_retired_category_runs_as_released_with_a_warning_naming_its_successor
     with pytest.raises(ConfigError, match="unknown soil preset 'hard'; choose one of") as err:
         build_run(config(dem, soil={"preset": "hard"}))
     assert err.value.key == "soil.preset"
+
+
+def write_calibration(path, sets):
+    """A calibration file as ``tumble rockfall calibrate`` writes it: the best set in
+    ``[soil]`` (lu2019 with ``rolling_resistance`` 0.25) and ``[[sets]]`` with the given
+    ``rolling_resistance`` values."""
+    base = "mu_min = 0.55\nmu_max = 2.0\nkappa = 3.0\nbeta = 185.0\n"
+    text = "[soil]\n" + base + "rolling_resistance = 0.25\n\n[soil.scores]\nks_pvalue = 0.5\n"
+    for value in sets:
+        text += "\n[[sets]]\n" + base + f"rolling_resistance = {value}\n"
+    path.write_text(text)
+    return path
+
+
+def test_a_calibration_with_sets_gives_each_rock_one_of_its_equivalent_sets(site, tmp_path):
+    """soil.calibration with uncertainty = "sets": rock k takes set floor(2 u_0) of the two
+    equivalent sets (u_0 its first soil uniform), every other field that of the sets; with
+    "none" every rock takes the best set; "category" and a field given beside the draws are
+    refused naming the key."""
+    dem, _ = site
+    calib = write_calibration(tmp_path / "calibration.toml", (0.2, 0.3))
+    setup = build_run(config(dem, soil={"calibration": str(calib), "uncertainty": "sets"}))
+    drawn = np.array([setup.ensemble.soil_of(k).rolling_resistance for k in range(N)])
+    expected = np.array([0.2, 0.3])[np.floor(2.0 * soil_uniforms(9, N)[:, 0]).astype(int)]
+    np.testing.assert_array_equal(drawn, expected)
+    assert set(drawn) == {0.2, 0.3}
+    assert all(setup.ensemble.soil_of(k).mu_max == 2.0 for k in range(N))
+    described = setup.soil_draws.described["categories"]["soil"]
+    assert (described["category"], described["sets"]) == ("calibration", 2)
+    best = build_run(config(dem, soil={"calibration": str(calib)}))
+    assert best.ensemble.soils is None and best.ensemble.soil.rolling_resistance == 0.25
+    with pytest.raises(ConfigError, match="category") as err:
+        build_run(config(dem, soil={"calibration": str(calib), "uncertainty": "category"}))
+    assert err.value.key == "soil.uncertainty"
+    with pytest.raises(ConfigError, match="rolling_resistance"):
+        build_run(
+            config(
+                dem,
+                soil={"calibration": str(calib), "uncertainty": "sets", "rolling_resistance": 0.1},
+            )
+        )
+    empty = write_calibration(tmp_path / "empty.toml", ())
+    with pytest.raises(ConfigError, match="no equivalent sets"):
+        build_run(config(dem, soil={"calibration": str(empty), "uncertainty": "sets"}))

@@ -38,6 +38,7 @@ from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
+from tumble.rockfall.site.calibrated import calibrated_soil, calibration_draws
 from tumble.rockfall.site.landcover import (
     ForestDrag,
     drag_volume_warnings,
@@ -132,7 +133,7 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
             values[name] = value
     preset = effective_preset(config)
     if c.calibration is not None:
-        return _calibrated_soil(config, values), terrain
+        return calibrated_soil(config, values), terrain
     if preset is not None and preset not in PRESETS:
         raise ConfigError(unknown_preset(preset), "soil.preset")
     missing = [n for n in ("mu_min", "mu_max", "kappa", "beta") if getattr(c, n) is None]
@@ -152,28 +153,6 @@ def _soil(config: RockfallConfig, terrain: Terrain, base: Path) -> tuple[Soil, T
     except ValueError as err:
         raise ConfigError(str(err), "soil") from None
     return soil, terrain
-
-
-def _calibrated_soil(config: RockfallConfig, given: dict[str, Any]) -> Soil:
-    """The best set of ``soil.calibration``, with the numbers the configuration gives over it."""
-    c = config.soil
-    if "preset" in c.model_fields_set and c.preset is not None:
-        raise ConfigError(
-            "soil.calibration gives every field of the soil: give it or soil.preset, not both",
-            "soil.calibration",
-        )
-    if c.uncertainty != "none":
-        raise ConfigError(
-            "soil.uncertainty with soil.calibration is not done yet: the run takes the best set",
-            "soil.uncertainty",
-        )
-    if any(isinstance(getattr(c, n), str) for n in FIELDS):
-        raise ConfigError("soil rasters with soil.calibration are not supported", "soil")
-    try:
-        best = Soil.from_calibration(str(c.calibration))
-        return dataclasses.replace(best, **given)
-    except ValueError as err:
-        raise ConfigError(str(err), "soil.calibration") from None
 
 
 # --- soil and forest class maps (tumble.rockfall.site.landcover) ----------------------------------
@@ -226,6 +205,8 @@ def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> S
         if c.uncertainty == "none":
             return SoilDraws()
         given = [f"soil.{f}" for f in FIELDS if getattr(c, f) is not None]
+        if c.calibration is not None:
+            return calibration_draws(config, given, lambda s: _forest(config, s, terrain, base))
         if c.preset is None or given:
             raise ConfigError(
                 "soil.uncertainty draws from a category of the catalogue: give soil.preset and "

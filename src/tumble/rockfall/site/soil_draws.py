@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from tumble.io.calibration import read_calibration
 from tumble.rockfall.site.soil_uncertainty import check_mode, draw_values, soil_uniforms
-from tumble.rockfall.soil import CATALOGUE, FIELDS, Soil
+from tumble.rockfall.soil import CATALOGUE, FIELDS, Soil, SoilPreset
 
 #: the most distinct soil maps of a run with uncertainty on a map
 MAX_MAP_SOILS = 64
@@ -75,6 +76,54 @@ def uniform_soil_table(
     table, row = _rows(values)
     soils = tuple(finish(Soil(**dict(zip(FIELDS, r, strict=True)))) for r in table)
     return soils, row, values
+
+
+def calibration_preset(path: str) -> SoilPreset:
+    """The equivalent sets of a calibration file (``tumble rockfall calibrate``) as a category
+    to draw from: its best set as the values and its ``[[sets]]`` as the sets, every set with
+    every field (a field a set does not give takes the best set's value). ValueError for a file
+    without equivalent sets."""
+    data = read_calibration(path)
+    best = {f: float(data["soil"].get(f, 0.0)) for f in FIELDS}
+    sets = tuple({f: float(one.get(f, best[f])) for f in FIELDS} for one in data["sets"])
+    if not sets:
+        raise ValueError(
+            f"{path} has no equivalent sets ([[sets]]) to draw from: the run takes its best set "
+            "with soil.uncertainty = 'none'"
+        )
+    return SoilPreset(
+        best,
+        f"calibration {path}",
+        "a site's calibration (tumble rockfall calibrate)",
+        sets=sets,
+        spread_source=f"the equivalent sets of the calibration {path}",
+    )
+
+
+def calibration_soil_table(
+    path: str, seed: int, n: int, finish: Callable[[Soil], Soil] = lambda s: s
+) -> tuple[tuple[Soil, ...], np.ndarray, np.ndarray, dict[str, Any]]:
+    """``(soils, row, values, described)`` of ``n`` rocks each drawing one of the equivalent
+    sets of the calibration file ``path`` from its soil stream (as a category's sets are drawn,
+    :func:`tumble.rockfall.site.soil_uncertainty.preset_set_index`); ``described`` is what
+    summary.json says."""
+    preset = calibration_preset(path)
+    values = draw_values(preset, "sets", soil_uniforms(seed, n))
+    table, row = _rows(values)
+    soils = tuple(finish(Soil(**dict(zip(FIELDS, r, strict=True)))) for r in table)
+    described = {
+        "mode": "sets",
+        "categories": {
+            "soil": {
+                "category": "calibration",
+                "calibration": str(path),
+                "mode": "sets",
+                "source": preset.spread_source,
+                "sets": len(preset.sets),
+            }
+        },
+    }
+    return soils, row, values, described
 
 
 def map_soil_table(
