@@ -31,8 +31,8 @@ demo: $(STAMP)
 	$(BIN)/tumble demo --out out/demo
 
 lint: $(STAMP)
-	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks qgis
+	$(BIN)/ruff check src tests benchmarks qgis
 	$(BIN)/lint-imports --config pyproject.toml
 	$(BIN)/mypy
 
