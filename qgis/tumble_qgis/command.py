@@ -211,6 +211,8 @@ def run_streaming(
             process.kill()
     returncode = process.wait()
     reader.join(timeout=1.0)
+    if process.stdout is not None:
+        process.stdout.close()
     return Outcome(returncode, error, interrupted_at is not None)
 
 
