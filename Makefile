@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB := src/tumble/web
 
-.PHONY: demo test lint setup clean bench vendor
+.PHONY: demo test lint setup clean bench vendor qgis-plugin
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,8 @@ demo: $(STAMP)
 	$(BIN)/tumble demo --out out/demo
 
 lint: $(STAMP)
-	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks qgis
+	$(BIN)/ruff check src tests benchmarks qgis
 	$(BIN)/lint-imports --config pyproject.toml
 	$(BIN)/mypy
 
@@ -41,6 +41,13 @@ test: lint $(WEB)/node_modules
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/freerot.py
+
+# the QGIS plugin as the QGIS plugin repository takes it: dist/tumble_qgis.zip holding tumble_qgis/
+qgis-plugin:
+	find qgis -name __pycache__ -prune -exec rm -rf {} +
+	mkdir -p dist
+	rm -f dist/tumble_qgis.zip
+	$(PYTHON) -m zipfile -c dist/tumble_qgis.zip qgis/tumble_qgis
 
 clean:
 	rm -rf out .pytest_cache
