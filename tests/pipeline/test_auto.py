@@ -1,5 +1,6 @@
-"""rocks = "auto": the rounds stop at the first count whose maps converged, or at max_rocks, and
-the folder is that of a fixed run of the final count, number for number."""
+"""rocks = "auto": the rounds stop at the first count whose judged products settled, at once when
+nothing is judged, or at max_rocks, and the folder is that of a fixed run of the final count,
+number for number."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def same_folder(auto, fixed):
     sa, sb = (p.read_json(p.summary) for p in (a, b))
     conv = sa.pop("convergence")
     fixed_conv = sb.pop("convergence")
-    for key in ("max_rocks", "rounds"):
+    for key in ("max_rocks", "rounds", "products", "verdict", "measures"):
         conv.pop(key)
     assert conv == fixed_conv
     assert {k: v for k, v in sa.items() if k not in TIMING} == {
@@ -46,10 +47,15 @@ def same_folder(auto, fixed):
     ids=["max_rocks_reached", "converged_in_the_first_round"],
 )
 def test_auto_run_equals_the_fixed_run_of_its_final_count(tmp_path, target, rounds):
-    """A target no cell meets runs every round up to max_rocks (400) and says so in a warning;
-    a loose one stops after the first round (200). Either way the summary (but its timings and
-    the rounds), deposits.csv and every raster equal those of the fixed run of that count."""
-    settings = {"convergence.target": target, "convergence.min_probability": 0.5}
+    """Judged on the per-cell intervals only: a target no cell meets runs every round up to
+    max_rocks (400) and says so in a warning; a loose one stops after the first round (200).
+    Either way the summary (but its timings and the rounds), deposits.csv and every raster
+    equal those of the fixed run of that count."""
+    settings = {
+        "convergence.target": target,
+        "convergence.min_probability": 0.5,
+        "convergence.judge": ["cells"],
+    }
     outcome = run(tmp_path / "auto", rocks="auto", **settings)
     record = outcome.summary["convergence"]
     assert [r["rocks"] for r in record["rounds"]] == rounds
@@ -57,6 +63,7 @@ def test_auto_run_equals_the_fixed_run_of_its_final_count(tmp_path, target, roun
     assert record["converged"] == (len(rounds) == 1)
     assert record["max_rocks"] == 400 and record["target"] == target
     warned = any("did not converge" in w for w in outcome.summary["warnings"])
+    assert record["products"]["cells"]["round"] == (1 if len(rounds) == 1 else None)
     assert warned == (not record["converged"])
     fixed = run(tmp_path / "fixed", rocks=rounds[-1], **settings)
     outcome.summary["warnings"] = [w for w in outcome.summary["warnings"] if "converge" not in w]
@@ -64,6 +71,59 @@ def test_auto_run_equals_the_fixed_run_of_its_final_count(tmp_path, target, roun
     summary["warnings"] = outcome.summary["warnings"]
     (tmp_path / "auto" / "summary.json").write_text(json.dumps(summary))
     same_folder(tmp_path / "auto", fixed.folder)
+
+
+def test_nothing_to_judge_ends_the_run_at_its_first_round(tmp_path):
+    """Rocks released along a 60 m line: no cell is reached by half of them, the run has no
+    barrier and is not zoned. Nothing is judged: the run ends after its first round (200 of
+    max_rocks = 400), does not report failure, and the verdict says that nothing was there."""
+    settings = {
+        "release.line": [[10.0, -30.0], [10.0, 30.0]],
+        "convergence.min_probability": 0.5,
+        "convergence.reach_line_probability": 0.5,
+        "convergence.judge": ["reach_line", "zones", "design", "cells"],
+    }
+    outcome = run(tmp_path / "auto", rocks="auto", **settings)
+    record = outcome.summary["convergence"]
+    assert [r["rocks"] for r in record["rounds"]] == [200]
+    assert record["converged"] is None and record["cells"] == 0
+    assert record["verdict"].startswith("nothing to judge (reach_line: no cell has a reach ")
+    assert "the run ended at round 1 (200 rocks)" in record["verdict"]
+    assert not any("converge" in w for w in outcome.summary["warnings"])
+
+
+BARRIER = [{"name": "fence", "line": [[30.0, -60.0], [30.0, 60.0]]}]
+
+
+def test_auto_run_records_the_round_each_product_settled(tmp_path):
+    """A release point above a barrier line: the reach line at p = 0.01 and the design values
+    of the line settle within max_rocks = 1600 (thresholds of 0.1); summary.json names the round
+    and the rocks at which each settled, the zones had nothing to judge (no zoning), and every
+    measure of the rounds is the same with chunks of 50 rocks as with chunks of 100."""
+    settings = {
+        "convergence.max_rocks": 1600,
+        "convergence.reach_line_moved": 0.1,
+        "convergence.design_change": 0.1,
+        "barrier": BARRIER,
+    }
+    outcome = run(tmp_path / "auto", rocks="auto", **settings)
+    record = json.loads((tmp_path / "auto" / "summary.json").read_text())["convergence"]
+    assert record["converged"] is True, record["verdict"]
+    last = len(record["rounds"])
+    assert outcome.summary["n_rocks"] == record["rounds"][-1]["rocks"] < 1600
+    for name in ("reach_line", "design"):
+        product = record["products"][name]
+        assert product["judged"] and product["converged"]
+        assert 2 <= product["round"] <= last
+        assert product["rocks"] == record["rounds"][product["round"] - 1]["rocks"]
+        assert product["last"] <= 0.1
+        assert (
+            f"{name} at round {product['round']} ({product['rocks']} rocks)" in (record["verdict"])
+        )
+    assert record["products"]["zones"]["judged"] is False
+    assert record["measures"][0]["reach_line"] is None  # no round before the first
+    again = run(tmp_path / "chunks50", rocks="auto", **{**settings, "run.chunk_size": 50})
+    assert again.summary["convergence"]["measures"] == record["measures"]
 
 
 def test_converged_map_follows_the_intervals(tmp_path):

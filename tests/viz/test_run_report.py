@@ -587,6 +587,19 @@ def test_how_sure_the_maps_are_shows_the_convergence_record(tmp_path):
         "cells": 4321,
         "cells_converged": 3987,
         "max_rocks": 800,
+        "verdict": "converged at round 3 (800 rocks): reach_line at round 2 (400 rocks)",
+        "products": {
+            "reach_line": {
+                "measure": "share of the reach line's cells that moved by more than one cell",
+                "threshold": 0.05,
+                "judged": True,
+                "round": 2,
+                "rocks": 400,
+                "last": 0.0125,
+                "probability": 0.01,
+            },
+            "zones": {"judged": False, "threshold": 0.05, "nothing_to_judge": "no cell is zoned"},
+        },
         "rounds": [
             {"rocks": 200, "cells": 4100, "cells_converged": 1234, "runout_p95_m": 301.7},
             {"rocks": 400, "cells": 4250, "cells_converged": 2876, "runout_p95_m": 305.2},
@@ -600,10 +613,15 @@ def test_how_sure_the_maps_are_shows_the_convergence_record(tmp_path):
     assert "With 800 rocks 3987 of 4321 such cells have converged: not all have." in section
     assert "at least 0.02" in section and "within 0.15 of the value" in section
     assert "convergence.max_rocks = 800" in section
+    assert "reach_line at round 2 (400 rocks)." in section
+    assert "round 2 (400 rocks)</td>" in section and "no cell is zoned</td>" in section
+    assert "(reach probability &gt;= 0.01)" in section and ">0.0125<" in section
     for r in record["rounds"]:
         for value in (r["rocks"], r["cells"], r["cells_converged"], r["runout_p95_m"]):
             assert f">{value}<" in section.replace(" ", ""), value
-    fixed = {k: v for k, v in record.items() if k not in ("max_rocks", "rounds")}
+    fixed = {
+        k: v for k, v in record.items() if k not in ("max_rocks", "rounds", "products", "verdict")
+    }
     fixed.update(converged=True, cells_converged=4321)
     _, text, _ = report(tmp_path / "fixed", {**summary, "convergence": fixed})
     assert "With 800 rocks 4321 of 4321 such cells have converged: all have." in text

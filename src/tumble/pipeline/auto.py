@@ -25,6 +25,7 @@ from tumble.io import run_folder as layout
 from tumble.io.config import RockfallConfig
 from tumble.io.results import write_json_atomic
 from tumble.rockfall.ensemble.chunks import chunk_path
+from tumble.rockfall.hazard.settling import RoundProducts, Rounds, Settling
 
 #: rocks of the first round of an auto run (doubled each round up to max_rocks)
 FIRST_ROUND = 200
@@ -85,6 +86,38 @@ def carry_chunks(
     )
     shutil.rmtree(staging, ignore_errors=True)
     return taken
+
+
+def product_rounds(config: RockfallConfig) -> Rounds:
+    """The rounds of an auto run, judged on the products and thresholds of
+    ``[convergence]``."""
+    c = config.convergence
+    criteria = Settling(
+        reach_line_probability=c.reach_line_probability,
+        reach_line_moved=c.reach_line_moved,
+        zone_changed=c.zone_changed,
+        design_change=c.design_change,
+        judge=tuple(c.judge),
+        min_probability=c.min_probability,
+    )
+    return Rounds(criteria)
+
+
+def judge_round(
+    rounds: Rounds, result: Any, zoning: dict[str, Any], cells: dict[str, Any], rocks: int
+) -> dict[str, float | None]:
+    """Add a round's products (the result with its barrier statistics, its zoning rasters and
+    its per-cell record) to ``rounds``; returns the round's measures."""
+    probability = rounds.criteria.reach_line_probability
+    reach = np.asarray(result.rasters["reach_probability"]) >= probability
+    now = RoundProducts(
+        rocks=rocks,
+        reach=reach,
+        zone=zoning.get("hazard_zone"),
+        barriers=result.summary.get("barriers"),
+        cells=cells,
+    )
+    return rounds.add(now)
 
 
 #: a rock at rest closer than this to its release point (horizontally) has not really started

@@ -38,8 +38,10 @@ from tumble.io.results import ResultDir, check_result_target, prepare_result_dir
 from tumble.pipeline.auto import (
     auto_rounds,
     carry_chunks,
+    judge_round,
     near_release_record,
     near_release_warning,
+    product_rounds,
 )
 from tumble.pipeline.drawing import DrawingInBackground, can_draw_in_background
 from tumble.pipeline.energy_line import run_energy_line
@@ -108,8 +110,9 @@ class RockfallRun:
         #: the configuration as given (``rocks`` may be ``"auto"``)
         self.requested = config
         self._base_dir = base_dir
-        #: the rounds of a ``rocks = "auto"`` run, once it ran
+        #: the rounds of a ``rocks = "auto"`` run, once it ran, and their products' measures
         self.rounds: list[dict[str, Any]] = []
+        self.settling = product_rounds(config)
         if config.rocks == "auto":
             config = config.model_copy(update={"rocks": auto_rounds(config)[0]})
         self.config = config
@@ -193,6 +196,7 @@ class RockfallRun:
         counts = auto_rounds(self.requested)
         chunk_size = self.requested.run.chunk_size or CHUNK_SIZE
         self.rounds = []
+        self.settling = product_rounds(self.requested)
         for k, rocks in enumerate(counts):
             if k:
                 self.config = self.requested.model_copy(update={"rocks": rocks})
@@ -210,7 +214,9 @@ class RockfallRun:
                 inputs=self.config.physics(),
             )
             result = chunk_run.reduction.result(chunk_run.wall_time)
+            zoning = self._hazard_products(result)[0]
             record = check.record(result.rasters, rocks)
+            judge_round(self.settling, result, zoning, record, rocks)
             self.rounds.append(
                 {
                     "rocks": rocks,
@@ -221,7 +227,7 @@ class RockfallRun:
                     "wall_time_s": chunk_run.wall_time,
                 }
             )
-            if record["converged"]:
+            if self.settling.done:
                 break
         return self._run_locked(out, False, True, keep_chunks, progress)
 
@@ -252,31 +258,13 @@ class RockfallRun:
         )
         reduce_start = time.perf_counter()
         result = chunk_run.reduction.result(chunk_run.wall_time)
-        # observation lines between sources: each crossing judged from its rock's own side
-        own_side = [s is not None and s.direction_from == "start" for s in setup.barrier_sides]
-        if result.crossings is not None and any(own_side):
-            starts = np.full((ensemble.n_rocks, 2), np.nan)
-            starts[np.asarray(result.rocks["rock"], dtype=np.int64)] = np.column_stack(
-                [result.rocks["release_x"], result.rocks["release_y"]]
-            )
-            result.crossings = directions_from_starts(
-                result.crossings, ensemble.barriers, own_side, starts
-            )
-        # hazard products, from the engine's results
-        add_barrier_statistics(
-            result,
-            ensemble.barriers,
-            setup.design,
-            config.seed,
-            sides=side_records(setup.barrier_sides) or None,
-        )
+        zoning, own_side = self._hazard_products(result)
         result.summary["warnings"] += list(setup.barrier_warnings)
         default = DEFAULT_SCENARIO if config.dem is None else None
         result.summary["scenario"] = config.scenario or default
         result.summary["sessions"] = len(chunk_run.sessions)
         result.summary["release"] = setup.release_report
         result.summary["warnings"] = [*setup.warnings, *result.summary["warnings"]]
-        zoning = setup.site.apply(result)
         if "hazard_zone" in zoning:
             terrain = ensemble.terrain
             result.summary["zoning"] = zoning_record(
@@ -290,17 +278,12 @@ class RockfallRun:
         converged = check.check(result.rasters)[1]
         result.summary["convergence"] = check.record(result.rasters, ensemble.n_rocks)
         if self.requested.rocks == "auto":
+            products = self.settling.record(self.requested.convergence.max_rocks)
+            result.summary["convergence"].update(products)
             result.summary["convergence"]["max_rocks"] = self.requested.convergence.max_rocks
             result.summary["convergence"]["rounds"] = list(self.rounds)
-            if not result.summary["convergence"]["converged"]:
-                result.summary["warnings"].append(
-                    f"the maps did not converge within convergence.max_rocks = "
-                    f"{ensemble.n_rocks} rocks: "
-                    f"{result.summary['convergence']['cells_converged']} of "
-                    f"{result.summary['convergence']['cells']} cells of reach probability >= "
-                    f"{check.min_probability:g} have both 95 % intervals within "
-                    f"{check.target:g} of their value (converged.tif)"
-                )
+            if products["converged"] is False:
+                result.summary["warnings"].append(f"the products did {products['verdict']}")
         # drawn only, through window_values (float64 of the window): the boolean grid gives the
         # same 0 and 1 as a float copy, in a quarter of the memory
         extra: dict[str, Any] = {"converged": converged}
@@ -454,6 +437,31 @@ class RockfallRun:
             out, result.summary, [*chunk_run.damaged, *result.summary["warnings"]], reused=False
         )
 
+    def _hazard_products(self, result: Any) -> tuple[dict[str, Any], list[bool]]:
+        """The hazard products of ``result``, in place (the barrier statistics, the per-source
+        and per-class records); returns the zoning rasters and which barrier lines judge their
+        crossings from the rock's own side."""
+        setup, ensemble = self.setup, self.setup.ensemble
+        # observation lines between sources: each crossing judged from its rock's own side
+        own_side = [s is not None and s.direction_from == "start" for s in setup.barrier_sides]
+        if result.crossings is not None and any(own_side):
+            starts = np.full((ensemble.n_rocks, 2), np.nan)
+            starts[np.asarray(result.rocks["rock"], dtype=np.int64)] = np.column_stack(
+                [result.rocks["release_x"], result.rocks["release_y"]]
+            )
+            result.crossings = directions_from_starts(
+                result.crossings, ensemble.barriers, own_side, starts
+            )
+        # hazard products, from the engine's results
+        add_barrier_statistics(
+            result,
+            ensemble.barriers,
+            setup.design,
+            self.config.seed,
+            sides=side_records(setup.barrier_sides) or None,
+        )
+        return setup.site.apply(result), own_side
+
     def _ensemble_of(self, rocks: int) -> Any:
         """The ensemble of this run's configuration with ``rocks`` rocks."""
         config = self.requested.model_copy(update={"rocks": rocks})
@@ -562,8 +570,8 @@ def _report_maps(
 
 
 def _figures(directory: Path, ensemble: Any, result: Any, first: Any) -> None:
-    """The energy map, rock 0's profile, the run-out and energy histograms, and per barrier its
-    exceedance and along-line figures."""
+    """The energy map, rock 0's profile, the run-out and energy histograms, the rounds of an
+    auto run, and per barrier its exceedance and along-line figures."""
     from tumble.viz.barriers import plot_barrier
     from tumble.viz.rockfall import plot_energy_map, plot_histograms, plot_profile
 
@@ -582,6 +590,10 @@ def _figures(directory: Path, ensemble: Any, result: Any, first: Any) -> None:
         title=f"Rock 0, {ensemble.scheme} scheme ({first.status} after {first.t[-1]:.1f} s)",
     )
     plot_histograms(result.rocks, directory / "histograms.png", title=label)
+    if "products" in result.summary.get("convergence", {}):
+        from tumble.viz.report_convergence import plot_convergence_rounds
+
+        plot_convergence_rounds(result.summary["convergence"], directory / "convergence.png")
     if result.crossings is not None:
         for stats, barrier in zip(result.summary["barriers"], ensemble.barriers, strict=True):
             plot_barrier(stats, result.crossings, barrier, directory)

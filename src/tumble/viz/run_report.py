@@ -72,6 +72,7 @@ from tumble.rockfall.ensemble.rasters import RASTER_INFO
 from tumble.rockfall.hazard.zoning import ZONING_RASTERS
 from tumble.viz.grids import window_values
 from tumble.viz.png import save_png
+from tumble.viz.report_convergence import CONVERGENCE_FIGURE, convergence_section
 
 if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
@@ -174,36 +175,6 @@ def _forest(summary: Mapping[str, Any]) -> str:
         "cells with a stem or next to one; stopped in forest: the rocks at rest in such a "
         "cell, and their fraction of all the rocks of the run.</p>" + values_table(dict(forest))
     )
-
-
-def _convergence(summary: Mapping[str, Any]) -> str:
-    """How sure the maps are: the convergence record, and per round how the numbers settled."""
-    record = summary.get("convergence")
-    if not isinstance(record, Mapping):
-        return ""
-    verdict = "all have" if record.get("converged") else "not all have"
-    text = (
-        "<h2>How sure the maps are</h2><p class='note'>Every cell has 95 % intervals beside its "
-        "value: the reach probability's (Clopper-Pearson 1934, from the cell's count; "
-        "reach_probability_low.tif, _high.tif) and the 95th-percentile energy's (distribution-"
-        "free, from the order statistics of the cell's values, read from histograms of 64 bins "
-        "per octave and widened to their edges, at most 1.6 %; kinetic_energy_p95_low.tif, "
-        "_high.tif). A cell of reach probability at least "
-        f"{html.escape(str(record.get('min_probability')))} has converged when both intervals "
-        f"lie within {html.escape(str(record.get('target')))} of the value, relative to it "
-        f"(converged.tif). With {number(record.get('rocks'))} rocks "
-        f"{number(record.get('cells_converged'))} of {number(record.get('cells'))} such cells "
-        f"have converged: {verdict}.</p>"
-    )
-    rounds = record.get("rounds")
-    if isinstance(rounds, list) and rounds:
-        text += (
-            "<p class='note'>rocks = \"auto\": the run grew in rounds (each the fixed run of its "
-            "number of rocks) until every such cell converged or convergence.max_rocks = "
-            f"{number(record.get('max_rocks'))} was reached. How the numbers settled:</p>"
-            + records_table([dict(r) for r in rounds if isinstance(r, Mapping)])
-        )
-    return text
 
 
 def _zoning(summary: Mapping[str, Any]) -> str:
@@ -484,7 +455,7 @@ def write_run_report(
             ]
     parts.append(_kept_trajectories(summary))
     parts.append(_zoning(summary))
-    parts.append(_convergence(summary))
+    parts.append(convergence_section(summary))
     parts.append(_energy_line(summary))
     used = {
         "convergence",
@@ -526,6 +497,7 @@ FIGURE_CAPTIONS = {
     "their spread",
     "profile": "Altitude and rotational velocity of rock 0 against its distance along the path",
     "histograms": "Histograms of the rocks' run-out and largest kinetic energy",
+    "convergence": CONVERGENCE_FIGURE,
 }
 
 

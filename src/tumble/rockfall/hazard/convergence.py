@@ -13,7 +13,9 @@ value, relative to it::
 ``converged.tif`` is 1 in the cells that counted and converged, 0 elsewhere on the DEM.
 ``summary.json["convergence"]``: ``rocks``, ``converged`` (every cell that counts has converged,
 and there is at least one), ``target``, ``min_probability``, ``cells``, ``cells_converged``, and
-for ``rocks = "auto"`` runs ``max_rocks`` and ``rounds`` (rocks, cells, cells converged per round).
+for ``rocks = "auto"`` runs ``max_rocks``, ``rounds`` (rocks, cells, cells converged per round)
+and the products' record of :mod:`tumble.rockfall.hazard.settling` (whose ``converged`` replaces
+this one's: an auto run is judged on the products, this criterion among them only when asked).
 """
 
 from __future__ import annotations

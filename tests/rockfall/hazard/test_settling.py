@@ -1,0 +1,144 @@
+"""The measures of the signed products between rounds, on small arrays worked by hand, and the
+rounds' verdict: settled, nothing to judge, not settled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tumble.rockfall.hazard.settling import (
+    RoundProducts,
+    Rounds,
+    Settling,
+    design_change,
+    line_cells,
+    reach_line_moved,
+    zone_changed,
+)
+
+
+def area(rows: list[str]) -> np.ndarray:
+    return np.array([[c == "#" for c in row] for row in rows])
+
+
+def test_line_cells_are_the_cells_with_a_neighbour_outside():
+    """A 3 x 3 block inside a 5 x 5 grid: its 8 border cells are the line, not its centre; a
+    block at the grid's edge has its edge cells on the line."""
+    block = area([".....", ".###.", ".###.", ".###.", "....."])
+    expected = area([".....", ".###.", ".#.#.", ".###.", "....."])
+    assert np.array_equal(line_cells(block), expected)
+    assert line_cells(np.ones((3, 3), dtype=bool)).sum() == 8
+
+
+def test_reach_line_moved_by_hand():
+    """Reach areas of the first 3, 4 and 6 columns of a 3 x 8 grid. 3 -> 4 columns: every
+    line cell lies within one cell of the other line: 0. 3 -> 6: the first line has 8 cells
+    (all but (1, 1)), the second 14 (rows 0 and 2, and (1, 0), (1, 5)); the first line's cells
+    are all within one cell of the second's, of the second's (0, 4), (0, 5), (1, 5), (2, 4),
+    (2, 5) are farther than one cell from the first's (whose cells stop at column 2): 5 / 22."""
+    three = area(["###.....", "###.....", "###....."])
+    four = area(
+        [
+            "####....",
+            "####....",
+            "####....",
+        ]
+    )
+    six = area(["######..", "######..", "######.."])
+    assert reach_line_moved(three, four) == 0.0
+    assert line_cells(three).sum() == 8 and line_cells(six).sum() == 14
+    assert reach_line_moved(three, six) == pytest.approx(5 / 22)
+    assert reach_line_moved(six, three) == pytest.approx(5 / 22)  # symmetric
+    empty = np.zeros((3, 8), dtype=bool)
+    assert reach_line_moved(empty, empty) is None
+    assert reach_line_moved(empty, three) == 1.0  # a line where there was none moved all
+
+
+def test_zone_changed_share_by_hand():
+    """Zones of 6 cells: zoned in either round 5 of them (the 0 -> 0 cell does not count), of
+    which 2 changed (1 -> 2 and 0 -> 1): 2 / 5; no zoned cell: None."""
+    before = np.array([[0, 1, 1], [2, 3, 0]], dtype=np.uint8)
+    after = np.array([[0, 2, 1], [2, 3, 1]], dtype=np.uint8)
+    assert zone_changed(before, after) == pytest.approx(2 / 5)
+    assert zone_changed(np.zeros((2, 2)), np.zeros((2, 2))) is None
+
+
+def barrier(name, e95, h95, v_d, h_d):
+    return {
+        "name": name,
+        "kinetic_energy_kJ": {"p95": e95},
+        "passing_height_m": {"p95": h95},
+        "design": {"v_d_ms": v_d, "h_d_m": h_d},
+    }
+
+
+def test_design_change_is_the_largest_relative_change_by_hand():
+    """Two lines: the largest relative change is h_d of line B, |1.2 - 1.0| / 1.2 = 1/6; a
+    line first crossed gives infinity; no barrier values: None."""
+    before = [barrier("A", 100.0, 1.0, 150.0, 1.3), barrier("B", 50.0, 0.8, 70.0, 1.0)]
+    after = [barrier("A", 104.0, 1.0, 150.0, 1.3), barrier("B", 50.0, 0.8, 70.0, 1.2)]
+    assert design_change(before, after) == pytest.approx(0.2 / 1.2)
+    assert design_change(before[:1], after) == float("inf")
+    assert design_change(before, None) is None
+    assert design_change(None, [barrier("A", None, None, None, None)]) is None
+
+
+def products(rocks, reach, zone=None, barriers=None, cells=(0, 0)):
+    return RoundProducts(
+        rocks=rocks,
+        reach=reach,
+        zone=zone,
+        barriers=barriers,
+        cells={"cells": cells[0], "cells_converged": cells[1]},
+    )
+
+
+def test_rounds_settle_and_name_the_round_of_each_product():
+    """The reach line settles from round 2 (the same area), the design values from round 3
+    (10 % change, then 1 %); the run may stop at round 3, and the record names both."""
+    three = area(["###.....", "###.....", "###....."])
+    rounds = Rounds(Settling(judge=("reach_line", "design"), design_change=0.05))
+    rounds.add(products(200, three, barriers=[barrier("A", 100.0, 1.0, 150.0, 1.0)]))
+    assert not rounds.done
+    rounds.add(products(400, three, barriers=[barrier("A", 110.0, 1.0, 150.0, 1.0)]))
+    assert not rounds.done
+    rounds.add(products(800, three, barriers=[barrier("A", 111.0, 1.0, 150.0, 1.0)]))
+    assert rounds.done
+    record = rounds.record(6400)
+    assert record["converged"] is True
+    assert record["products"]["reach_line"]["round"] == 2
+    assert record["products"]["reach_line"]["rocks"] == 400
+    assert record["products"]["design"]["round"] == 3
+    assert record["verdict"] == (
+        "converged at round 3 (800 rocks): reach_line at round 2 (400 rocks), design at round 3 "
+        "(800 rocks)"
+    )
+    assert [m["rocks"] for m in record["measures"]] == [200, 400, 800]
+
+
+def test_nothing_to_judge_stops_at_the_first_round_with_a_sentence():
+    """No cell reaches the probabilities, no zoning, no barrier: nothing is judged, the run may
+    stop after its first round, converged is None (no failure) and the verdict says why."""
+    empty = np.zeros((4, 4), dtype=bool)
+    rounds = Rounds(Settling(judge=("reach_line", "zones", "design", "cells")))
+    rounds.add(products(200, empty))
+    assert rounds.done
+    record = rounds.record(6400)
+    assert record["converged"] is None
+    assert record["verdict"].startswith("nothing to judge (reach_line: no cell has a reach")
+    assert "the run ended at round 1 (200 rocks)" in record["verdict"]
+    assert all(not p["judged"] for p in record["products"].values())
+
+
+def test_a_product_not_settled_is_named():
+    """The per-cell criterion with 3 of 10 cells converged does not settle: it is named with
+    its measure (0.7 of the cells not converged) and the threshold 0."""
+    reach = area(["##", "##"])
+    rounds = Rounds(Settling(judge=("cells",)))
+    rounds.add(products(200, reach, cells=(10, 3)))
+    assert not rounds.done
+    record = rounds.record(200)
+    assert record["converged"] is False
+    assert record["verdict"] == (
+        "not converged within convergence.max_rocks = 200 (200 rocks, 1 rounds): cells (0.7 > 0)"
+    )
