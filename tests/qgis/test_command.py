@@ -93,7 +93,9 @@ def test_cancel_interrupts_as_ctrl_c(tmp_path):
         tmp_path,
         "slow",
         """\
-        import sys, time
+        import signal, sys, time
+        # as tumble's main does: Ctrl-C's handler even if started with SIGINT ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             print("rocks 0/10 (0 %)", flush=True)
             time.sleep(60)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from tumble import __version__
@@ -50,6 +51,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # a command started with SIGINT ignored (nohup, a GUI's launcher) takes Ctrl-C again, so
+    # that an interrupt (the QGIS plugin's cancel) ends a run cleanly and it can be resumed
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = parse(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     return run_parsed(args, args.command)
