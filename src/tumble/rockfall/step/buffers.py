@@ -11,6 +11,7 @@ import numpy as np
 
 from tumble._jit import jit_leaf
 from tumble.freerot.implicit_midpoint import symmetry_axes
+from tumble.rockfall.step.detection import bounding_radius
 
 #: per-step diagnostics written by rock_step: closed contacts, loaded contacts (P_N > 0), the
 #: friction coefficient used, contact work, drag work (J), PGS sweeps, 1 if the PGS cap was hit,
@@ -62,15 +63,7 @@ def reset_bounds(bounds: np.ndarray, vertices: np.ndarray, body: np.ndarray) -> 
     its bounding radius (the largest distance of a hull vertex from the centre of mass), the
     inverses of its mass and moments (``body``), no cached terrain bound, and a warm start to
     be cleared."""
-    radius2 = 0.0
-    for k in range(vertices.shape[0]):
-        radius2 = max(
-            radius2,
-            vertices[k, 0] * vertices[k, 0]
-            + vertices[k, 1] * vertices[k, 1]
-            + vertices[k, 2] * vertices[k, 2],
-        )
-    bounds[B_RADIUS] = math.sqrt(radius2)
+    bounds[B_RADIUS] = bounding_radius(vertices)
     bounds[B_X] = 0.0
     bounds[B_Y] = 0.0
     bounds[B_HALF] = -1.0

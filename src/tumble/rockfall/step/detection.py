@@ -44,6 +44,20 @@ def tangent_frame(n: Vec3) -> tuple[Vec3, Vec3]:
 
 
 @jit_leaf
+def bounding_radius(vertices: np.ndarray) -> float:
+    """The largest distance of a hull vertex (body frame) from the centre of mass."""
+    radius2 = 0.0
+    for k in range(vertices.shape[0]):
+        radius2 = max(
+            radius2,
+            vertices[k, 0] * vertices[k, 0]
+            + vertices[k, 1] * vertices[k, 1]
+            + vertices[k, 2] * vertices[k, 2],
+        )
+    return math.sqrt(radius2)
+
+
+@jit_leaf
 def terrain_ceiling(
     heights: np.ndarray,
     x0: float,
@@ -122,15 +136,7 @@ def find_contacts(
     """
     x0, y0, dx, dy = grid[0], grid[1], grid[2], grid[3]
     a = q_to_matrix(p)  # its last row gives the heights of the vertices for the bound
-    radius2 = 0.0
-    for k in range(vertices.shape[0]):
-        radius2 = max(
-            radius2,
-            vertices[k, 0] * vertices[k, 0]
-            + vertices[k, 1] * vertices[k, 1]
-            + vertices[k, 2] * vertices[k, 2],
-        )
-    z_top, bounded = terrain_ceiling(heights, x0, y0, dx, dy, r[0], r[1], math.sqrt(radius2))
+    z_top, bounded = terrain_ceiling(heights, x0, y0, dx, dy, r[0], r[1], bounding_radius(vertices))
     z_open = z_top + gap_tol - r[2]
     n = 0
     for k in range(vertices.shape[0]):

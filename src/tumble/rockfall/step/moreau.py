@@ -395,11 +395,16 @@ def rock_step(
     # the laws of motion from rest (soil.collision_froude > 0, tumble.rockfall.soil): the rock
     # is in motion once its speed at a contact has reached the Froude number v^2 / (g R) =
     # collision_froude (R the radius of its equivalent sphere); until then neither does its
-    # friction build up with the slippage nor does the rolling resistance act
+    # friction build up with the slippage nor does the rolling resistance act; and only a
+    # collision rebounds (below)
     froude = 0.0
-    if touching > 0 and bounds[B_MOVING] == 0.0:
+    if touching > 0:
         froude = soil_param(COLLISION_FROUDE, soil_values, soil_index, soil_rasters, grid, x, y)
-        if froude > 0.0 and dot(v_b, v_b) >= froude * gravity * bounds[B_SCAR_R]:
+        if (
+            froude > 0.0
+            and bounds[B_MOVING] == 0.0
+            and dot(v_b, v_b) >= froude * gravity * bounds[B_SCAR_R]
+        ):
             bounds[B_MOVING] = 1.0
     at_rest_start = froude > 0.0 and bounds[B_MOVING] == 0.0
     depth = 0.0
@@ -431,15 +436,13 @@ def rock_step(
             return PENETRATED
         mu = friction(soil_values, soil_index, soil_rasters, grid, x, y, s_b)
         eps_n = soil_param(RESTITUTION, soil_values, soil_index, soil_rasters, grid, x, y)
-        if eps_n > 0.0:
+        if eps_n > 0.0 and froude > 0.0:
             # with soil.collision_froude = F > 0 only a collision rebounds: a contact whose
             # centre meets the soil at v_n^2 >= F g R; a rolling or pivoting rock's contacts
             # close slower and are plastic
-            f_c = soil_param(COLLISION_FROUDE, soil_values, soil_index, soil_rasters, grid, x, y)
-            if f_c > 0.0:
-                v_n = impact_speed(contacts, n_closed, v_b)
-                if v_n * v_n < f_c * gravity * bounds[B_SCAR_R]:
-                    eps_n = 0.0
+            v_n = impact_speed(contacts, n_closed, v_b)
+            if v_n * v_n < froude * gravity * bounds[B_SCAR_R]:
+                eps_n = 0.0
 
     # free velocities: eq. 81-82 (explicit) or 84-85 (implicit) with P = 0
     # (mass + h c_v = mass exactly without drag: the cached inverse is the same number)
