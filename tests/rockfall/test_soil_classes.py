@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from tumble.rockfall import Rock, Soil, Terrain, simulate
+from tumble.rockfall import Soil, Terrain, simulate
 from tumble.rockfall.soil import CATALOGUE, PRESETS
 from tumble.rockfall.soil_classes import (
     CLASS_FRICTION,
@@ -75,19 +75,11 @@ def test_every_class_has_the_published_friction_and_motion_from_rest():
         assert values["collision_froude"] == 1.0
 
 
-def fibonacci_sphere(n: int, radius: float) -> np.ndarray:
-    """``n`` points spread evenly over a sphere (the golden-angle spiral)."""
-    i = np.arange(n) + 0.5
-    polar = np.arccos(1.0 - 2.0 * i / n)
-    azimuth = math.pi * (1.0 + math.sqrt(5.0)) * i
-    return radius * np.column_stack(
-        [np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)]
-    )
-
-
 @pytest.mark.parametrize("name", ["stone_bedrock", "stone_clastic", "stone_debris"])
 @pytest.mark.parametrize("offset", [-4.0, 4.0])
-def test_a_rolling_rock_decelerates_where_the_class_rolling_angle_says(name, offset):
+def test_a_rolling_rock_decelerates_where_the_class_rolling_angle_says(
+    name, offset, sphere_like_rock
+):
     """A sphere of 400 vertices (0.5 m) rolling at 2.3 m/s (in motion: v^2 > g R) on a plane 4
     degrees below the class's rolling friction angle beta slows to 5 % of its speed; 4 degrees
     above beta it runs away. Where it slows down is the Azzoni distance v0^2 / (2 A g cos a
@@ -98,7 +90,7 @@ def test_a_rolling_rock_decelerates_where_the_class_rolling_angle_says(name, off
     slope = math.degrees(math.atan(tan_beta)) + offset
     a = math.radians(slope)
     radius, v0 = 0.5, 2.3
-    rock = Rock.from_points(fibonacci_sphere(400, radius), density=2700.0)
+    rock = sphere_like_rock
     assert v0**2 > G * radius
     terrain = Terrain.plane(slope, size=(400.0, 20.0), spacing=1.0)
     downhill = np.array([math.cos(a), 0.0, -math.sin(a)])
@@ -130,12 +122,11 @@ def test_a_rolling_rock_decelerates_where_the_class_rolling_angle_says(name, off
 
 
 @pytest.mark.parametrize("name", ["stone_deposits", "stone_bedrock", "rf3d_4_talus"])
-def test_a_drop_test_rebounds_with_the_class_restitution(name):
+def test_a_drop_test_rebounds_with_the_class_restitution(name, sphere_like_rock):
     """A sphere of 400 vertices dropped without spin from 1 m onto flat ground leaves it with the
     class's normal restitution times its impact speed (within 3 %: the lowest vertex lies a
     little off the vertical through the centre)."""
-    radius = 0.5
-    rock = Rock.from_points(fibonacci_sphere(400, radius), density=2700.0)
+    rock = sphere_like_rock
     terrain = Terrain.plane(0.0, size=(40.0, 40.0), spacing=1.0)
     low = -float(rock.vertices[:, 2].min())
     start = np.array([20.0, 0.0, float(terrain.height(20.0, 0.0)) + low + 1.0])
@@ -149,12 +140,12 @@ def test_a_drop_test_rebounds_with_the_class_restitution(name):
 
 
 @pytest.mark.parametrize("froude", [0.0, 1.0])
-def test_only_a_collision_rebounds_when_collision_froude_is_set(froude):
+def test_only_a_collision_rebounds_when_collision_froude_is_set(froude, sphere_like_rock):
     """The same sphere dropped from 0.1 m (v_n^2 = 1.96 m^2/s^2 below g R = 4.9 m^2/s^2):
     with collision_froude 1 the contact is not a collision and is plastic (no rebound); with 0
     it rebounds with eps_N = 0.65 as Newton's law has it."""
     radius = 0.5
-    rock = Rock.from_points(fibonacci_sphere(400, radius), density=2700.0)
+    rock = sphere_like_rock
     terrain = Terrain.plane(0.0, size=(40.0, 40.0), spacing=1.0)
     low = -float(rock.vertices[:, 2].min())
     start = np.array([20.0, 0.0, float(terrain.height(20.0, 0.0)) + low + 0.1])

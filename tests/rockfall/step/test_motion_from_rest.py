@@ -128,25 +128,15 @@ def test_rolling_resistance_does_not_hold_a_rock_that_tips_from_rest(scheme):
     assert np.linalg.norm(tips.position[-1] - start) > 1.0
 
 
-def fibonacci_sphere(n: int, radius: float) -> np.ndarray:
-    """``n`` points spread evenly over a sphere (the golden-angle spiral)."""
-    i = np.arange(n) + 0.5
-    polar = np.arccos(1.0 - 2.0 * i / n)
-    azimuth = math.pi * (1.0 + math.sqrt(5.0)) * i
-    return radius * np.column_stack(
-        [np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)]
-    )
-
-
 @pytest.mark.parametrize(("slope", "mu_r"), [(5.0, 0.2), (10.0, 0.3), (20.0, 0.3)])
-def test_a_sphere_like_rock_rolls_by_the_azzoni_law(slope, mu_r):
+def test_a_sphere_like_rock_rolls_by_the_azzoni_law(slope, mu_r, sphere_like_rock):
     """A polyhedron of 400 vertices on a sphere of 0.5 m set rolling at 1 m/s down a plane: with
     model A's rolling resistance it decelerates iff tan(slope) < mu_r, and stops after the
     distance of the rolling law of Azzoni et al. 1995, v0^2 / (2 A g cos a (mu_r - tan a)),
     A = m / (m + I / R^2) (within 10 %: the facets' landings take a little more)."""
     radius, v0 = 0.5, 1.0
     a = math.radians(slope)
-    rock = Rock.from_points(fibonacci_sphere(400, radius), density=2700.0)
+    rock = sphere_like_rock
     terrain = Terrain.plane(slope, size=(200.0, 20.0), spacing=1.0)
     downhill, normal = slope_axes(slope)
     start = on_plane(terrain, rock, slope, 20.0, turned=False)
