@@ -15,12 +15,13 @@ from matplotlib.figure import Figure
 
 from tumble.io.config import validate
 from tumble.io.provenance import provenance
+from tumble.io.toml_writer import toml_text
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.ensemble.rasters import RASTER_INFO, RASTERS
 from tumble.rockfall.release import Release
 from tumble.viz.relief import EXAGGERATION_RANGE, vertical_exaggeration
-from tumble.viz.report_html import crs_unit, percent, toml_text
+from tumble.viz.report_html import crs_unit, percent
 from tumble.viz.report_maps import (
     MAPS,
     OPTIONAL_MAPS,

@@ -509,37 +509,6 @@ def _run_table(summary: Mapping[str, Any], terrain: Terrain) -> str:
     return _table(["setting", "value", "unit"], rows)
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return repr(value.item() if isinstance(value, np.generic) else value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
-    return json.dumps(str(value))
-
-
-def toml_text(config: Mapping[str, Any], section: str = "") -> str:
-    """A configuration as TOML-like text: keys, then ``[section]`` tables; a None value (not
-    set: the default applies) as a comment."""
-    lines = []
-    for key, value in config.items():
-        if isinstance(value, Mapping):
-            continue
-        if value is None:
-            lines.append(f"# {key}: not set, the default applies")
-        else:
-            lines.append(f"{key} = {_toml_value(value)}")
-    for key, value in config.items():
-        if isinstance(value, Mapping):
-            name = f"{section}.{key}" if section else str(key)
-            lines.append(f"\n[{name}]")
-            lines.append(toml_text(value, name))
-    return "\n".join(line for line in lines if line)
-
-
 def _provenance(provenance: Mapping[str, Any]) -> str:
     command = provenance.get("command")
     if isinstance(command, (list, tuple)):

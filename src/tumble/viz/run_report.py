@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from tumble.rockfall.terrain import Terrain
 
 
+from tumble.io.toml_writer import toml_text
 from tumble.viz.map_overlays import EXIT_MAPS
 from tumble.viz.relief import multidirectional_hillshade, vertical_exaggeration
 from tumble.viz.report_html import (
@@ -100,7 +101,6 @@ from tumble.viz.report_html import (
     number,
     percent,
     records_table,
-    toml_text,
     values_table,
 )
 from tumble.viz.report_maps import (

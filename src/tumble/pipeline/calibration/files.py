@@ -23,17 +23,10 @@ import numpy as np
 
 from tumble.io.calibration import SCORE_KEYS
 from tumble.io.results import ResultDir
+from tumble.io.toml_writer import toml_value
 from tumble.pipeline.calibration.search import Calibration
 
 FILES = ("calibration.toml", "calibration.json", "report.html", "check.json")
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(float(value)) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-    return json.dumps(str(value))
 
 
 def toml_text(cal: Calibration) -> str:
@@ -48,18 +41,18 @@ def toml_text(cal: Calibration) -> str:
         "",
         "[soil]",
     ]
-    lines += [f"{name} = {_toml_value(v)}" for name, v in cal.soil_values(cal.best).items()]
+    lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(cal.best).items()]
     lines += ["", "[soil.scores]"]
     lines += _scores(cal.sets[cal.best])
     for k in cal.equivalent:
         lines += ["", "[[sets]]", f"set = {k}"]
-        lines += [f"{name} = {_toml_value(v)}" for name, v in cal.soil_values(k).items()]
+        lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(k).items()]
         lines += ["[sets.scores]", *_scores(cal.sets[k])]
     return "\n".join(lines) + "\n"
 
 
 def _scores(entry: dict[str, Any]) -> list[str]:
-    return [f"{key} = {_toml_value(entry[key])}" for key in SCORE_KEYS if key in entry]
+    return [f"{key} = {toml_value(entry[key])}" for key in SCORE_KEYS if key in entry]
 
 
 def calibration_json(cal: Calibration) -> dict[str, Any]:
