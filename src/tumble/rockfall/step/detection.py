@@ -119,6 +119,7 @@ def find_contacts(
     p: Quat,
     gap_tol: float,
     contacts: np.ndarray,
+    radius: float = -1.0,
 ) -> tuple[int, bool]:
     """Closed vertex contacts at the configuration ``(r, p)``: returns ``(n_closed, inside)``.
 
@@ -132,11 +133,15 @@ def find_contacts(
     possible: a vertex higher than :func:`terrain_ceiling` within the rock's radius is open
     without evaluating the surface below it (when that square lies inside the grid, every vertex
     is inside too, so the result is the same as evaluating every vertex); the normal and the
-    tangents are computed for closed contacts only.
+    tangents are computed for closed contacts only. ``radius``: the hull's
+    :func:`bounding_radius` when the caller keeps it (the step's bounds buffer), negative to
+    compute it here.
     """
     x0, y0, dx, dy = grid[0], grid[1], grid[2], grid[3]
     a = q_to_matrix(p)  # its last row gives the heights of the vertices for the bound
-    z_top, bounded = terrain_ceiling(heights, x0, y0, dx, dy, r[0], r[1], bounding_radius(vertices))
+    if radius < 0.0:
+        radius = bounding_radius(vertices)
+    z_top, bounded = terrain_ceiling(heights, x0, y0, dx, dy, r[0], r[1], radius)
     z_open = z_top + gap_tol - r[2]
     n = 0
     for k in range(vertices.shape[0]):

@@ -384,7 +384,9 @@ def rock_step(
         if not have_p_m:
             p_m = q_normalize(quaternion_half_step(p_b, w_b, h))
             have_p_m = True
-        n_closed, inside = find_contacts(heights, grid, vertices, r_m, p_m, gap_tol, contacts)
+        n_closed, inside = find_contacts(
+            heights, grid, vertices, r_m, p_m, gap_tol, contacts, radius
+        )
         if not inside:
             return LEFT_DOMAIN
     # the scar layer (step/scar.py): a touch after a flight is an impact that ploughs a scar;
