@@ -192,6 +192,34 @@ def test_releases_sit_just_above_the_terrain_at_the_measured_point(tmp_path):
     assert not np.array_equal(T.releases(data, 3, seed=8)[0].orientation, states.orientation)
 
 
+def test_natural_shapes_are_the_authume_hulls_stretched_to_the_measured_block(tmp_path):
+    """shape "natural": for each block one rock per hull of NATURAL_HULLS, whose extents along
+    its principal axes are the measured lengths (longest to longest, to 1e-9 m) and whose mass
+    is the measured one; orientation j of a run takes hull j mod 4, every rock released with
+    the clearance; the same orientations as the box."""
+    data = T.load(write_data(tmp_path / "d"))
+    box, *_ = T.releases(data, 8, seed=7)
+    states, run_index, orientation, shapes, shape_id = T.releases(data, 8, seed=7, shape="natural")
+    np.testing.assert_array_equal(states.orientation, box.orientation)
+    hulls = len(T.NATURAL_HULLS)
+    assert len(shapes) == hulls * len(data.blocks)
+    names = tuple(data.blocks)
+    for k, (run, j) in enumerate(zip(run_index, orientation, strict=True)):
+        assert shape_id[k] == names.index(data.block_id[run]) * hulls + j % hulls
+    for b, name in enumerate(names):
+        block = data.blocks[name]
+        for h, rock in enumerate(shapes[b * hulls : (b + 1) * hulls]):
+            assert rock.name == T.NATURAL_HULLS[h]
+            assert rock.mass == pytest.approx(block.mass, rel=1e-12)
+            extent = np.sort(np.ptp(rock.vertices, axis=0))[::-1]
+            np.testing.assert_allclose(extent, sorted(block.size, reverse=True), atol=1e-9)
+            # a natural hull fills less than its bounding box: denser than the box
+            assert rock.mass / rock.volume > block.box_density
+    assert_released_clear(data, states, shapes, shape_id)
+    with pytest.raises(ValueError, match="natural_rocks"):
+        data.blocks[names[0]].rock("natural")
+
+
 def test_bounding_placement_puts_the_centre_a_bounding_radius_above_the_ground(tmp_path):
     """placement "bounding": the same rocks and orientations, the centre its hull's bounding
     radius above the terrain below it, or higher where the clearance placement needs it (the

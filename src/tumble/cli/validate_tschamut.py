@@ -92,10 +92,12 @@ def add_parser(sites) -> None:
     )
     p.add_argument(
         "--shape",
-        choices=("box", "eota111"),
+        choices=("box", "eota111", "natural"),
         default="box",
-        help="block shape: box of the measured lengths and mass (default), or EOTA111 of the "
-        "measured mass at 2650 kg/m^3",
+        help="block shape: box of the measured lengths and mass (default), EOTA111 of the "
+        "measured mass at 2650 kg/m^3, or natural: the four photogrammetric blocks of the "
+        "Authume tests stretched to the measured lengths, at the measured mass (orientation j "
+        "of a run takes hull j mod 4)",
     )
     p.add_argument(
         "--placement",

@@ -32,7 +32,11 @@ orientation from the rock's own stream (``SeedSequence(seed, spawn_key=(k,))``, 
 :mod:`tumble.rockfall.clearance`). The block is a box of the measured principal lengths carrying
 the measured mass (``shape="box"``; the blocks are irregular and the box is their bounding box,
 so the density it implies, :attr:`TschamutBlock.box_density`, is below that of rock), or the
-EOTA111 shape with the measured mass at :data:`EOTA_DENSITY` (``shape="eota111"``). The soil is
+EOTA111 shape with the measured mass at :data:`EOTA_DENSITY` (``shape="eota111"``), or natural
+hulls (``shape="natural"``): the four photogrammetric blocks of the Authume tests
+(:data:`NATURAL_HULLS`) stretched along their principal axes to the measured lengths, carrying the
+measured mass (2170-3780 kg/m^3 for these blocks, where the box implies 1350-1575), orientation
+``j`` of a run taking hull ``j mod 4``. The soil is
 one category of :data:`tumble.rockfall.soil.CATALOGUE` by name, everywhere; with ``uncertainty``
 ``"sets"`` or ``"category"`` each rock draws its parameters from its soil stream exactly as a run
 with ``soil.uncertainty`` does (:mod:`tumble.rockfall.site.soil_uncertainty`). The rocks run
@@ -60,6 +64,7 @@ from tumble.validation.tschamut.data import (
     DEPOSITION_COLUMNS,
     DEPOSITION_FILE,
     EOTA_DENSITY,
+    NATURAL_HULLS,
     RELEASE_COLUMNS,
     RELEASE_FILE,
     RUNOUT_TOLERANCE,
@@ -101,6 +106,7 @@ __all__ = [
     "DEPOSITION_FILE",
     "EARLY_STOP_DISTANCES",
     "EOTA_DENSITY",
+    "NATURAL_HULLS",
     "PLACEMENTS",
     "RELEASE_CLEARANCE",
     "RELEASE_COLUMNS",

@@ -18,6 +18,7 @@ import numpy as np
 from tumble.errors import DataError
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.terrain import Terrain
+from tumble.validation.authume.data import authume_blocks
 
 #: environment variable naming the data directory (tests; the CLI takes ``--data-dir``)
 DATA_ENV = "TUMBLE_TSCHAMUT_DATA"
@@ -62,7 +63,11 @@ BLOCK_COLUMNS = ("block_id", "name", "mass_kg", "radius_m", "size_x_m", "size_y_
 RUNOUT_TOLERANCE = 1e-3
 #: density (kg/m^3) of the EOTA111 sensitivity shape
 EOTA_DENSITY = 2650.0
-SHAPES = ("box", "eota111")
+#: the block shapes: the bounding box, EOTA111, or natural hulls (:func:`natural_rocks`)
+SHAPES = ("box", "eota111", "natural")
+#: the natural hulls: the four photogrammetric blocks of the Authume tests
+#: (:func:`tumble.validation.authume.data.authume_blocks`, in this order)
+NATURAL_HULLS = ("SP1A", "SP2A", "SP2B", "SP3A")
 
 
 @dataclass(frozen=True)
@@ -83,12 +88,39 @@ class TschamutBlock:
 
     def rock(self, shape: str = "box") -> Rock:
         """The block as a rock: ``"box"`` (measured lengths and mass) or ``"eota111"`` (the
-        measured mass at :data:`EOTA_DENSITY`)."""
+        measured mass at :data:`EOTA_DENSITY`); ``"natural"`` is several rocks
+        (:meth:`natural_rocks`)."""
         if shape == "box":
             return Rock.box(*self.size, mass=self.mass)
         if shape == "eota111":
             return Rock.eota111(mass=self.mass, density=EOTA_DENSITY)
+        if shape == "natural":
+            raise ValueError("the natural shape is one rock per hull: use natural_rocks()")
         raise ValueError(f"unknown block shape {shape!r}; choose one of {', '.join(SHAPES)}")
+
+    def natural_rocks(self) -> tuple[Rock, ...]:
+        """The block as natural rocks, one per hull of :data:`NATURAL_HULLS`: the hull of a
+        photogrammetric block of the Authume tests stretched along its principal axes so that
+        its extents there are the measured principal lengths (longest to longest), carrying the
+        measured mass (:func:`natural_hull_rock`)."""
+        hulls = authume_blocks()
+        return tuple(
+            natural_hull_rock(hulls[name].hull.vertices, self.size, self.mass, name)
+            for name in NATURAL_HULLS
+        )
+
+
+def natural_hull_rock(
+    vertices: np.ndarray, size: Sequence[float], mass: float, name: str = "natural"
+) -> Rock:
+    """A hull (vertices in its principal frame, (n, 3)) stretched along those axes so that its
+    extents are ``size`` (the longest extent to the longest length), as a rock of ``mass``."""
+    vertices = np.asarray(vertices, dtype=np.float64)
+    extent = np.ptp(vertices, axis=0)
+    order = np.argsort(extent)[::-1]
+    scale = np.empty(3)
+    scale[order] = np.sort(np.asarray(size, dtype=np.float64))[::-1] / extent[order]
+    return Rock.from_points(vertices * scale, mass=mass, name=name)
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,6 +25,7 @@ from tumble.rockfall.status import REGULAR, status_name
 from tumble.rotation.quaternion import quat_to_matrix
 from tumble.validation.authume.metrics import kolmogorov_smirnov
 from tumble.validation.tschamut.data import (
+    NATURAL_HULLS,
     SHAPES,
     TschamutData,
     horizontal_distance,
@@ -126,11 +127,18 @@ def releases(
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     names = tuple(data.blocks)
-    shapes = tuple(data.blocks[b].rock(shape) for b in names)
     n = len(data) * orientations
     run_index = np.repeat(np.arange(len(data)), orientations)
     orientation = np.tile(np.arange(orientations), len(data))
-    shape_id = np.array([names.index(data.block_id[i]) for i in run_index], dtype=np.int64)
+    block_index = np.array([names.index(data.block_id[i]) for i in run_index], dtype=np.int64)
+    if shape == "natural":
+        # one rock per block and hull; orientation j of a run takes hull j mod NATURAL_HULLS
+        per_block = len(NATURAL_HULLS)
+        shapes = tuple(r for b in names for r in data.blocks[b].natural_rocks())
+        shape_id = block_index * per_block + orientation % per_block
+    else:
+        shapes = tuple(data.blocks[b].rock(shape) for b in names)
+        shape_id = block_index
     quaternion = np.array([uniform_quaternion(rock_rng(seed, k)) for k in range(n)])
     xy = data.release[run_index, :2]
     # the centre well above the terrain; then moved down to RELEASE_CLEARANCE (a vertical shift
