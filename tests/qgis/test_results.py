@@ -117,3 +117,13 @@ def test_the_metadata_has_what_the_plugin_repository_asks():
         for _path, _title, style in table.values():
             assert (PLUGIN / "styles" / style).is_file(), style
     assert (PLUGIN / "styles" / "barrier_lines.qml").is_file()
+
+
+def test_the_readmes_qgis_pictures_are_there_and_small():
+    root = PLUGIN.parents[1]
+    readme = (root / "README.md").read_text()
+    for name in ("qgis_reach_probability", "qgis_hazard_zone", "qgis_compare"):
+        picture = root / "docs" / "img" / f"{name}.png"
+        assert f"(docs/img/{name}.png)" in readme
+        assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert picture.stat().st_size < 200_000, name
