@@ -10,6 +10,7 @@ Python that imports ``qgis`` in subprocesses; it is skipped where QGIS is not in
 import json
 
 import numpy as np
+import pytest
 
 #: what each output's style makes of it: renderer type
 RENDERERS = {
@@ -53,9 +54,25 @@ def _run(qgis, site, tumble, out, release=None, **extra):
     return qgis.run("rockfall_run", arguments, tumble)
 
 
+def _barrier_lines(site):
+    """A net across the run-out at x = 100 m (field names in capitals: read in any case; its
+    capacity of 1 kJ lets every moving rock break through, so rocks still leave the DEM) and an
+    observation line at x = 60 m, drawn in WGS 84."""
+    from rasterio.warp import transform
+
+    features = []
+    for x, props in ((100.0, {"Name": "net", "HEIGHT": 4.0, "Capacity": 1.0}), (60.0, {})):
+        lon, lat = transform("EPSG:2056", "EPSG:4326", [2600000 + x] * 2, [1200002, 1200038])
+        line = {"type": "LineString", "coordinates": [[lon[0], lat[0]], [lon[1], lat[1]]]}
+        features.append({"type": "Feature", "properties": props, "geometry": line})
+    path = site / "barriers.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
 def test_a_run_writes_its_folder_and_its_layers_load_styled(qgis, site):
     out = site / "run"
-    code, log = _run(qgis, site, site / "bin" / "tumble", out)
+    code, log = _run(qgis, site, site / "bin" / "tumble", out, BARRIERS=_barrier_lines(site))
     assert code == 0, log
     assert (out / "provenance.json").is_file() and (out / "summary.json").is_file()
     assert "rocks 12/12 (100 %)" in log
@@ -79,9 +96,13 @@ def test_a_run_writes_its_folder_and_its_layers_load_styled(qgis, site):
         assert renderer == RENDERERS[name], name
         assert size > 0, name
     assert layers["DEPOSITS"][2] == "status" and layers["EXITS"][2] == "kind"
+    # the barrier layer's fields made the first line a net; the lines drawn in WGS 84 are
+    # 36 m long in the DEM's CRS
+    barriers = json.loads((out / "summary.json").read_text())["barriers"]
+    assert [(b["name"], b["kind"]) for b in barriers] == [("net", "net"), ("line_2", "line")]
+    assert (barriers[0]["height_m"], barriers[0]["capacity_kJ"]) == (4.0, 1.0)
+    assert [b["length_m"] for b in barriers] == pytest.approx([36.0, 36.0], abs=1e-3)
     # the release drawn in WGS 84 went to the DEM's CRS: every rock started in the polygon
-    starts = json.loads((out / "summary.json").read_text())
-    assert starts  # the run finished with its summary
     import pyogrio
 
     table = pyogrio.read_arrow(out / "deposits.gpkg", columns=["release_x", "release_y"])[1]
