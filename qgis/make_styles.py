@@ -5,7 +5,9 @@ changing one.
 Colours: reach probability on viridis and the energies and jump heights on magma/inferno
 (perceptual, readable in grey), with the Swiss intensity limits of rockfall (30 and 300 kJ) as
 class edges; hazard zones in the Swiss colours (red, blue, yellow); exits by kind, deposits by
-status.
+status; barrier lines by verdict (green verified, red not verified, grey dashed without one); the
+differences of two runs (B minus A) on a diverging blue-white-red ramp, red where B is more
+exposed.
 """
 
 import os
@@ -15,6 +17,7 @@ from qgis.core import (
     QgsApplication,
     QgsCategorizedSymbolRenderer,
     QgsColorRampShader,
+    QgsLineSymbol,
     QgsMarkerSymbol,
     QgsPalettedRasterRenderer,
     QgsRasterLayer,
@@ -69,7 +72,50 @@ RAMPS = {
             (45.0, "#b2182b", "45 deg and more"),
         ],
     ),
+    "delta_reach_probability.qml": (
+        "",
+        [
+            (-0.2, "#2166ac", "-0.2 (B reached less often)"),
+            (-0.05, "#67a9cf", "-0.05"),
+            (0.0, "#f7f7f7", "0 (unchanged)"),
+            (0.05, "#ef8a62", "+0.05"),
+            (0.2, "#b2182b", "+0.2 (B reached more often)"),
+        ],
+    ),
+    "delta_kinetic_energy.qml": (
+        " kJ",
+        [
+            (-300.0, "#2166ac", "-300 kJ (B lower)"),
+            (-30.0, "#67a9cf", "-30 kJ"),
+            (0.0, "#f7f7f7", "0 kJ (unchanged)"),
+            (30.0, "#ef8a62", "+30 kJ"),
+            (300.0, "#b2182b", "+300 kJ (B higher)"),
+        ],
+    ),
 }
+#: the raster each ramp is made on (the style does not depend on its values)
+RAMP_RASTERS = {
+    "reach_probability.qml": "reach_probability",
+    "kinetic_energy.qml": "kinetic_energy_p95",
+    "jump_height.qml": "jump_height_p95",
+    "energy_line_angle.qml": "energy_line_angle",
+    "delta_reach_probability.qml": "reach_probability",
+    "delta_kinetic_energy.qml": "kinetic_energy_p95",
+}
+ZONE_CHANGES = [
+    (-3, "#2166ac", "-3 (red to none)"),
+    (-2, "#67a9cf", "-2"),
+    (-1, "#d1e5f0", "-1 (one zone lower)"),
+    (0, "#f7f7f7", "0 (unchanged)"),
+    (1, "#fddbc7", "+1 (one zone higher)"),
+    (2, "#ef8a62", "+2"),
+    (3, "#b2182b", "+3 (none to red)"),
+]
+VERDICTS = [
+    ("verified", "#1a9641", "solid", "verified (UNI 11211-4: energy and height)"),
+    ("not verified", "#d7191c", "solid", "not verified"),
+    ("no verdict", "#707070", "dash", "no verdict (observation line, or no rock crossed)"),
+]
 ZONES = [
     (1, "#ffe600", "yellow: weak"),
     (2, "#1f5fd6", "blue: medium"),
@@ -124,18 +170,26 @@ def main(run):
     app = QgsApplication([], False)
     app.initQgis()
     for name, (suffix, stops) in RAMPS.items():
-        raster = {
-            "reach_probability.qml": "reach_probability",
-            "kinetic_energy.qml": "kinetic_energy_p95",
-            "jump_height.qml": "jump_height_p95",
-            "energy_line_angle.qml": "energy_line_angle",
-        }[name]
+        raster = RAMP_RASTERS[name]
         layer = QgsRasterLayer(os.path.join(run, "rasters", f"{raster}.tif"), raster)
         ramp_style(layer, suffix, stops, os.path.join(HERE, name))
     layer = QgsRasterLayer(os.path.join(run, "rasters", "reach_probability.tif"), "zones")
     classes = [QgsPalettedRasterRenderer.Class(v, QColor(c), label) for v, c, label in ZONES]
     layer.setRenderer(QgsPalettedRasterRenderer(layer.dataProvider(), 1, classes))
     layer.saveNamedStyle(os.path.join(HERE, "hazard_zone.qml"))
+    layer = QgsRasterLayer(os.path.join(run, "rasters", "reach_probability.tif"), "zone change")
+    classes = [QgsPalettedRasterRenderer.Class(v, QColor(c), label) for v, c, label in ZONE_CHANGES]
+    layer.setRenderer(QgsPalettedRasterRenderer(layer.dataProvider(), 1, classes))
+    layer.saveNamedStyle(os.path.join(HERE, "delta_hazard_zone.qml"))
+    layer = QgsVectorLayer("LineString?field=verdict:string", "barrier lines", "memory")
+    cats = []
+    for value, colour, pen, label in VERDICTS:
+        symbol = QgsLineSymbol.createSimple(
+            {"line_color": colour, "line_width": "1.2", "line_style": pen, "capstyle": "round"}
+        )
+        cats.append(QgsRendererCategory(value, symbol, label))
+    layer.setRenderer(QgsCategorizedSymbolRenderer("verdict", cats))
+    layer.saveNamedStyle(os.path.join(HERE, "barrier_lines.qml"))
     layer = QgsVectorLayer(os.path.join(run, "deposits.gpkg"), "deposits", "ogr")
     categories(layer, "status", DEPOSITS, os.path.join(HERE, "deposits.qml"), 1.6)
     layer = QgsVectorLayer(os.path.join(run, "exits.gpkg"), "exits", "ogr")

@@ -133,6 +133,8 @@ class Outcome:
     returncode: int
     error: str | None
     cancelled: bool
+    #: what the command wrote on stdout, when it was captured (``capture_stdout``)
+    stdout: str = ""
 
 
 def progress_of(line: str) -> float | None:
@@ -152,8 +154,11 @@ def run_streaming(
     cwd: str | None = None,
     poll: float = 0.2,
     grace: float = GRACE,
+    capture_stdout: bool = False,
 ) -> Outcome:
-    """Run ``argv``, handing each line it writes (stdout and stderr) to ``on_line`` as it comes.
+    """Run ``argv``, handing each line it writes (stdout and stderr) to ``on_line`` as it comes;
+    with ``capture_stdout`` its stdout (a JSON record) is kept in :attr:`Outcome.stdout` instead
+    and only its stderr is handed on.
 
     When ``cancelled()`` turns true the command is interrupted as Ctrl-C would (SIGINT; on
     Windows it is terminated): tumble writes the rocks of its finished chunks and exits, and the
@@ -165,7 +170,7 @@ def run_streaming(
     process = subprocess.Popen(
         list(argv),
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if capture_stdout else subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         text=True,
         encoding="utf-8",
@@ -176,25 +181,32 @@ def run_streaming(
         **kwargs,
     )
     lines: queue.Queue[str | None] = queue.Queue()
+    captured: list[str] = []
 
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line.rstrip("\r\n"))
+    def read(stream, keep: bool) -> None:
+        for line in stream:
+            if keep:
+                captured.append(line)
+            else:
+                lines.put(line.rstrip("\r\n"))
         lines.put(None)
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    streams = [(process.stdout, capture_stdout)]
+    if capture_stdout:
+        streams.append((process.stderr, False))
+    readers = [threading.Thread(target=read, args=pair, daemon=True) for pair in streams]
+    for reader in readers:
+        reader.start()
     error = None
     interrupted_at: float | None = None
-    finished = False
-    while not finished:
+    open_streams = len(readers)
+    while open_streams:
         try:
             line = lines.get(timeout=poll)
         except queue.Empty:
             line = ""
         if line is None:
-            finished = True
+            open_streams -= 1
         elif line:
             match = ERROR.match(line)
             if match is not None:
@@ -210,10 +222,11 @@ def run_streaming(
         ):
             process.kill()
     returncode = process.wait()
-    reader.join(timeout=1.0)
-    if process.stdout is not None:
-        process.stdout.close()
-    return Outcome(returncode, error, interrupted_at is not None)
+    for reader, (stream, _keep) in zip(readers, streams, strict=True):
+        reader.join(timeout=1.0)
+        if stream is not None:
+            stream.close()
+    return Outcome(returncode, error, interrupted_at is not None, "".join(captured))
 
 
 def _interrupt(process: subprocess.Popen) -> None:

@@ -5,8 +5,11 @@ import os
 from qgis.core import QgsProcessingProvider
 from qgis.PyQt.QtGui import QIcon
 
+from .barriers_replay import BarriersReplay
+from .compare_runs import CompareRuns
 from .rockfall_run import RockfallRun
 from .settings import TUMBLE_COMMAND
+from .sources_at import SourcesAt
 
 ICON = os.path.join(os.path.dirname(__file__), "icon.svg")
 
@@ -55,4 +58,5 @@ class TumbleProvider(QgsProcessingProvider):
         ProcessingConfig.removeSetting(TUMBLE_COMMAND)
 
     def loadAlgorithms(self):
-        self.addAlgorithm(RockfallRun())
+        for algorithm in (RockfallRun(), BarriersReplay(), SourcesAt(), CompareRuns()):
+            self.addAlgorithm(algorithm)

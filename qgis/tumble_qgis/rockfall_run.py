@@ -9,15 +9,11 @@ deposits and exits are returned as layers with the styles of ``styles/``.
 import os
 
 from qgis.core import (
-    QgsCoordinateTransform,
     QgsFeature,
     QgsField,
     QgsFields,
     QgsProcessing,
-    QgsProcessingAlgorithm,
-    QgsProcessingContext,
     QgsProcessingException,
-    QgsProcessingLayerPostProcessorInterface,
     QgsProcessingOutputRasterLayer,
     QgsProcessingOutputVectorLayer,
     QgsProcessingParameterFeatureSource,
@@ -28,32 +24,19 @@ from qgis.core import (
     QgsProcessingParameterRasterLayer,
     QgsRasterFileWriter,
     QgsRasterPipe,
-    QgsVectorFileWriter,
     QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QVariant
 
-from . import command, results
-from .settings import tumble_setting
+from . import results
+from .algorithm import TumbleAlgorithm, close, to_crs, writer
+from .barrier_layer import barrier_entries, write_barriers_file
 
 #: file extensions tumble reads a DEM from as it is
 DEM_FILES = (".tif", ".tiff", ".asc")
 
 
-class _Style(QgsProcessingLayerPostProcessorInterface):
-    """Applies a result's QML style when the layer is loaded into the project."""
-
-    def __init__(self, style):
-        super().__init__()
-        self.style = style
-
-    def postProcessLayer(self, layer, context, feedback):
-        if layer is not None and layer.isValid():
-            layer.loadNamedStyle(self.style)
-            layer.triggerRepaint()
-
-
-class RockfallRun(QgsProcessingAlgorithm):
+class RockfallRun(TumbleAlgorithm):
     DEM = "DEM"
     RELEASE = "RELEASE"
     NAME_FIELD = "NAME_FIELD"
@@ -62,10 +45,6 @@ class RockfallRun(QgsProcessingAlgorithm):
     CONFIG = "CONFIG"
     BARRIERS = "BARRIERS"
     OUTPUT = "OUTPUT"
-
-    def __init__(self):
-        super().__init__()
-        self._styles = []
 
     def name(self):
         return "rockfall_run"
@@ -148,12 +127,7 @@ class RockfallRun(QgsProcessingAlgorithm):
         )
 
     def processAlgorithm(self, parameters, context, feedback):
-        try:
-            tumble = command.find_tumble(tumble_setting())
-            version = command.check_tumble(tumble)
-        except command.TumbleNotFound as err:
-            raise QgsProcessingException(str(err)) from None
-        feedback.pushInfo(f"tumble {command.version_text(version)}: {tumble}")
+        tumble = self.tumble_command(feedback)
 
         out = os.path.abspath(self.parameterAsString(parameters, self.OUTPUT, context))
         inputs = out.rstrip(os.sep) + "_inputs"
@@ -189,50 +163,21 @@ class RockfallRun(QgsProcessingAlgorithm):
 
         barriers = self.parameterAsSource(parameters, self.BARRIERS, context)
         if barriers is not None:
-            lines = os.path.join(inputs, "barriers.gpkg")
-            self._write_lines(barriers, lines, crs, context)
+            lines = os.path.join(inputs, "barriers.toml")
+            write_barriers_file(barrier_entries(barriers, crs, context), lines)
             argv += ["--barriers", lines]
         # --resume: a new folder starts, an interrupted run finishes, a finished one is reused
         argv += ["--resume", "--out", out]
-        feedback.pushCommandInfo(" ".join(quote(part) for part in argv))
-
-        def on_line(line):
-            percent = command.progress_of(line)
-            if percent is not None:
-                feedback.setProgress(percent)
-            if line.startswith("warning:"):
-                feedback.pushWarning(line)
-            elif command.ERROR.match(line):
-                feedback.reportError(line)
-            else:
-                feedback.pushInfo(line)
-
-        outcome = command.run_streaming(argv, on_line, feedback.isCanceled, cwd=inputs)
-        if outcome.cancelled:
-            raise QgsProcessingException(
-                f"cancelled: {out} keeps the rocks of the finished chunks; run again with the "
-                "same inputs and folder to finish it"
-            )
-        if outcome.returncode != 0:
-            raise QgsProcessingException(
-                outcome.error or f"tumble rockfall run failed (exit status {outcome.returncode})"
-            )
-
+        self.run_tumble(
+            argv,
+            feedback,
+            cwd=inputs,
+            resume=f"{out} keeps the rocks of the finished chunks; run again with the same "
+            "inputs and folder to finish it",
+        )
         found = results.outputs(out)
         results.place_styles(found)
-        answer = {self.OUTPUT: out}
-        group = os.path.basename(out.rstrip(os.sep))
-        self._styles = []
-        for name, (path, title, style, _raster) in found.items():
-            answer[name] = path
-            details = QgsProcessingContext.LayerDetails(title, context.project(), name)
-            if hasattr(details, "groupName"):
-                details.groupName = f"tumble {group}"
-            processor = _Style(style)
-            self._styles.append(processor)
-            details.setPostProcessor(processor)
-            context.addLayerToLoadOnCompletion(path, details)
-        return answer
+        return {self.OUTPUT: out, **self.load_styled(found, context, out)}
 
     def _dem_file(self, layer, inputs, context):
         """The DEM as a file tumble reads: the layer's own GeoTIFF or ESRI ASCII file, else a
@@ -245,13 +190,13 @@ class RockfallRun(QgsProcessingAlgorithm):
         ):
             return os.path.abspath(source)
         path = os.path.join(inputs, "dem.tif")
-        writer = QgsRasterFileWriter(path)
-        writer.setOutputFormat("GTiff")
+        raster_writer = QgsRasterFileWriter(path)
+        raster_writer.setOutputFormat("GTiff")
         provider = layer.dataProvider()
         pipe = QgsRasterPipe()
         if not pipe.set(provider.clone()):
             raise QgsProcessingException(f"the DEM {layer.name()} cannot be read")
-        error = writer.writeRaster(
+        error = raster_writer.writeRaster(
             pipe,
             provider.xSize(),
             provider.ySize(),
@@ -271,8 +216,8 @@ class RockfallRun(QgsProcessingAlgorithm):
             fields.append(QgsField("name", QVariant.String))
         if frequency_field:
             fields.append(QgsField("frequency", QVariant.Double))
-        writer = _writer(path, "release", fields, QgsWkbTypes.MultiPolygon, crs, context)
-        transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
+        created = writer(path, "release", fields, QgsWkbTypes.MultiPolygon, crs, context)
+        transform = to_crs(source, crs, context)
         for index, feature in enumerate(source.getFeatures(), start=1):
             geometry = feature.geometry()
             if geometry.isNull() or geometry.isEmpty():
@@ -288,55 +233,11 @@ class RockfallRun(QgsProcessingAlgorithm):
                 out["name"] = f"area_{index}" if value in (None, "") else str(value)
             if frequency_field:
                 out["frequency"] = feature[frequency_field]
-            writer.addFeature(out)
-        _close(writer, path)
-
-    def _write_lines(self, source, path, crs, context):
-        """The barrier lines in the DEM's CRS with their attributes."""
-        fields = QgsFields()
-        for field in source.fields():
-            if field.name().lower() != "fid":
-                fields.append(field)
-        writer = _writer(path, "barriers", fields, QgsWkbTypes.LineString, crs, context)
-        transform = QgsCoordinateTransform(source.sourceCrs(), crs, context.transformContext())
-        for feature in source.getFeatures():
-            geometry = feature.geometry()
-            if geometry.isNull() or geometry.isEmpty():
-                continue
-            geometry.transform(transform)
-            for part in geometry.asGeometryCollection():
-                out = QgsFeature(fields)
-                out.setGeometry(part)
-                for field in fields:
-                    out[field.name()] = feature[field.name()]
-                writer.addFeature(out)
-        _close(writer, path)
-
-
-def _writer(path, layer, fields, wkb, crs, context):
-    if os.path.exists(path):
-        os.remove(path)
-    options = QgsVectorFileWriter.SaveVectorOptions()
-    options.driverName = "GPKG"
-    options.layerName = layer
-    writer = QgsVectorFileWriter.create(path, fields, wkb, crs, context.transformContext(), options)
-    if writer.hasError() != QgsVectorFileWriter.NoError:
-        raise QgsProcessingException(f"{path} cannot be written: {writer.errorMessage()}")
-    return writer
-
-
-def _close(writer, path):
-    error = writer.hasError()
-    del writer
-    if error != QgsVectorFileWriter.NoError:
-        raise QgsProcessingException(f"{path} could not be written")
+            created.addFeature(out)
+        close(created, path)
 
 
 def toml_override(key, value):
     """``key="value"``, a command-line override of tumble in TOML syntax."""
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'{key}="{escaped}"'
-
-
-def quote(part):
-    return f"'{part}'" if any(c in part for c in " \"'") else part

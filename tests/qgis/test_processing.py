@@ -8,31 +8,9 @@ Python that imports ``qgis`` in subprocesses; it is skipped where QGIS is not in
 """
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-QGIS_PROCESS = shutil.which("qgis_process.bin") or shutil.which("qgis_process")
-QGIS_PYTHON = "/usr/bin/python3"
-
-
-def _qgis_python():
-    if not os.path.exists(QGIS_PYTHON):
-        return False
-    done = subprocess.run([QGIS_PYTHON, "-c", "import qgis.core"], capture_output=True)
-    return done.returncode == 0
-
-
-pytestmark = pytest.mark.skipif(
-    QGIS_PROCESS is None or not _qgis_python(),
-    reason="QGIS not installed (apt-get install qgis python3-qgis)",
-)
 
 #: what each output's style makes of it: renderer type
 RENDERERS = {
@@ -62,76 +40,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """A 38 degree slope onto a flat run-out (60 x 20 cells of 2 m, EPSG:2056), a release
-    polygon drawn in WGS 84, and a tumble command that runs this checkout."""
-    import rasterio
-    from rasterio.transform import from_origin
-    from rasterio.warp import transform
-
-    folder = tmp_path_factory.mktemp("qgis_site")
-    x = np.arange(60) * 2.0
-    z = np.tile(np.where(x < 70, (70 - x) * np.tan(np.radians(38)), 0.0), (20, 1))
-    with rasterio.open(
-        folder / "dem.tif",
-        "w",
-        driver="GTiff",
-        width=60,
-        height=20,
-        count=1,
-        dtype="float32",
-        crs="EPSG:2056",
-        transform=from_origin(2600000, 1200040, 2, 2),
-    ) as dem:
-        dem.write(z.astype("float32"), 1)
-    xs, ys = [2600006, 2600016, 2600016, 2600006], [1200012, 1200012, 1200028, 1200028]
-    lon, lat = transform("EPSG:2056", "EPSG:4326", xs, ys)
-    ring = [[a, b] for a, b in zip(lon, lat, strict=True)]
-    feature = {
-        "type": "Feature",
-        "properties": {"name": "cliff", "freq": 0.5},
-        "geometry": {"type": "Polygon", "coordinates": [[*ring, ring[0]]]},
-    }
-    (folder / "release.geojson").write_text(
-        json.dumps({"type": "FeatureCollection", "features": [feature]})
-    )
-    (folder / "run.toml").write_text("[output]\nfigures = false\ntrajectories = 0\n")
-    tumble = folder / "bin" / "tumble"
-    tumble.parent.mkdir()
-    tumble.write_text(
-        f"#!/bin/sh\nPYTHONPATH={ROOT / 'src'} exec {sys.executable} -c "
-        "'import sys; from tumble.cli.main import main; sys.exit(main())' \"$@\"\n"
-    )
-    tumble.chmod(0o755)
-    return folder
-
-
-def _environment(site, tumble):
-    home = site / "home"
-    home.mkdir(exist_ok=True)
-    env = dict(os.environ)
-    # a virtual environment's bin/ on PATH makes QGIS's Python take its prefix
-    env["PATH"] = os.pathsep.join(
-        entry
-        for entry in env.get("PATH", "").split(os.pathsep)
-        if entry and not (Path(entry).parent / "pyvenv.cfg").exists()
-    )
-    for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
-        env.pop(name, None)
-    env.update(
-        QT_QPA_PLATFORM="offscreen",
-        HOME=str(home),
-        QGIS_PLUGINPATH=str(ROOT / "qgis"),
-        TUMBLE_COMMAND=str(tumble),
-    )
-    return env
-
-
-def _run(site, tumble, out, release=None, **extra):
-    env = _environment(site, tumble)
-    assert QGIS_PROCESS is not None
-    subprocess.run([QGIS_PROCESS, "plugins", "enable", "tumble_qgis"], env=env, capture_output=True)
+def _run(qgis, site, tumble, out, release=None, **extra):
     arguments = {
         "DEM": site / "dem.tif",
         "RELEASE": release or site / "release.geojson",
@@ -142,15 +51,28 @@ def _run(site, tumble, out, release=None, **extra):
         "OUTPUT": out,
         **extra,
     }
-    argv = [QGIS_PROCESS, "run", "tumble:rockfall_run", "--"]
-    argv += [f"{key}={value}" for key, value in arguments.items()]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    return done.returncode, done.stdout + done.stderr
+    return qgis.run("rockfall_run", arguments, tumble)
 
 
-def test_a_run_writes_its_folder_and_its_layers_load_styled(site):
+def _barrier_lines(site):
+    """A net across the run-out at x = 100 m (field names in capitals: read in any case; its
+    capacity of 1 kJ lets every moving rock break through, so rocks still leave the DEM) and an
+    observation line at x = 60 m, drawn in WGS 84."""
+    from rasterio.warp import transform
+
+    features = []
+    for x, props in ((100.0, {"Name": "net", "HEIGHT": 4.0, "Capacity": 1.0}), (60.0, {})):
+        lon, lat = transform("EPSG:2056", "EPSG:4326", [2600000 + x] * 2, [1200002, 1200038])
+        line = {"type": "LineString", "coordinates": [[lon[0], lat[0]], [lon[1], lat[1]]]}
+        features.append({"type": "Feature", "properties": props, "geometry": line})
+    path = site / "barriers.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
+def test_a_run_writes_its_folder_and_its_layers_load_styled(qgis, site):
     out = site / "run"
-    code, log = _run(site, site / "bin" / "tumble", out)
+    code, log = _run(qgis, site, site / "bin" / "tumble", out, BARRIERS=_barrier_lines(site))
     assert code == 0, log
     assert (out / "provenance.json").is_file() and (out / "summary.json").is_file()
     assert "rocks 12/12 (100 %)" in log
@@ -168,20 +90,19 @@ def test_a_run_writes_its_folder_and_its_layers_load_styled(site):
     }
     for name, path in paths.items():
         assert f"{name}:\t{path}" in log
-    env = _environment(site, site / "bin" / "tumble")
-    loaded = subprocess.run(
-        [QGIS_PYTHON, "-c", LOAD, json.dumps(paths)], env=env, capture_output=True, text=True
-    )
-    assert loaded.returncode == 0, loaded.stderr
-    layers = json.loads(loaded.stdout.strip().splitlines()[-1])
+    layers = qgis.script(LOAD, json.dumps(paths), tumble=site / "bin" / "tumble")
     for name, (valid, renderer, _attribute, size) in layers.items():
         assert valid, name
         assert renderer == RENDERERS[name], name
         assert size > 0, name
     assert layers["DEPOSITS"][2] == "status" and layers["EXITS"][2] == "kind"
+    # the barrier layer's fields made the first line a net; the lines drawn in WGS 84 are
+    # 36 m long in the DEM's CRS
+    barriers = json.loads((out / "summary.json").read_text())["barriers"]
+    assert [(b["name"], b["kind"]) for b in barriers] == [("net", "net"), ("line_2", "line")]
+    assert (barriers[0]["height_m"], barriers[0]["capacity_kJ"]) == (4.0, 1.0)
+    assert [b["length_m"] for b in barriers] == pytest.approx([36.0, 36.0], abs=1e-3)
     # the release drawn in WGS 84 went to the DEM's CRS: every rock started in the polygon
-    starts = json.loads((out / "summary.json").read_text())
-    assert starts  # the run finished with its summary
     import pyogrio
 
     table = pyogrio.read_arrow(out / "deposits.gpkg", columns=["release_x", "release_y"])[1]
@@ -191,7 +112,7 @@ def test_a_run_writes_its_folder_and_its_layers_load_styled(site):
     assert np.all((release_y > 1200011.9) & (release_y < 1200028.1)), release_y
 
 
-def test_tumbles_error_reaches_the_log_as_its_sentence(site):
+def test_tumbles_error_reaches_the_log_as_its_sentence(qgis, site):
     """A release area off the DEM: tumble refuses it in one sentence, no traceback."""
     far = site / "far.geojson"
     text = (site / "release.geojson").read_text()
@@ -199,14 +120,14 @@ def test_tumbles_error_reaches_the_log_as_its_sentence(site):
     ring = feature["features"][0]["geometry"]["coordinates"][0]
     feature["features"][0]["geometry"]["coordinates"][0] = [[a + 0.1, b] for a, b in ring]
     far.write_text(json.dumps(feature))
-    code, log = _run(site, site / "bin" / "tumble", site / "far_run", release=far)
+    code, log = _run(qgis, site, site / "bin" / "tumble", site / "far_run", release=far)
     assert code != 0
     assert "Traceback" not in log
     assert "there is no place on the DEM where rocks fit" in log
 
 
-def test_a_missing_tumble_gives_the_install_command(site):
-    code, log = _run(site, site / "no" / "tumble", site / "missing_run")
+def test_a_missing_tumble_gives_the_install_command(qgis, site):
+    code, log = _run(qgis, site, site / "no" / "tumble", site / "missing_run")
     assert code != 0
     assert "does not exist; install tumble in its own Python environment" in log
     assert "pip install" in log and "Traceback" not in log

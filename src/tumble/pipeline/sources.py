@@ -120,8 +120,9 @@ def sources_at(
         if not (np.isfinite(x) and np.isfinite(y)) or cells[0] < 0:
             b = _bounds(grid)
             raise DemError(
-                f"point {x:g}, {y:g} is outside the DEM of {paths.path} (x from {b[0]:g} to "
-                f"{b[2]:g}, y from {b[1]:g} to {b[3]:g}, in its CRS"
+                f"point {_metres(x)}, {_metres(y)} is outside the DEM of {paths.path} (x from "
+                f"{_metres(b[0])} to {_metres(b[2])}, y from {_metres(b[1])} to {_metres(b[3])}, "
+                "in its CRS"
                 f"{'' if grid.crs is None else ' ' + str(grid.crs)}); give DEM coordinates"
             )
         described = f"point {x:.2f}, {y:.2f}"
@@ -180,6 +181,12 @@ def _place_probability(reaching: int, n_rocks: int) -> dict[str, float]:
     }
 
 
+def _metres(value: float) -> str:
+    """A coordinate to the centimetre without trailing zeros (``2600190``, not ``2.60019e+06``:
+    national grids have seven digits)."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
 def _bounds(grid: _Grid) -> tuple[float, float, float, float]:
     """The DEM's extent (the outer edges of its pixels)."""
     return (
@@ -224,8 +231,9 @@ def _polygon_cells(grid: _Grid, path: Path) -> np.ndarray:
     if row.size == 0:
         b = _bounds(grid)
         raise DemError(
-            f"the polygons of {path} lie outside the DEM (x from {b[0]:g} to {b[2]:g}, y from "
-            f"{b[1]:g} to {b[3]:g}, in its CRS); give polygons on the DEM"
+            f"the polygons of {path} lie outside the DEM (x from {_metres(b[0])} to "
+            f"{_metres(b[2])}, y from {_metres(b[1])} to {_metres(b[3])}, in its CRS); give "
+            "polygons on the DEM"
         )
     return np.sort((grid.ny - 1 - row) * grid.nx + col).astype(np.int64)
 
