@@ -43,6 +43,7 @@ A run is described by one TOML document (every key optional; defaults below)::
     speed_downslope = 1.0       # m/s, or velocity = [vx, vy, vz]
     omega = [0.0, 0.0, 0.0]     # rad/s, body frame
     orientation = "random"      # or [w, x, y, z]
+    sampling = "random"         # or "stratified": areas, classes and cells in strata of 1/n
 
     [solver]                    # pgs_tol, pgs_max_iter, newton_tol, newton_max_iter,
                                 # rest_speed, rest_time, gravity

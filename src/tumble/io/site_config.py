@@ -68,6 +68,9 @@ class ReleaseAreaKeys(_Section):
     frequency_per_100m: NonNegativeFloat | None = None
     frequency_per_100m_field: str | None = None
     weight_field: str | None = None
+    #: how the rocks are drawn over the release: "random" (plain) or "stratified"
+    #: (:mod:`tumble.rockfall.release.strata`)
+    sampling: Literal["random", "stratified"] = "random"
 
 
 class VolumeDistributionConfig(_Section):

@@ -286,12 +286,16 @@ class Release:
         return next(f"release.{n}" for n in PLACES if getattr(self, n) is not None)
 
     def _place(
-        self, rng: np.random.Generator, k: int, terrain: Terrain | None = None
+        self,
+        rng: np.random.Generator,
+        k: int,
+        terrain: Terrain | None = None,
+        again: bool = False,
     ) -> tuple[float, float]:
         """The place of rock ``k`` from its stream; on ``terrain`` when it is given (a line or
-        a polygon clipped to the DEM's valid cells)."""
+        a polygon clipped to the DEM's valid cells); ``again`` for a rock that did not fit."""
         if self.areas is not None:
-            return self.areas.place(rng, k, terrain)
+            return self.areas.place(rng, k, terrain, again=again)
         if self.point is not None:
             return self.point
         if self.line is not None:
@@ -429,7 +433,7 @@ class Release:
                     f"{_hull_off(terrain, hulls, k, centre, rotation)}: there is no room for "
                     "it; move the point away from the edge of the DEM's data"
                 )
-            place[:] = self._place(rng, k, terrain)
+            place[:] = self._place(rng, k, terrain, again=True)
         raise ValueError(
             f"{self._name(k)}: there is no place where rocks fit: {MAX_PLACES + 1} places drawn "
             f"for rock {k} all put its hull (radius {hulls.radius(k):.3g} m) over a nodata area "

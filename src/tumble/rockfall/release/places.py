@@ -33,9 +33,14 @@ class Areas(Protocol):
         ...
 
     def place(
-        self, rng: np.random.Generator, k: int, terrain: Terrain | None = None
+        self,
+        rng: np.random.Generator,
+        k: int,
+        terrain: Terrain | None = None,
+        again: bool = False,
     ) -> tuple[float, float]:
-        """The start (x, y) of rock ``k`` drawn from its stream ``rng``."""
+        """The start (x, y) of rock ``k`` drawn from its stream ``rng``; ``again``: drawn anew
+        for a rock that did not fit at its first place (uniform over its area)."""
         ...
 
     def clips(self, terrain: Terrain) -> tuple[Clip, ...]:

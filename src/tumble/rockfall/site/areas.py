@@ -176,10 +176,15 @@ class ReleaseAreas:
         return np.searchsorted(self.first, k, side="right") - 1
 
     def place(
-        self, rng: np.random.Generator, k: int, terrain: Terrain | None = None
+        self,
+        rng: np.random.Generator,
+        k: int,
+        terrain: Terrain | None = None,
+        again: bool = False,
     ) -> tuple[float, float]:
         """The start (x, y) of rock ``k`` drawn from its stream ``rng`` (module docstring), on
-        ``terrain`` when it is given (the area clipped to its valid cells)."""
+        ``terrain`` when it is given (the area clipped to its valid cells); ``again`` (a rock
+        that did not fit where it was first placed) draws the same way."""
         s = int(self.source_of(k))
         area = self.areas[s]
         if self.cells is not None and self.cdf is not None:

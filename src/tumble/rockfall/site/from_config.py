@@ -61,6 +61,7 @@ from tumble.rockfall.site.soil_draws import SoilDraws, map_soil_table, uniform_s
 from tumble.rockfall.site.soil_record import retired_warnings, soil_record
 from tumble.rockfall.site.soil_uncertainty import describe
 from tumble.rockfall.site.stems import not_a_number, stems_from_config
+from tumble.rockfall.site.stratified import stratified_release
 from tumble.rockfall.soil import FIELDS, PRESETS, SCENARIO_SOILS, Soil, unknown_preset
 from tumble.rockfall.step.model import Options
 from tumble.rockfall.terrain import Terrain
@@ -353,7 +354,14 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     stems, forest_warnings = stems_from_config(config.forest, terrain, base)
     drawn_soils = _soil_uncertainty(config, terrain, base)
     r = config.release
-    areas = release_areas(config, terrain, base, _rock_count(config))
+    areas, class_id = stratified_release(
+        r.sampling,
+        release_areas(config, terrain, base, _rock_count(config)),
+        classes,
+        config.rocks,
+        config.seed,
+        terrain,
+    )
     fields = {
         "point": r.point,
         "line": r.line,
@@ -380,7 +388,7 @@ def build_run(config: RockfallConfig, base_dir: str | os.PathLike = ".") -> RunS
     except ValueError as err:
         raise ConfigError(str(err), "release") from None
     check_size(config.rocks, solver_options(config), config.run.chunk_size)
-    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed)
+    drawn = None if classes is None else draw_classes(classes, config.rocks, config.seed, class_id)
     if drawn is None:
         hulls = Hulls.of(rock)
     else:

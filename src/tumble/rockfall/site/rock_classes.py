@@ -154,18 +154,24 @@ class ClassDraw:
     mass: np.ndarray
 
 
-def draw_classes(classes: Sequence[RockClass], n: int, seed: int) -> ClassDraw:
-    """Class, scale and mass of rocks ``0 .. n - 1`` (module docstring)."""
+def draw_classes(
+    classes: Sequence[RockClass], n: int, seed: int, class_id: np.ndarray | None = None
+) -> ClassDraw:
+    """Class, scale and mass of rocks ``0 .. n - 1`` (module docstring). ``class_id`` (n,)
+    gives the classes (stratified sampling, :mod:`tumble.rockfall.release.strata`): the first
+    uniform of each class stream is then passed over, so that the volumes are drawn from the
+    same place of the streams."""
     check_shares([c.share for c in classes])
     cumulative = np.cumsum([c.share for c in classes])
     cumulative[-1] = 1.0  # a rounding shortfall of the sum never leaves u without a class
+    given = class_id
     class_id = np.empty(n, dtype=np.int64)
     scale = np.ones(n)
     mass = np.empty(n)
     for k in range(n):
         rng = class_rng(seed, k)
         c = int(np.searchsorted(cumulative, float(rng.random()), side="right"))
-        c = min(c, len(classes) - 1)
+        c = min(c, len(classes) - 1) if given is None else int(given[k])
         rock_class = classes[c]
         class_id[k] = c
         if rock_class.volume is None:
