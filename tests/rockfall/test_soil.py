@@ -125,7 +125,13 @@ def test_presets_match_the_published_table(name):
 
 #: presets calibrated inside the project, checked against the calibration's table in
 #: tests/validation/test_authume_soil_categories.py
-CALIBRATED = {"authume_vegetated", "authume_hard", "authume_rocky"}
+CALIBRATED = {
+    "authume_vegetated",
+    "authume_hard",
+    "authume_rocky",
+    "authume_vegetated_joint",
+    "authume_rocky_joint",
+}
 
 
 def test_preset_names_are_those_of_the_table():

@@ -466,8 +466,11 @@ def test_cli_tiny_run_writes_every_metric(tmp_path, capsys):
             assert set(METRIC_KEYS) <= set(entry)
             assert entry["n_simulated"] == 4
             assert 0.0 <= entry["fraction_measured_inside_envelope"] <= 1.0
-            assert entry["soil_parameters"] == A.CALIBRATED.as_dict()
+            # the joint calibration by default
+            assert entry["soil_parameters"] == A.CALIBRATED_JOINT.as_dict()
             assert entry["median_runout_measured_m"] == metrics[profile]["median_runout_measured_m"]
+    assert metrics["parameters"] == "joint"
+    assert metrics["calibration_command"] == A.JOINT_COMMAND
     for name in ("stop_map.png", "runout.png", "provenance.json", "stops_p2_explicit.csv"):
         assert (out / name).stat().st_size > 0
     # the run-out metrics recomputed from the written tables, with scipy directly
@@ -517,6 +520,8 @@ def test_cli_equivalent_pools_the_stored_sets_on_the_same_releases(tmp_path, cap
     printed = capsys.readouterr().out
     assert f"pooled over the {len(A.CALIBRATION_EQUIVALENT)} equivalent parameter sets" in printed
     metrics = json.loads((out / "metrics.json").read_text())
+    # the sets are the two-stage calibration's, whose best is then the plain run's set
+    assert metrics["parameters"] == "two-stage"
     sets = [p.as_dict() for p in A.CALIBRATION_EQUIVALENT]
     assert metrics["equivalent_sets"] == sets
     for profile in ("p1", "p2"):
@@ -951,3 +956,19 @@ def test_cli_equivalent_draws_the_categories_spread(tmp_path, capsys):
     capsys.readouterr()
     assert main([*argv[:-3], "--uncertainty", "category"]) == 2
     assert "--equivalent" in capsys.readouterr().err
+
+
+def test_cli_validates_the_two_stage_calibration_on_request(tmp_path, capsys):
+    """--parameters two-stage: the stored two-stage set (P1 first, the rocky zone on P2) instead
+    of the joint calibration, named in metrics.json with the command that recomputes it."""
+    out = tmp_path / "two"
+    argv = ["validate", "authume", "--out", str(out), "--rocks-per-profile", "2"]
+    assert main([*argv, "--t-max", "1", "--scheme", "implicit", "--parameters", "two-stage"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["parameters"] == "two-stage"
+    assert metrics["calibration_command"] == A.CALIBRATION_COMMAND
+    assert metrics["p1"]["implicit"]["soil_parameters"] == A.CALIBRATED.as_dict()
+    assert A.CALIBRATED_JOINT != A.CALIBRATED
+    # the joint set has no equivalent sets of its own: pooling the two-stage sets is refused
+    assert main([*argv, "--parameters", "joint", "--equivalent"]) == 2
+    assert "give --parameters two-stage" in capsys.readouterr().err

@@ -4,7 +4,12 @@ the calibrated set's and the equivalent sets are CALIBRATION_EQUIVALENT's, at th
 import pytest
 
 from tumble.rockfall.soil import CATALOGUE, FIELDS
-from tumble.validation.authume import CALIBRATED, CALIBRATION_EQUIVALENT, ROCKY_EQUIVALENT
+from tumble.validation.authume import (
+    CALIBRATED,
+    CALIBRATED_JOINT,
+    CALIBRATION_EQUIVALENT,
+    ROCKY_EQUIVALENT,
+)
 
 ROWS = {"authume_vegetated": "blue", "authume_hard": "gray", "authume_rocky": "red"}
 
@@ -33,6 +38,18 @@ def test_authume_categories_are_the_calibrated_zone_rows(name):
         assert preset.spread == {"rolling_resistance": (min(values), max(values))}
     else:
         assert not preset.spread
+
+
+@pytest.mark.parametrize(
+    ("name", "row"), [("authume_vegetated_joint", "blue"), ("authume_rocky_joint", "red")]
+)
+def test_the_joint_categories_are_the_joint_calibration_s_zone_rows(name, row):
+    """The zones that the calibration on P1 and P2 together changed, under new names; the
+    released categories keep the two-stage rows."""
+    assert CATALOGUE[name].values == CALIBRATED_JOINT.table(1.0)[row]
+    old = CATALOGUE[name.removesuffix("_joint")]
+    assert old.values != CATALOGUE[name].values
+    assert not CATALOGUE[name].sets and not CATALOGUE[name].spread
 
 
 def test_the_rocky_category_is_the_second_stage_of_the_calibration():

@@ -70,6 +70,15 @@ def add_parser(sub) -> None:
     )
     add_validation_run_arguments(p, 60.0)
     p.add_argument(
+        "--parameters",
+        choices=("joint", "two-stage"),
+        default=None,
+        help="the stored calibration to validate (without --calibrate): 'joint', P1 and P2 "
+        "together (the default; benchmarks/authume_joint.py), or 'two-stage', P1 first and the "
+        "rocky zone on P2 second (what --calibrate recomputes; the default with --equivalent, "
+        "whose sets are the two-stage calibration's)",
+    )
+    p.add_argument(
         "--calibrate",
         action="store_true",
         help="run the calibration first: the grid on P1, then the rocky zone on P2",
@@ -236,7 +245,14 @@ def run(args) -> int:
 
     calibration = None
     rocky = None
-    parameters = authume.CALIBRATED
+    if args.parameters == "joint" and args.equivalent:
+        raise ValueError(
+            "--equivalent pools the two-stage calibration's equivalent sets: give --parameters "
+            "two-stage (or leave it out)"
+        )
+    if args.parameters is None:
+        args.parameters = "two-stage" if args.equivalent else "joint"
+    parameters = authume.PARAMETER_SETS[args.parameters]
     if args.calibrate:
         calibration, rocky = run_calibration(args, n, workers)
         parameters = rocky.best
@@ -265,7 +281,10 @@ def run(args) -> int:
         "soil": parameters.table(),
         "zone_rows": {str(k): v for k, v in authume.ZONE_ROWS.items()},
         "calibrated_here": calibration is not None,
-        "calibration_command": None if calibration is not None else authume.CALIBRATION_COMMAND,
+        "parameters": "calibrated here" if calibration is not None else args.parameters,
+        "calibration_command": None
+        if calibration is not None
+        else (authume.JOINT_COMMAND if args.parameters == "joint" else authume.CALIBRATION_COMMAND),
         "envelope": {
             "method": "highest-density region of an isotropic Gaussian KDE of the simulated "
             "stop points (x, y) holding the given content of them",

@@ -204,6 +204,10 @@ AUTHUME_SOURCE = (
     "Eng. Geol. 310:106855; Bourrier et al. 2021, Landslides 18:639-654): "
     "tumble.validation.authume.soils.CALIBRATED, after Lu et al. 2019 (medium)"
 )
+AUTHUME_JOINT_SOURCE = (
+    "calibration in tumble on the Authume quarry tests, profiles P1 and P2 together: "
+    "tumble.validation.authume.soils.CALIBRATED_JOINT (benchmarks/authume_joint.py)"
+)
 #: Source of their spreads: the grid points P1 cannot tell apart, and the band of ``mu_r``
 AUTHUME_SPREAD_SOURCE = (
     "the 3 refined grid points of the Authume calibration that pass P1's KS test and that P1's "
@@ -342,6 +346,17 @@ CATALOGUE = {
         spread_source="the 2 values of the Red zone's mu_r that pass P2's KS test and that P2's "
         "48 measured blocks cannot tell from the best (at least as good in >= 5 % of bootstrap "
         "resamples; ROCKY_EQUIVALENT, docs/validation_authume.md)",
+    ),
+    # the Authume zones calibrated on P1 and P2 together (a new calibration: new names)
+    "authume_vegetated_joint": SoilPreset(
+        _authume(1.5, drag=620.0, scar_strength=LU_SCAR_STRENGTH),
+        AUTHUME_JOINT_SOURCE,
+        "as authume_vegetated, with the vegetation drag of the joint calibration",
+    ),
+    "authume_rocky_joint": SoilPreset(
+        _authume(1.0, rolling_resistance=0.17),
+        AUTHUME_JOINT_SOURCE,
+        "as authume_rocky, with the rolling resistance of the joint calibration",
     ),
 }
 
