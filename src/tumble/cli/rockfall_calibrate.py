@@ -74,13 +74,8 @@ def calibrate_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.observations import read_observations
     from tumble.pipeline.calibration.files import write_calibration
-    from tumble.pipeline.calibration.search import (
-        DEFAULT_FREE,
-        calibrate,
-        check,
-        parse_free,
-        site_of,
-    )
+    from tumble.pipeline.calibration.search import calibrate, check
+    from tumble.pipeline.calibration.site import DEFAULT_FREE, parse_free, site_of
 
     free = parse_free(args.free or DEFAULT_FREE)
     observations = read_observations(args.observations)

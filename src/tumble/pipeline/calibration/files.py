@@ -41,14 +41,23 @@ def toml_text(cal: Calibration) -> str:
         "",
         "[soil]",
     ]
-    lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(cal.best).items()]
-    lines += ["", "[soil.scores]"]
-    lines += _scores(cal.sets[cal.best])
+    lines += _fields(cal.soil_values(cal.best), "soil", [*_scores(cal.sets[cal.best])])
     for k in cal.equivalent:
         lines += ["", "[[sets]]", f"set = {k}"]
-        lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(k).items()]
-        lines += ["[sets.scores]", *_scores(cal.sets[k])]
+        lines += _fields(cal.soil_values(k), "sets", _scores(cal.sets[k]))
     return "\n".join(lines) + "\n"
+
+
+def _fields(values: dict[str, Any], table: str, scores: list[str]) -> list[str]:
+    """One set's fields, its scores and, on a soil map, one ``[TABLE.classes.CODE]`` table of
+    fields per class."""
+    classes = values.get("classes", {})
+    lines = [f"{name} = {toml_value(v)}" for name, v in values.items() if name != "classes"]
+    lines += [f"[{table}.scores]", *scores]
+    for code, fields in classes.items():
+        lines += [f"[{table}.classes.{code}]"]
+        lines += [f"{name} = {toml_value(v)}" for name, v in fields.items()]
+    return lines
 
 
 def _scores(entry: dict[str, Any]) -> list[str]:
