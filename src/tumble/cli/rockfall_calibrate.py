@@ -125,7 +125,8 @@ def calibrate_command(args) -> int:
         print(
             f"held out ({cal.check['observed']['blocks']} blocks), best set: median ratio "
             f"{c.get('median_ratio', float('nan')):.3g}, KS p {c['ks_pvalue']:.3g}, early stops "
-            f"{c.get('early_stop_share', float('nan')):.3g} "
+            f"{c.get('early_stop_share', float('nan')):.3g}, inside the 95 % stop envelope "
+            f"{c.get('inside_envelope', float('nan')):.3g} "
             f"({'passes' if cal.check['best_passes'] else 'fails'}: {cal.check['rule']})"
         )
     print(f"{cal.seconds:.0f} s; wrote {args.out}/")

@@ -217,6 +217,17 @@ def calibrate(
     )
 
 
+def _inside(blocks: Blocks, sim: Simulated) -> dict[str, float]:
+    """The share of the observed stops inside the 95 % envelope of the simulated stops
+    (:func:`tumble.validation.authume.metrics.stop_envelope`, the Authume validation's)."""
+    from tumble.validation.authume.metrics import fraction_inside, stop_envelope
+
+    stops = sim.stop[sim.regular]
+    if len(stops) < 2:
+        return {}
+    return {"inside_envelope": fraction_inside(stop_envelope(stops), blocks.stop)}
+
+
 def check(
     site: Site,
     obs: Observations,
@@ -227,7 +238,8 @@ def check(
     progress: Callable[[int], Any] | None = None,
 ) -> dict[str, Any]:
     """The best and the equivalent sets on held-out blocks: each set's scores (median ratio, KS
-    p, early stops) and whether the best passes (median within 15 %, KS p at least
+    p, early stops, the share of observed stops inside the simulated 95 % stop envelope) and
+    whether the best passes (median within 15 %, KS p at least
     :data:`~.scores.KS_LEVEL`, no early stops)."""
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
     rel = releases(blocks, site.terrain, orientations, seed)
@@ -239,7 +251,7 @@ def check(
         sim = simulate(
             site, rel, site.soil_with(values), seed, threads, None if bar is None else bar.update
         )
-        rows.append({"set": k, "values": values, **scores_of(blocks, sim)})
+        rows.append({"set": k, "values": values, **scores_of(blocks, sim), **_inside(blocks, sim)})
     if bar is not None:
         bar.close()
     best = rows[0]
