@@ -87,12 +87,18 @@ def test_the_command_calibrates_on_a_geopackage_in_another_crs(site, tmp_path):
     path = write_gpkg(tmp_path / "stops.gpkg", BLOCKS, SHIFTED)
     out = tmp_path / "calib"
     argv = ["rockfall", "calibrate", "--config", str(site / "site.toml"), "--observations"]
-    argv += [str(path), "--points", "2", "--orientations", "1", "--no-figures", "--threads", "1"]
+    argv += [str(path), "--points", "4", "--orientations", "1", "--threads", "1"]
+    argv += ["--free", "rolling_resistance=0:0.8", "--free", "mu_min=0.3:0.8"]
     assert main([*argv, "--out", str(out)]) == 0
     observed = json.loads((out / "calibration.json").read_text())["observed"]
     expected = np.hypot(*(BLOCKS[:, 2:] - BLOCKS[:, :2]).T)
     assert observed["blocks"] == 3
     assert observed["median_runout_m"] == pytest.approx(np.median(expected), abs=1e-6)
+    # the report: run-out CDFs, the map of the stops, the parameter scatter, as PNG
+    report = (out / "report.html").read_text()
+    assert report.count('src="data:image/png;base64,') == 3
+    assert "Observed and simulated stops over the DEM" in report
+    assert "the best set a red star" in report
 
 
 def refused(site: Path, path: Path, capsys) -> str:
