@@ -130,9 +130,10 @@ class Site:
                 )
 
     def soil_with(self, values: dict[str, float]) -> Soil:
-        """The site's soil with ``values`` (free field name -> value) set; a free ``mu_min``
-        above the soil's ``mu_max`` raises ``mu_max`` to it where no ``mu_max`` is free (the
-        friction never falls with the slippage)."""
+        """The site's soil with ``values`` (free field name -> value) set; where ``mu_min``
+        comes out above ``mu_max`` (a free ``mu_min`` above the soil's ``mu_max``, or both free
+        and drawn so), ``mu_max`` is raised to it: the friction never falls with the
+        slippage."""
         fields: dict[str, Any] = {n: getattr(self.soil, n) for n in FIELDS}
         for name, value in values.items():
             code, dot, field_name = name.rpartition(".")
@@ -146,10 +147,9 @@ class Site:
                 cells &= ~self.forest_cells
             raster[cells] = value
             fields[field_name] = raster
-        if not any(name.rpartition(".")[2] == "mu_max" for name in values):
-            fields["mu_max"] = np.maximum(fields["mu_max"], fields["mu_min"])
-            if np.ndim(fields["mu_max"]) == 0:
-                fields["mu_max"] = float(fields["mu_max"])
+        fields["mu_max"] = np.maximum(fields["mu_max"], fields["mu_min"])
+        if np.ndim(fields["mu_max"]) == 0:
+            fields["mu_max"] = float(fields["mu_max"])
         return Soil(**fields)
 
     def values_of(self, values: dict[str, float]) -> dict[str, Any]:
@@ -164,8 +164,7 @@ class Site:
                 c, dot, field_name = name.rpartition(".")
                 if not dot or int(c) == code:
                     fields[field_name] = value
-            if not any(n.rpartition(".")[2] == "mu_max" for n in values):
-                fields["mu_max"] = max(fields["mu_max"], fields["mu_min"])
+            fields["mu_max"] = max(fields["mu_max"], fields["mu_min"])
             classes[code] = fields
         return {"classes": classes}
 
