@@ -74,13 +74,8 @@ def calibrate_command(args) -> int:
     from tumble.io.config import load_config
     from tumble.io.observations import read_observations
     from tumble.pipeline.calibration.files import write_calibration
-    from tumble.pipeline.calibration.search import (
-        DEFAULT_FREE,
-        calibrate,
-        check,
-        parse_free,
-        site_of,
-    )
+    from tumble.pipeline.calibration.search import calibrate, check
+    from tumble.pipeline.calibration.site import DEFAULT_FREE, parse_free, site_of
 
     free = parse_free(args.free or DEFAULT_FREE)
     observations = read_observations(args.observations)
@@ -130,7 +125,8 @@ def calibrate_command(args) -> int:
         print(
             f"held out ({cal.check['observed']['blocks']} blocks), best set: median ratio "
             f"{c.get('median_ratio', float('nan')):.3g}, KS p {c['ks_pvalue']:.3g}, early stops "
-            f"{c.get('early_stop_share', float('nan')):.3g} "
+            f"{c.get('early_stop_share', float('nan')):.3g}, inside the 95 % stop envelope "
+            f"{c.get('inside_envelope', float('nan')):.3g} "
             f"({'passes' if cal.check['best_passes'] else 'fails'}: {cal.check['rule']})"
         )
     print(f"{cal.seconds:.0f} s; wrote {args.out}/")

@@ -3,7 +3,8 @@ them: one row per block, from a CSV file or a vector file of points at the stops
 
 Columns, exactly these names (:data:`COLUMNS`)::
 
-    release_x, release_y       where the block started (m, the DEM's CRS)
+    release_x, release_y       where the block started (m, the DEM's CRS; in a vector file
+                               the file's CRS, transformed with its stops)
     release_z | release_height the centre's absolute height, or the height of the block's lowest
                                point above the terrain; neither: placed on the terrain
     vx, vy, vz                 initial velocity (m/s; 0 if absent)

@@ -492,7 +492,14 @@ class Soil:
         :mod:`tumble.io.calibration`)."""
         from tumble.io.calibration import read_calibration
 
-        values = read_calibration(path)["soil"]
+        data = read_calibration(path)
+        if data["classes"]:
+            codes = ", ".join(map(str, data["classes"]))
+            raise ValueError(
+                f"{path} calibrates the classes of a soil map ({codes}), not one soil: use it "
+                "in a run with [soil] map and calibration"
+            )
+        values = data["soil"]
         unknown = sorted(set(values) - set(FIELDS))
         if unknown:
             raise ValueError(f"{path}: [soil] {unknown[0]} is not a soil field")

@@ -4,7 +4,8 @@
     calibration.toml   [soil] the best set, every field as tumble rockfall soils names it;
                        [[sets]] every set the data cannot reject at 5 %, with its scores
     calibration.json   every evaluated set with its scores, the settings, the observations
-    report.html        observed and simulated run-out CDFs, the table of the sets
+    report.html        observed and simulated run-out CDFs, the map of observed and simulated
+                       stops, the parameter scatter of the sets, the table of the sets
     check.json         with --check: the held-out scores of the best and equivalent sets
 """
 
@@ -41,14 +42,23 @@ def toml_text(cal: Calibration) -> str:
         "",
         "[soil]",
     ]
-    lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(cal.best).items()]
-    lines += ["", "[soil.scores]"]
-    lines += _scores(cal.sets[cal.best])
+    lines += _fields(cal.soil_values(cal.best), "soil", [*_scores(cal.sets[cal.best])])
     for k in cal.equivalent:
         lines += ["", "[[sets]]", f"set = {k}"]
-        lines += [f"{name} = {toml_value(v)}" for name, v in cal.soil_values(k).items()]
-        lines += ["[sets.scores]", *_scores(cal.sets[k])]
+        lines += _fields(cal.soil_values(k), "sets", _scores(cal.sets[k]))
     return "\n".join(lines) + "\n"
+
+
+def _fields(values: dict[str, Any], table: str, scores: list[str]) -> list[str]:
+    """One set's fields, its scores and, on a soil map, one ``[TABLE.classes.CODE]`` table of
+    fields per class."""
+    classes = values.get("classes", {})
+    lines = [f"{name} = {toml_value(v)}" for name, v in values.items() if name != "classes"]
+    lines += [f"[{table}.scores]", *scores]
+    for code, fields in classes.items():
+        lines += [f"[{table}.classes.{code}]"]
+        lines += [f"{name} = {toml_value(v)}" for name, v in fields.items()]
+    return lines
 
 
 def _scores(entry: dict[str, Any]) -> list[str]:
@@ -86,7 +96,9 @@ def write_calibration(cal: Calibration, out: str | os.PathLike, figures: bool = 
 
 
 def report_html(cal: Calibration, figures: bool = True) -> str:
-    """A page: the observed and simulated run-out CDFs of the best set, and the sets."""
+    """A page: the observed and simulated run-out CDFs of the best set, the map of the observed
+    and simulated stops, the parameter scatter of the sets, and the table of the best and
+    equivalent sets."""
     names = [f.name for f in cal.free]
     head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     rows = []
@@ -98,8 +110,7 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
             f"<td>{s.get('ks_pvalue', 0):.3g}</td><td>{s.get('median_ratio', math.nan):.3g}</td>"
             f"<td>{s.get('early_stop_share', math.nan):.3g}</td><td>{s['objective']:.3g}</td></tr>"
         )
-    figure = _cdf_png(cal) if figures else ""
-    image = f'<img alt="run-out CDFs" src="data:image/png;base64,{figure}">' if figure else ""
+    images = "".join(_figure(png, caption) for png, caption in _figures(cal) if figures)
     observed = cal.observed
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>tumble calibration</title>"
@@ -108,29 +119,54 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
         f"{observed['median_runout_m']:.1f} m; {len(cal.sets)} sets evaluated, "
         f"{len(cal.equivalent)} not rejected at {cal.settings['ks_level']:g} (KS p of the "
         f"run-out); free fields {html.escape(', '.join(cal.settings['free']))}; "
-        f"{cal.seconds:.0f} s.</p>{image}"
+        f"{cal.seconds:.0f} s.</p>{images}"
         f"<table border='1'><tr><th>set</th>{head}<th>KS p</th><th>median ratio</th>"
         f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table></body></html>\n"
     )
 
 
-def _cdf_png(cal: Calibration) -> str:
-    import matplotlib
+def _figure(png: str, caption: str) -> str:
+    return (
+        f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{png}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for data, label in (
-        (cal.observed_runout, "observed"),
-        (cal.best_runout, f"simulated, best set {cal.best}"),
-    ):
-        x = np.sort(data)
-        ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=label)
-    ax.set_xlabel("horizontal run-out (m)")
-    ax.set_ylabel("share of blocks")
-    ax.legend()
+def _figures(cal: Calibration) -> list[tuple[str, str]]:
+    """``(base64 PNG, caption)`` of each figure of the report (:mod:`tumble.viz.calibration`)."""
+    from tumble.viz.calibration import plot_parameter_pairs, plot_runout_cdfs, plot_stops_map
+
+    label = f"simulated, best set {cal.best}"
+    out = [
+        (
+            _png(plot_runout_cdfs(cal.observed_runout, cal.best_runout, label)),
+            "Run-out: the observed blocks and the best set's simulated rocks (CDFs).",
+        )
+    ]
+    if cal.terrain is not None and cal.observed_stop is not None and cal.best_stop is not None:
+        assert cal.observed_release is not None
+        figure = plot_stops_map(
+            cal.terrain, cal.observed_release, cal.observed_stop, cal.best_stop, label
+        )
+        out.append((_png(figure), "Observed and simulated stops over the DEM's hillshade."))
+    names = [f.name for f in cal.free]
+    values = np.array([[s["values"][n] for n in names] for s in cal.sets])
+    pvalue = np.array([s.get("ks_pvalue", 0.0) for s in cal.sets])
+    equivalent = np.isin(np.arange(len(cal.sets)), cal.equivalent)
+    pairs = plot_parameter_pairs(
+        names, values, pvalue, equivalent, cal.best, cal.settings["ks_level"]
+    )
+    out.append(
+        (
+            _png(pairs),
+            f"The evaluated sets (grey), the {int(equivalent.sum())} equivalent sets coloured "
+            "by their KS p-value, the best set a red star.",
+        )
+    )
+    return out
+
+
+def _png(fig: Any) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -24,137 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from tumble.errors import ConfigError
-from tumble.io.config import ReleaseConfig, RockfallConfig
 from tumble.io.observations import Observations
 from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, releases
 from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
+from tumble.pipeline.calibration.site import FreeField, Site
 from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.rock import Rock
-from tumble.rockfall.soil import FIELDS, Soil
-from tumble.rockfall.soil_values import soil_values
+from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR
 
-#: the free fields without ``--free``: those the Authume calibration told apart on its data
-#: (``tumble.validation.authume.calibration``): the rolling resistance and the friction
-DEFAULT_FREE = ("rolling_resistance=0:0.4", "mu_min=0.2:0.8")
 #: further rounds of new orientations for the refined sets
 REFINE_ROUNDS = 2
 #: rocks per chunk of the ensemble driver (the progress is told per chunk)
 CHUNK_ROCKS = 64
-
-
-@dataclass(frozen=True)
-class FreeField:
-    """A soil field calibrated over ``[low, high]``."""
-
-    name: str
-    low: float
-    high: float
-
-    def text(self) -> str:
-        return f"{self.name}={self.low:g}:{self.high:g}"
-
-
-def parse_free(texts: Sequence[str]) -> tuple[FreeField, ...]:
-    """``NAME=LO:HI`` per free field; ConfigError naming the bad one (``--free``)."""
-    out: list[FreeField] = []
-    for text in texts:
-        name, sep, bounds = text.partition("=")
-        name = name.strip()
-        if "." in name and name.split(".", 1)[1] in FIELDS:
-            raise ConfigError(
-                f"--free {text}: a field per soil class of a map is not calibrated yet; "
-                f"calibrate {name.split('.', 1)[1]} of the single soil",
-                "--free",
-            )
-        if name not in FIELDS:
-            raise ConfigError(
-                f"--free {text}: unknown soil field {name!r}; the fields (as tumble rockfall "
-                f"soils prints them): {', '.join(FIELDS)}",
-                "--free",
-            )
-        low_text, colon, high_text = bounds.partition(":")
-        try:
-            low, high = float(low_text), float(high_text)
-        except ValueError:
-            low = high = math.nan
-        if not (sep and colon and math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
-            raise ConfigError(
-                f"--free {text}: give {name}=LO:HI with 0 <= LO < HI (e.g. {name}=0:0.4)",
-                "--free",
-            )
-        if name in (f.name for f in out):
-            raise ConfigError(f"--free {text}: {name} is given twice", "--free")
-        out.append(FreeField(name, low, high))
-    if not out:
-        raise ConfigError("--free needs at least one NAME=LO:HI", "--free")
-    return tuple(out)
-
-
-@dataclass(frozen=True, eq=False)
-class Site:
-    """What a calibration takes of a configuration: the terrain, the soil the free fields are
-    set on, the solver options, the forest, the rock classes and the DEM's CRS."""
-
-    terrain: Any
-    soil: Soil
-    options: Any
-    forest: Any
-    classes: tuple[Any, ...]
-    crs: Any
-
-    def soil_with(self, values: dict[str, float]) -> Soil:
-        """The site's soil with ``values`` set; a free ``mu_min`` above the soil's ``mu_max``
-        raises ``mu_max`` to it (the friction never falls with the slippage)."""
-        soil = dataclasses.replace(self.soil, **values)
-        if "mu_max" not in values and np.any(np.asarray(soil.mu_max) < np.asarray(soil.mu_min)):
-            soil = dataclasses.replace(soil, mu_max=np.maximum(soil.mu_max, soil.mu_min))
-        return soil
-
-
-def site_of(config: RockfallConfig) -> Site:
-    """The :class:`Site` of a configuration; its release is replaced by the observations."""
-    from tumble.rockfall.site.from_config import build_run
-
-    if config.soil.map is not None:
-        raise ConfigError(
-            "a calibration of each class of a soil map is not done yet: calibrate on a "
-            "configuration with a single soil ([soil] preset and fields)",
-            "soil.map",
-        )
-    if config.soil.uncertainty != "none":
-        raise ConfigError(
-            "a calibration sets the soil's fields: give soil.uncertainty = 'none'",
-            "soil.uncertainty",
-        )
-    terrain_only = config.model_copy(
-        update={"release": ReleaseConfig(point=_a_point(config)), "rocks": 1, "barrier": []}
-    )
-    setup = build_run(terrain_only)
-    ensemble = setup.ensemble
-    return Site(
-        ensemble.terrain,
-        ensemble.soil,
-        ensemble.options,
-        ensemble.forest,
-        tuple(setup.classes or ()),
-        getattr(ensemble.terrain, "crs", None),
-    )
-
-
-def _a_point(config: RockfallConfig) -> tuple[float, float] | None:
-    """A release point on the configuration's terrain, only so that it compiles."""
-    if config.dem is None:
-        return None
-    from tumble.rockfall.terrain import Terrain
-
-    terrain = Terrain.from_file(config.dem, nodata=config.dem_nodata, crs=config.dem_crs)
-    cells = np.argwhere(terrain.valid_cells)
-    # the valid cell nearest the middle of the grid, away from the edges
-    middle = np.array(terrain.valid_cells.shape) / 2.0
-    j, i = cells[int(np.argmin(((cells - middle) ** 2).sum(axis=1)))]
-    return (terrain.x0 + (i + 0.5) * terrain.dx, terrain.y0 + (j + 0.5) * terrain.dy)
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,8 +113,10 @@ def design(free: Sequence[FreeField], points: int, seed: int) -> list[dict[str, 
 @dataclass
 class Calibration:
     """What :func:`calibrate` found: every evaluated set (``sets``: values, scores, stage,
-    rounds), the index of the best, of the equivalent ones, the site's soil values, and the
-    simulated run-outs of the best (for the report)."""
+    rounds), the index of the best, of the equivalent ones, the site's soil values
+    (``base_soil``) and every field of each set (``soils``, :meth:`.Site.values_of`), and for
+    the report the simulated run-outs of the best, the observed releases and stops (m, 2) and
+    the best set's simulated stops (n, 2), and the terrain."""
 
     free: tuple[FreeField, ...]
     sets: list[dict[str, Any]]
@@ -243,12 +127,18 @@ class Calibration:
     settings: dict[str, Any]
     observed_runout: np.ndarray
     best_runout: np.ndarray
+    soils: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    observed_release: np.ndarray | None = None
+    observed_stop: np.ndarray | None = None
+    best_stop: np.ndarray | None = None
+    terrain: Any = None
     seconds: float = 0.0
     check: dict[str, Any] | None = None
 
     def soil_values(self, k: int) -> dict[str, Any]:
-        """Every field of set ``k`` as ``tumble rockfall soils`` names it."""
-        return {**self.base_soil, **self.sets[k]["values"]}
+        """Every field of set ``k`` as ``tumble rockfall soils`` names it (on a soil map,
+        ``{"classes": {code: fields}}``)."""
+        return self.soils[k]
 
 
 def calibrate(
@@ -265,6 +155,7 @@ def calibrate(
     ``update(rocks)`` is called after each chunk (a
     :class:`~tumble.rockfall.ensemble.progress.Progress`)."""
     start = time.perf_counter()
+    site.check_free(free)
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
     per_round = len(blocks) * orientations
     refined = max(2, points // 4) if points >= 2 else 1
@@ -303,7 +194,7 @@ def calibrate(
         sets=sets,
         best=best,
         equivalent=sorted(equivalent, key=lambda k: sets[k]["objective"]),
-        base_soil=soil_values(site.soil),
+        base_soil=site.values_of({}),
         observed=observed_summary(blocks.runout),
         settings={
             "points": points,
@@ -317,8 +208,24 @@ def calibrate(
         },
         observed_runout=blocks.runout,
         best_runout=runs[best].runout[runs[best].regular],
+        soils=[site.values_of(s["values"]) for s in sets],
+        observed_release=blocks.release,
+        observed_stop=blocks.stop,
+        best_stop=runs[best].stop[runs[best].regular],
+        terrain=site.terrain,
         seconds=time.perf_counter() - start,
     )
+
+
+def _inside(blocks: Blocks, sim: Simulated) -> dict[str, float]:
+    """The share of the observed stops inside the 95 % envelope of the simulated stops
+    (:func:`tumble.validation.authume.metrics.stop_envelope`, the Authume validation's)."""
+    from tumble.validation.authume.metrics import fraction_inside, stop_envelope
+
+    stops = sim.stop[sim.regular]
+    if len(stops) < 2:
+        return {}
+    return {"inside_envelope": fraction_inside(stop_envelope(stops), blocks.stop)}
 
 
 def check(
@@ -331,7 +238,8 @@ def check(
     progress: Callable[[int], Any] | None = None,
 ) -> dict[str, Any]:
     """The best and the equivalent sets on held-out blocks: each set's scores (median ratio, KS
-    p, early stops) and whether the best passes (median within 15 %, KS p at least
+    p, early stops, the share of observed stops inside the simulated 95 % stop envelope) and
+    whether the best passes (median within 15 %, KS p at least
     :data:`~.scores.KS_LEVEL`, no early stops)."""
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
     rel = releases(blocks, site.terrain, orientations, seed)
@@ -343,7 +251,7 @@ def check(
         sim = simulate(
             site, rel, site.soil_with(values), seed, threads, None if bar is None else bar.update
         )
-        rows.append({"set": k, "values": values, **scores_of(blocks, sim)})
+        rows.append({"set": k, "values": values, **scores_of(blocks, sim), **_inside(blocks, sim)})
     if bar is not None:
         bar.close()
     best = rows[0]

@@ -1,6 +1,7 @@
 """A run's soil from a calibration file (``[soil] calibration``, written by ``tumble rockfall
 calibrate``): its best set, with the numbers the configuration gives over it, or with
-``soil.uncertainty = "sets"`` one of its equivalent sets per rock."""
+``soil.uncertainty = "sets"`` one of its equivalent sets per rock; on a soil map, the best set
+of each class the file calibrated."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tumble.errors import ConfigError, DataError
+from tumble.io.calibration import read_calibration
 from tumble.rockfall.site.soil_draws import SoilDraws, calibration_soil_table
 from tumble.rockfall.soil import FIELDS, Soil
 
@@ -62,3 +64,33 @@ def calibrated_soil(config: RockfallConfig, given: dict[str, Any]) -> Soil:
         return dataclasses.replace(best, **given)
     except ValueError as err:
         raise ConfigError(str(err), "soil.calibration") from None
+
+
+def calibrated_classes(path: str, classes: dict[int, Soil]) -> dict[int, Soil]:
+    """The soil of each class of a calibration of a soil map's classes (``[soil.classes.N]``
+    of the file): ConfigError for a file of a single soil or a class the configuration's map
+    does not have."""
+    try:
+        data = read_calibration(path)
+    except DataError as err:
+        raise ConfigError(str(err), "soil.calibration") from None
+    if not data["classes"]:
+        raise ConfigError(
+            f"{path} calibrates a single soil, not the classes of a soil map: use it without "
+            "soil.map, or calibrate on the configuration with the map",
+            "soil.calibration",
+        )
+    unknown = sorted(set(data["classes"]) - set(classes))
+    if unknown:
+        raise ConfigError(
+            f"{path} calibrates soil class {unknown[0]}, which [soil.classes] does not have "
+            f"(the classes: {', '.join(map(str, sorted(classes)))})",
+            "soil.calibration",
+        )
+    out = {}
+    for code, values in data["classes"].items():
+        try:
+            out[code] = Soil(**values)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"{path}: soil class {code}: {err}", "soil.calibration") from None
+    return out

@@ -38,7 +38,11 @@ from tumble.rockfall.release import Release
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
-from tumble.rockfall.site.calibrated import calibrated_soil, calibration_draws
+from tumble.rockfall.site.calibrated import (
+    calibrated_classes,
+    calibrated_soil,
+    calibration_draws,
+)
 from tumble.rockfall.site.landcover import (
     ForestDrag,
     drag_volume_warnings,
@@ -178,8 +182,20 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
             f"{', '.join(given)}",
             given[0],
         )
+    classes = soil_classes(config)
+    try:
+        values = _class_map(c.map, terrain, base, "soil.map")
+        return soil_from_class_map(values, classes, terrain)
+    except (ValueError, OSError) as err:
+        raise ConfigError(str(err), "soil.map") from err
+
+
+def soil_classes(config: RockfallConfig) -> dict[int, Soil]:
+    """The soil of each class of ``[soil.classes]``; with ``soil.calibration``, the classes
+    the calibration file gives (a calibration of a soil map's classes) take its best set."""
+    c = config.soil
     classes = {}
-    for code, entry in c.classes.items():
+    for code, entry in (c.classes or {}).items():
         try:
             if isinstance(entry, str):
                 classes[code] = Soil.preset(entry)
@@ -189,11 +205,9 @@ def _soil_map(config: RockfallConfig, terrain: Terrain, base: Path) -> Soil:
                 classes[code] = Soil.preset(fields.pop("preset"), **fields)
         except ValueError as err:
             raise ConfigError(str(err), f"soil.classes.{code}") from None
-    try:
-        values = _class_map(c.map, terrain, base, "soil.map")
-        return soil_from_class_map(values, classes, terrain)
-    except (ValueError, OSError) as err:
-        raise ConfigError(str(err), "soil.map") from err
+    if c.calibration is not None:
+        classes.update(calibrated_classes(str(c.calibration), classes))
+    return classes
 
 
 def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> SoilDraws:
@@ -246,6 +260,12 @@ def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> S
         draws[code] = (preset, mode)
     if all(mode == "none" for _, mode in draws.values()):
         return SoilDraws()
+    if c.calibration is not None:
+        raise ConfigError(
+            "drawing the equivalent sets of a calibration of a soil map's classes is not "
+            "supported: give soil.uncertainty = 'none' (each class takes its best set)",
+            "soil.uncertainty",
+        )
     key = "soil.uncertainty"
     try:
         values = _class_map(c.map, terrain, base, "soil.map")

@@ -88,7 +88,7 @@ def _location(terrain: Any, mask: np.ndarray) -> str:
     return f"x = {terrain.x0 + i * terrain.dx:.6g}, y = {terrain.y0 + j * terrain.dy:.6g}"
 
 
-def _codes(values: np.ndarray, terrain: Any, what: str) -> np.ndarray:
+def class_codes(values: np.ndarray, terrain: Any, what: str) -> np.ndarray:
     """Integer class codes of a resampled map (``values`` float, NaN = nodata -> -1)."""
     defined = np.isfinite(values)
     if np.any(values[defined] != np.round(values[defined])):
@@ -130,7 +130,7 @@ def soil_from_class_map(values: np.ndarray, classes: Mapping[int, Soil], terrain
     (outside its nodata holes) that the map leaves without a class (nodata, or beyond the map).
     """
     what = "soil.map"
-    codes = _codes(values, terrain, what)
+    codes = class_codes(values, terrain, what)
     used = ~np.isnan(terrain.heights)
     _unknown(codes, used, classes, terrain, what)
     missing = used & (codes < 0)
@@ -160,7 +160,7 @@ def with_forest(
     what = "forest.map"
     if 0 in classes:
         raise ValueError("forest class 0 means no forest; it takes no parameters")
-    codes = _codes(values, terrain, what)
+    codes = class_codes(values, terrain, what)
     used = ~np.isnan(terrain.heights)
     _unknown(codes, used & (codes != 0), classes, terrain, what)
     forest = codes > 0

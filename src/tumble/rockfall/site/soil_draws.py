@@ -84,6 +84,11 @@ def calibration_preset(path: str) -> SoilPreset:
     every field (a field a set does not give takes the best set's value). ValueError for a file
     without equivalent sets."""
     data = read_calibration(path)
+    if data["classes"]:
+        raise ValueError(
+            f"{path} calibrates the classes of a soil map: drawing its sets is not supported; "
+            "use soil.uncertainty = 'none'"
+        )
     best = {f: float(data["soil"].get(f, 0.0)) for f in FIELDS}
     sets = tuple({f: float(one.get(f, best[f])) for f in FIELDS} for one in data["sets"])
     if not sets:

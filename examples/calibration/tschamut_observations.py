@@ -1,0 +1,68 @@
+"""The Tschamut 2014 tests (``tumble.validation.tschamut``; the data are not shipped, read from
+their directory as ``tumble validate tschamut --data-dir DIR`` reads them) as a site for
+``tumble rockfall calibrate``: the proxy terrain, a configuration, the runs of odd number
+(``odd.csv``) and of even number (``even.csv``) as observations.
+
+    python examples/calibration/tschamut_observations.py /tmp/tschamut_data out/tschamut-site
+    tumble rockfall calibrate --config out/tschamut-site/site.toml \\
+        --observations out/tschamut-site/odd.csv --check out/tschamut-site/even.csv \\
+        --free mu_min=0.2:0.7 --free mu_max=0.6:2 --free kappa=1:5 \\
+        --free rolling_resistance=0:0.3 --free collision_froude=0:2 \\
+        --points 48 --orientations 4 --out out/tschamut-site/calib
+
+What is written:
+
+* ``dem.tif``: the producer's proxy terrain (a trend plane plus inverse-distance-weighted
+  residuals of the LPS heights, 5 m, local frame, no CRS) as
+  :func:`tumble.validation.tschamut.read_terrain` reads it;
+* ``site.toml``: that DEM, ``t_max`` 60 s as the validation, the soil ``lu2019`` (the fields
+  not set free keep its values);
+* ``odd.csv``, ``even.csv``: one row per run, split by the parity of the run's number
+  (``v005`` odd, ``v004`` even): ``release_x, release_y`` the first tracked sample, no height
+  (placed 1 cm above the terrain, as the validation's default placement), ``vx, vy, vz`` the
+  velocity of that sample, ``box_x, box_y, box_z`` the block's measured principal lengths
+  with its measured ``mass`` (the validation's ``shape="box"``), ``stop_x, stop_y`` the last
+  tracked sample.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+from tumble.validation.tschamut import load
+
+COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "box_x", "box_y", "box_z", "mass")
+
+
+def write_site(data_dir: str | Path, folder: str | Path) -> dict[str, int]:
+    """The files of the module docstring in ``folder``; the number of runs of each file."""
+    data = load(data_dir)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    data.terrain.write(folder / "dem.tif")
+    (folder / "site.toml").write_text(
+        'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\npreset = "lu2019"\n'
+    )
+    counts = {}
+    for name, parity in (("odd.csv", 1), ("even.csv", 0)):
+        rows = [k for k, run in enumerate(data.run_id) if int(run.lstrip("v")) % 2 == parity]
+        with open(folder / name, "w", newline="") as handle:
+            out = csv.writer(handle)
+            out.writerow([*COLUMNS, "stop_x", "stop_y"])
+            for k in rows:
+                block = data.blocks[data.block_id[k]]
+                row = [data.run_id[k], *(f"{v:.6f}" for v in data.release[k, :2])]
+                row += [f"{v:.6f}" for v in data.velocity[k]]
+                row += [f"{v:g}" for v in block.size] + [f"{block.mass:g}"]
+                row += [f"{v:.6f}" for v in data.stop[k, :2]]
+                out.writerow(row)
+        counts[name] = len(rows)
+    return counts
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: tschamut_observations.py DATA_DIR OUT_DIR")
+    print(write_site(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,62 @@
+"""The field tests written as calibration sites (``examples/calibration/``): every measured
+block one observation row, read back by ``tumble rockfall calibrate``'s reader with the
+run-outs of the data."""
+
+from __future__ import annotations
+
+import os
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tumble.io.config import load_config
+from tumble.io.observations import read_observations
+from tumble.pipeline.calibration.blocks import blocks_on
+from tumble.pipeline.calibration.site import site_of
+from tumble.validation import tschamut
+from tumble.validation.authume import data as authume
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "calibration"
+TSCHAMUT = Path(os.environ.get(tschamut.DATA_ENV, "/tmp/tschamut_data"))
+
+
+def test_authume_site_holds_every_measured_block(tmp_path):
+    example = runpy.run_path(str(EXAMPLES / "authume_observations.py"))
+    folder = example["write_site"](tmp_path / "authume")
+    site = site_of(load_config(folder / "site.toml"))
+    assert set(np.unique(site.soil_codes)) <= {1, 2, 3}
+    assert sorted(site.soil_classes) == [1, 2, 3]
+    for profile, n in (("p1", 41), ("p2", 48)):
+        obs = read_observations(folder / f"{profile}.csv")
+        blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
+        measured = authume.measured_endpoints(profile)
+        assert len(blocks) == n == len(measured.mass)
+        np.testing.assert_allclose(blocks.stop, measured.position[:, :2], atol=5e-5)
+        drops = example["release_points"](profile)
+        np.testing.assert_allclose(blocks.release, drops[np.arange(n) % 4, :2], atol=5e-5)
+        # each rock carries its block's measured mass
+        np.testing.assert_allclose([r.mass for r in blocks.rocks], measured.mass, rtol=1e-6)
+
+
+@pytest.mark.skipif(not (TSCHAMUT / tschamut.RELEASE_FILE).is_file(), reason="no Tschamut data")
+def test_tschamut_site_splits_the_runs_by_parity(tmp_path):
+    example = runpy.run_path(str(EXAMPLES / "tschamut_observations.py"))
+    counts = example["write_site"](TSCHAMUT, tmp_path / "tschamut")
+    data = tschamut.load(TSCHAMUT)
+    assert sum(counts.values()) == len(data) == 80
+    site = site_of(load_config(tmp_path / "tschamut" / "site.toml"))
+    runouts = []
+    for name, parity in (("odd.csv", 1), ("even.csv", 0)):
+        obs = read_observations(tmp_path / "tschamut" / name)
+        assert all(int(run.lstrip("v")) % 2 == parity for run in obs.label("id"))
+        blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
+        runouts.append(blocks.runout)
+        ids = list(obs.label("id"))
+        k = [data.run_id.index(run) for run in ids]
+        np.testing.assert_allclose(blocks.runout, data.runout[k], atol=1e-5)
+        np.testing.assert_allclose(blocks.velocity, data.velocity[k], atol=1e-6)
+    # the DEM written is the terrain the validation reads
+    np.testing.assert_array_equal(site.terrain.heights, data.terrain.heights)
+    assert sorted(np.concatenate(runouts)) == pytest.approx(sorted(data.runout), abs=1e-5)
