@@ -23,6 +23,15 @@ What is written:
   velocity of that sample, ``box_x, box_y, box_z`` the block's measured principal lengths
   with its measured ``mass`` (the validation's ``shape="box"``), ``stop_x, stop_y`` the last
   tracked sample.
+
+With ``--shape natural`` the blocks are the natural hulls of ``tumble validate tschamut --shape
+natural`` instead of boxes: ``hulls/BLOCK_HULL.stl`` (the four photogrammetric Authume hulls
+stretched to each block's measured lengths), one ``[[rock.classes]]`` per block and hull carrying
+the block's measured mass, and each run's row names the class of its block and of hull ``k mod
+4`` (``k`` the run's place in the files) instead of the box columns:
+
+    python examples/calibration/tschamut_observations.py /tmp/tschamut_data out/tschamut-natural \
+        --shape natural
 """
 
 from __future__ import annotations
@@ -31,31 +40,62 @@ import csv
 import sys
 from pathlib import Path
 
-from tumble.validation.tschamut import load
+import trimesh
+
+from tumble.validation.tschamut import NATURAL_HULLS, TschamutData, load
 
 COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "box_x", "box_y", "box_z", "mass")
+NATURAL_COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "class")
 
 
-def write_site(data_dir: str | Path, folder: str | Path) -> dict[str, int]:
+def natural_classes(data: TschamutData, folder: Path) -> str:
+    """The stretched hulls as STL files and their ``[[rock.classes]]``."""
+    (folder / "hulls").mkdir(exist_ok=True)
+    share = 1.0 / (len(data.blocks) * len(NATURAL_HULLS))
+    lines = []
+    for block_id, block in data.blocks.items():
+        for rock in block.natural_rocks():
+            name = f"{block_id}_{rock.name}"
+            hull = trimesh.convex.convex_hull(rock.vertices)
+            hull.export(folder / "hulls" / f"{name}.stl")
+            lines += [
+                "[[rock.classes]]",
+                f'name = "{name}"',
+                f"share = {share!r}",
+                'shape = "file"',
+            ]
+            lines += [f'file = "hulls/{name}.stl"', f"mass = {block.mass!r}", ""]
+    return "\n".join(lines)
+
+
+def write_site(data_dir: str | Path, folder: str | Path, shape: str = "box") -> dict[str, int]:
     """The files of the module docstring in ``folder``; the number of runs of each file."""
+    if shape not in ("box", "natural"):
+        raise ValueError(f"shape must be 'box' or 'natural', got {shape!r}")
     data = load(data_dir)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     data.terrain.write(folder / "dem.tif")
-    (folder / "site.toml").write_text(
-        'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\npreset = "lu2019"\n'
-    )
+    text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\npreset = "lu2019"\n'
+    if shape == "natural":
+        text += "\n" + natural_classes(data, folder)
+    (folder / "site.toml").write_text(text)
     counts = {}
     for name, parity in (("odd.csv", 1), ("even.csv", 0)):
         rows = [k for k, run in enumerate(data.run_id) if int(run.lstrip("v")) % 2 == parity]
         with open(folder / name, "w", newline="") as handle:
             out = csv.writer(handle)
-            out.writerow([*COLUMNS, "stop_x", "stop_y"])
+            columns = NATURAL_COLUMNS if shape == "natural" else COLUMNS
+            out.writerow([*columns, "stop_x", "stop_y"])
             for k in rows:
                 block = data.blocks[data.block_id[k]]
                 row = [data.run_id[k], *(f"{v:.6f}" for v in data.release[k, :2])]
                 row += [f"{v:.6f}" for v in data.velocity[k]]
-                row += [f"{v:g}" for v in block.size] + [f"{block.mass:g}"]
+                if shape == "natural":
+                    hull = NATURAL_HULLS[k % len(NATURAL_HULLS)]
+                    row += [f"{data.block_id[k]}_{hull}"]
+                else:
+                    row += [f"{v:g}" for v in block.size] + [f"{block.mass:g}"]
                 row += [f"{v:.6f}" for v in data.stop[k, :2]]
                 out.writerow(row)
         counts[name] = len(rows)
@@ -63,6 +103,11 @@ def write_site(data_dir: str | Path, folder: str | Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: tschamut_observations.py DATA_DIR OUT_DIR")
-    print(write_site(sys.argv[1], sys.argv[2]))
+    args = sys.argv[1:]
+    shape = "box"
+    if len(args) == 4 and args[2] == "--shape":
+        shape = args.pop(3)
+        args.pop(2)
+    if len(args) != 2:
+        sys.exit("usage: tschamut_observations.py DATA_DIR OUT_DIR [--shape box|natural]")
+    print(write_site(args[0], args[1], shape))

@@ -60,3 +60,31 @@ def test_tschamut_site_splits_the_runs_by_parity(tmp_path):
     # the DEM written is the terrain the validation reads
     np.testing.assert_array_equal(site.terrain.heights, data.terrain.heights)
     assert sorted(np.concatenate(runouts)) == pytest.approx(sorted(data.runout), abs=1e-5)
+
+
+@pytest.mark.skipif(not (TSCHAMUT / tschamut.RELEASE_FILE).is_file(), reason="no Tschamut data")
+def test_tschamut_site_with_natural_hulls_carries_the_validation_s_rocks(tmp_path):
+    """--shape natural: each run's class is its block and hull k mod 4, whose rock (read back
+    from the STL written) has the measured mass and the extents of the validation's natural
+    rock to 1e-6 m."""
+    example = runpy.run_path(str(EXAMPLES / "tschamut_observations.py"))
+    folder = tmp_path / "natural"
+    example["write_site"](TSCHAMUT, folder, "natural")
+    data = tschamut.load(TSCHAMUT)
+    site = site_of(load_config(folder / "site.toml"))
+    hulls = tschamut.NATURAL_HULLS
+    for name in ("odd.csv", "even.csv"):
+        obs = read_observations(folder / name)
+        blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
+        for run, rock in zip(obs.label("id"), blocks.rocks, strict=True):
+            k = data.run_id.index(run)
+            block = data.blocks[data.block_id[k]]
+            expected = block.natural_rocks()[k % len(hulls)]
+            assert rock.mass == pytest.approx(block.mass, rel=1e-9)
+            np.testing.assert_allclose(
+                np.sort(np.ptp(rock.vertices, axis=0)),
+                np.sort(np.ptp(expected.vertices, axis=0)),
+                atol=1e-6,
+            )
+    with pytest.raises(ValueError, match="shape"):
+        example["write_site"](TSCHAMUT, tmp_path / "bad", "sphere")
