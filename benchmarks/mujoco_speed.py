@@ -6,13 +6,15 @@ vertices in the principal frame), the same release states (``Release.for_scenari
 seed ``--seed``), dt = 0.002 s, gravity 9.81 m/s^2, ``--threads`` threads for both:
 
 * tumble: the ensemble kernel (implicit or explicit rotation, slope40's soil ``lu2019``), the rocks
-  simulated until they stop or reach ``--t-max``; the run's own rock-steps and wall time, the
-  kernels compiled (or loaded from the cache) before the clock starts;
+  simulated until they stop or reach ``--t-max`` (by default the whole run: the ensemble's own
+  ``t_max``, every rock to rest); the run's own rock-steps and wall time, the kernels compiled
+  (or loaded from the cache) before the clock starts;
 * MuJoCo: ``--rocks-per-model`` free bodies in one model (25 by default: on this workload a
   model of 25 rocks cost less per rock-step than models of 1, 10, 100 or 200 rocks, measured on
   2 cores: 6.2, 4.8, 5.4 and 9.7 us against 4.2 us; no rock-rock contact pairs),
   ``mujoco.rollout`` over the release states on a pool of ``--threads`` threads, every rock for
-  ``--t-max`` seconds (MuJoCo has no rest criterion), in batches of ``--batch`` rocks so that
+  ``--mujoco-t-max`` seconds (20 by default; MuJoCo has no rest criterion, and its rate per
+  rock-step is what is compared), in batches of ``--batch`` rocks so that
   the stored states stay small. Contacts: convex mesh on height field, elliptic friction cones,
   Coulomb friction ``--mu``, MuJoCo's default soft-contact parameters; solver Newton.
 
@@ -26,9 +28,17 @@ since other work on a shared machine only ever lengthens a pass; every pass is p
 tumble's steps into flights and contact steps is printed beside it, since a contact step costs
 more than a flight in both engines.
 
+Beside the whole run, the same comparison over the first ``--window`` seconds (10 by default;
+0 leaves it out), both engines for that time only, named as such: those seconds are mostly
+flights down the slope, cheaper per step than the run-out's contacts, so the ratio there is
+not the whole run's. Last, the time of a rock-step split by kind: flights and contact steps
+timed on the states of 10 real trajectories (:func:`contact_step.profile`), each kind's share of
+the steps and of the kernel's time.
+
     pip install -e ".[bench]"          # MuJoCo 4.0.0
-    python benchmarks/mujoco_speed.py [--rocks 1000] [--mujoco-rocks 200] [--t-max 10]
-        [--threads 2] [--scheme implicit] [--repeat 3] [--json FILE]
+    python benchmarks/mujoco_speed.py [--rocks 1000] [--mujoco-rocks 200] [--t-max SECONDS]
+        [--mujoco-t-max 20] [--window 10] [--threads 2] [--scheme implicit] [--repeat 3]
+        [--json FILE]
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from tumble.rockfall.ensemble import Ensemble
 from tumble.rockfall.ensemble.sizes import VISIT_CAPACITY
 from tumble.rockfall.release import Release, ReleaseStates
 from tumble.rockfall.soil import SCENARIO_SOILS
+from tumble.rockfall.step.model import Options
 
 DT = 0.002
 GRAVITY = 9.81
@@ -221,11 +232,77 @@ def run_tumble(
     }
 
 
+def default_t_max() -> float:
+    """The ensemble's own t_max: the whole run, every rock to rest (or to that time)."""
+    return float(Options().t_max)
+
+
+def compare(label: str, ours: dict, theirs: dict, args) -> float:
+    """Print both engines' rates over one workload and return tumble's over MuJoCo's."""
+    threads = args.threads or get_threads()
+    rate_ours = ours["rock_steps"] / ours["wall_time_s"]
+    rate_theirs = theirs["rock_steps"] / theirs["wall_time_s"]
+    print(f"\n{label}")
+    print(
+        f"{'':<22}{'rocks':>7}{'rock-steps':>13}{'wall s':>9}{'M steps/s':>11}{'ns/step/core':>14}"
+    )
+    for name, r, rate in (
+        (f"tumble {args.scheme}", ours, rate_ours),
+        ("MuJoCo", theirs, rate_theirs),
+    ):
+        print(
+            f"{name:<22}{r['rocks']:7d}{r['rock_steps']:13d}{r['wall_time_s']:9.2f}"
+            f"{rate / 1e6:11.3f}{1e9 * threads / rate:14.1f}"
+        )
+    for name, r in ((f"tumble {args.scheme}", ours), ("MuJoCo", theirs)):
+        passes = ", ".join(f"{1e9 * threads * w / r['rock_steps']:.1f}" for w in r["wall_times_s"])
+        print(f"{name} passes, ns/step/core: {passes}")
+    ratio = rate_ours / rate_theirs
+    print(f"tumble / MuJoCo rock-steps per second ({label}): {ratio:.1f}x")
+    return ratio
+
+
+def time_split(scheme: str, seed: int) -> dict:
+    """Each step kind's share of the steps and of the time, from :func:`contact_step.profile`."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from contact_step import profile
+
+    print("\nwhere a rock-step's time goes (benchmarks/contact_step.py, 10 rocks, one core)")
+    ns = profile(rocks=10, scheme=scheme, seed=seed, repeat=3)
+    share = ns["contact_share"]
+    flight, contact = (1.0 - share) * ns["flight"], share * ns["contact"]
+    total = flight + contact
+    print(
+        f"time by step kind: flights {flight / total:.0%} of the time in {1.0 - share:.0%} of "
+        f"the steps, contact steps {contact / total:.0%} of the time in {share:.0%} of the steps"
+    )
+    return {
+        "contact_step_share": share,
+        "flight_ns": ns["flight"],
+        "contact_ns": ns["contact"],
+        "contact_time_share": contact / total,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rocks", type=int, default=1000, help="rocks run by tumble")
     parser.add_argument("--mujoco-rocks", type=int, default=200, help="rocks run by MuJoCo")
-    parser.add_argument("--t-max", type=float, default=10.0, help="seconds simulated per rock")
+    parser.add_argument(
+        "--t-max",
+        type=float,
+        default=None,
+        help="seconds simulated per rock by tumble (default: the whole run, every rock to rest)",
+    )
+    parser.add_argument(
+        "--mujoco-t-max", type=float, default=20.0, help="seconds rolled out per rock by MuJoCo"
+    )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=10.0,
+        help="also compare both engines over the first WINDOW seconds (0: no window)",
+    )
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scheme", choices=("implicit", "explicit"), default="implicit")
@@ -254,42 +331,28 @@ def main() -> None:
     states = release.draw(terrain, args.rocks, args.seed)
     model = mujoco_model(terrain, rock, args.mu, args.rocks_per_model)
 
-    ours = run_tumble(
-        terrain, rock, states, args.scheme, args.t_max, threads, args.seed, args.repeat
-    )
     n = min(args.mujoco_rocks, args.rocks)
     n -= n % args.rocks_per_model
     first = ReleaseStates(
         states.position[:n], states.orientation[:n], states.velocity[:n], states.omega[:n]
     )
-    theirs = run_mujoco(model, first, args.t_max, threads, args.batch, args.repeat)
+    t_max = args.t_max if args.t_max is not None else default_t_max()
+    ours = run_tumble(terrain, rock, states, args.scheme, t_max, threads, args.seed, args.repeat)
+    theirs = run_mujoco(model, first, args.mujoco_t_max, threads, args.batch, args.repeat)
     mismatch = check_height_field(model, terrain)
-    rate_ours = ours["rock_steps"] / ours["wall_time_s"]
-    rate_theirs = theirs["rock_steps"] / theirs["wall_time_s"]
-    ratio = rate_ours / rate_theirs
     print(
-        f"slope40, EOTA221 780 kg, dt {DT} s, t_max {args.t_max:g} s, seed {args.seed}, "
-        f"{threads} threads on {os.cpu_count()} cores; MuJoCo {mujoco.__version__}; "
-        f"the shortest of {args.repeat} passes per engine"
+        f"slope40, EOTA221 780 kg, dt {DT} s, seed {args.seed}, {threads} threads on "
+        f"{os.cpu_count()} cores; MuJoCo {mujoco.__version__}; the shortest of {args.repeat} "
+        f"passes per engine"
     )
-    print(
-        f"{'':<22}{'rocks':>7}{'rock-steps':>13}{'wall s':>9}{'M steps/s':>11}{'ns/step/core':>14}"
+    whole = (
+        "the whole run (every rock to rest)" if args.t_max is None else f"t_max {args.t_max:g} s"
     )
-    for name, r, rate in (
-        (f"tumble {args.scheme}", ours, rate_ours),
-        ("MuJoCo", theirs, rate_theirs),
-    ):
-        print(
-            f"{name:<22}{r['rocks']:7d}{r['rock_steps']:13d}{r['wall_time_s']:9.2f}"
-            f"{rate / 1e6:11.3f}{1e9 * threads / rate:14.1f}"
-        )
-    for name, r in ((f"tumble {args.scheme}", ours), ("MuJoCo", theirs)):
-        passes = ", ".join(f"{1e9 * threads * w / r['rock_steps']:.1f}" for w in r["wall_times_s"])
-        print(f"{name} passes, ns/step/core: {passes}")
+    ratio = compare(f"{whole}; MuJoCo {args.mujoco_t_max:g} s per rock", ours, theirs, args)
     print(
         f"height field against the terrain (20 vertical rays): largest difference {mismatch:.3g} m"
     )
-    print(f"tumble / MuJoCo rock-steps per second: {ratio:.1f}x")
+    rate_theirs = theirs["rock_steps"] / theirs["wall_time_s"]
     kernel_rate = ours["rock_steps"] / ours["kernel_wall_time_s"]
     print(
         f"tumble's kernel alone (the steps and their bookkeeping, without the reduction to "
@@ -302,6 +365,19 @@ def main() -> None:
         f"MuJoCo rocks below the lowest point of the height field at the end (they left it and "
         f"fell; tumble's rocks stop at rest or leave the DEM): {100 * below:.1f} %"
     )
+    window = None
+    if args.window > 0:
+        ours_w = run_tumble(
+            terrain, rock, states, args.scheme, args.window, threads, args.seed, args.repeat
+        )
+        theirs_w = run_mujoco(model, first, args.window, threads, args.batch, args.repeat)
+        window = {
+            "tumble": ours_w,
+            "mujoco": {k: v for k, v in theirs_w.items() if k != "z_end"},
+            "ratio": compare(f"the first {args.window:g} s window only", ours_w, theirs_w, args),
+            "window_s": args.window,
+        }
+    split = time_split(args.scheme, args.seed)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
@@ -311,7 +387,11 @@ def main() -> None:
                     "ratio": ratio,
                     "kernel_ratio": kernel_rate / rate_theirs,
                     "threads": threads,
-                    "t_max_s": args.t_max,
+                    "t_max_s": t_max,
+                    "whole_run": args.t_max is None,
+                    "mujoco_t_max_s": args.mujoco_t_max,
+                    "window": window,
+                    "time_split": split,
                     "mujoco_version": mujoco.__version__,
                 },
                 f,
