@@ -21,7 +21,9 @@ Randomness. Rock ``k`` draws from its own stream
 ``SeedSequence(seed).spawn(n)``, first its place (one uniform on a line; pairs of uniforms until
 one falls inside a polygon), then its orientation (three uniforms). A rock's start therefore
 depends neither on the number of rocks nor on how an ensemble is split into chunks, and one rock
-can be re-drawn by itself (:meth:`Release.draw` with ``first=k, n=1``).
+can be re-drawn by itself (:meth:`Release.draw` with ``first=k, n=1``). :meth:`Release.draw`
+takes these draws for all rocks at once from the first uniforms of their streams
+(:mod:`.streams`, :mod:`.first_places`), the same numbers to the last bit.
 
 **Clearance.** Given the rocks' hulls (:meth:`Release.draw` with ``hulls``), every rock starts
 clear of the terrain under and beside it: its clearance, the smallest vertical gap between any

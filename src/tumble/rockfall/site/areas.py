@@ -29,7 +29,8 @@ the area's bounding box until one falls inside it (even-odd rule over all its ri
 the parts of a MultiPolygon count right) and on the terrain: uniform over the area's part on the
 DEM. From a raster, one uniform chooses the cell (inverse of the cumulative weights, in
 row-major order of the raster) and two more place the rock uniformly in the cell's pixel, cut to
-the DEM's surface rectangle, drawn again (all three) until the point is on the terrain.
+the DEM's surface rectangle, drawn again (all three) until the point is on the terrain. A run
+draws the places of all its rocks at once (:meth:`ReleaseAreas.first_places`), the same numbers.
 
 **Nodata.** An area that reaches into a nodata area of the DEM or beyond its rectangle is
 clipped to the DEM's valid cells (:attr:`ReleaseArea.clip`: the shares of its area, exact, that
