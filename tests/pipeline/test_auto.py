@@ -14,6 +14,7 @@ import rasterio
 from tumble.io.run_folder import RunPaths
 from tumble.pipeline import RockfallRun
 from tumble.rockfall.ensemble import RASTERS
+from tumble.rockfall.site.from_config import build_run
 
 BASE = {"t_max": 4.0, "seed": 5, "convergence.max_rocks": 400, "run.chunk_size": 100}
 OVERRIDES = ["output.figures=false", "output.trajectories=2"]
@@ -152,3 +153,39 @@ def test_converged_map_follows_the_intervals(tmp_path):
     assert np.array_equal(got[~near], expected[~near])
     record = paths.read_json(paths.summary)["convergence"]
     assert record["cells_converged"] == int(got.sum()) and record["cells"] == int((p >= 0.2).sum())
+
+
+def test_each_round_is_built_once_and_its_chunks_carried_over(tmp_path, monkeypatch):
+    """Two rounds (200 and 400 rocks): each round's ensemble is built once (the round before is
+    not built again to fingerprint its chunks), the second round takes over the 2 chunks of the
+    first, and the ensemble kept from a round that ran has the chunk fingerprints of one built
+    anew."""
+    import tumble.pipeline.auto as auto_module
+    import tumble.pipeline.run as run_module
+
+    built, taken = [], []
+    carry_chunks = run_module.carry_chunks
+
+    def counted_build(config, base_dir="."):
+        built.append(config.rocks)
+        return build_run(config, base_dir)
+
+    def counted_carry(*args, **kwargs):
+        taken.append(carry_chunks(*args, **kwargs))
+        return taken[-1]
+
+    for module in (run_module, auto_module):
+        monkeypatch.setattr(module, "build_run", counted_build)
+    monkeypatch.setattr(run_module, "carry_chunks", counted_carry)
+    settings = {"convergence.target": 1e-3, "convergence.judge": ["cells"]}
+    auto = RockfallRun.from_config(
+        settings={**BASE, **settings, "rocks": "auto"}, overrides=OVERRIDES
+    )
+    auto.run(tmp_path / "auto", keep_chunks=True)
+    assert built == [200, 400] and taken == [0, 2]
+    monkeypatch.undo()
+    kept, anew = auto.setup.ensemble, build_run(auto.config).ensemble
+    chunks = list(kept.chunks(100))
+    assert [kept.chunk_fingerprint(a, b) for a, b in chunks] == [
+        anew.chunk_fingerprint(a, b) for a, b in chunks
+    ]

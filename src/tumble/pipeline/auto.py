@@ -26,6 +26,7 @@ from tumble.io.config import RockfallConfig
 from tumble.io.results import write_json_atomic
 from tumble.rockfall.ensemble.chunks import chunk_path
 from tumble.rockfall.hazard.settling import RoundProducts, Rounds, Settling
+from tumble.rockfall.site.from_config import build_run
 
 #: rocks of the first round of an auto run (doubled each round up to max_rocks)
 FIRST_ROUND = 200
@@ -49,9 +50,10 @@ def carry_chunks(
     previous: Callable[[int], Any],
 ) -> int:
     """Make ``out/chunks`` a chunk folder of ``ensemble`` holding the chunks of the run found
-    there (of another number of rocks; ``previous(n)`` builds its ensemble) whose inputs are
-    equal to this one's; the others are left to compute. Nothing happens without a chunk folder
-    or when it already belongs to ``ensemble``. Returns the chunks taken over."""
+    there (of another number of rocks; ``previous(n)`` gives its ensemble, as
+    :func:`round_before` does) whose inputs are equal to this one's; the others are left to
+    compute. Nothing happens without a chunk folder or when it already belongs to ``ensemble``.
+    Returns the chunks taken over."""
     out = Path(out)
     folder = out / layout.CHUNKS
     manifest_path = folder / layout.MANIFEST
@@ -86,6 +88,22 @@ def carry_chunks(
     )
     shutil.rmtree(staging, ignore_errors=True)
     return taken
+
+
+def round_before(
+    ensemble: Any, config: RockfallConfig, base_dir: str | os.PathLike
+) -> Callable[[int], Any]:
+    """``previous`` of :func:`carry_chunks` in a round: ``ensemble``, that of the round before,
+    built already, when the chunk folder holds its number of rocks, so that no round is built
+    twice; for another number (a folder left by an interrupted run of other rounds) the
+    ensemble of ``config`` with that many rocks, built anew."""
+
+    def previous(rocks: int) -> Any:
+        if rocks == ensemble.n_rocks:
+            return ensemble
+        return build_run(config.model_copy(update={"rocks": rocks}), base_dir).ensemble
+
+    return previous
 
 
 def product_rounds(config: RockfallConfig) -> Rounds:

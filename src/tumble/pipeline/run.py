@@ -42,6 +42,7 @@ from tumble.pipeline.auto import (
     near_release_record,
     near_release_warning,
     product_rounds,
+    round_before,
 )
 from tumble.pipeline.drawing import DrawingInBackground, can_draw_in_background
 from tumble.pipeline.energy_line import run_energy_line
@@ -198,11 +199,13 @@ class RockfallRun:
         self.rounds = []
         self.settling = product_rounds(self.requested)
         for k, rocks in enumerate(counts):
+            before = self.setup.ensemble
             if k:
                 self.config = self.requested.model_copy(update={"rocks": rocks})
                 self.setup = build_run(self.config, self._base_dir)
             ensemble = self.setup.ensemble
-            carry_chunks(ensemble, out, chunk_size, self.config.physics(), self._ensemble_of)
+            previous = round_before(before, self.requested, self._base_dir)
+            carry_chunks(ensemble, out, chunk_size, self.config.physics(), previous)
             chunk_run = run_chunks(
                 ensemble,
                 out,
@@ -461,11 +464,6 @@ class RockfallRun:
             sides=side_records(setup.barrier_sides) or None,
         )
         return setup.site.apply(result), own_side
-
-    def _ensemble_of(self, rocks: int) -> Any:
-        """The ensemble of this run's configuration with ``rocks`` rocks."""
-        config = self.requested.model_copy(update={"rocks": rocks})
-        return build_run(config, self._base_dir).ensemble
 
     def _finished(self, paths: layout.RunPaths) -> RunOutcome:
         """``resume`` on a finished run: nothing to do when it is this run; refused otherwise,

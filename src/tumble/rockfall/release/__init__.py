@@ -21,7 +21,9 @@ Randomness. Rock ``k`` draws from its own stream
 ``SeedSequence(seed).spawn(n)``, first its place (one uniform on a line; pairs of uniforms until
 one falls inside a polygon), then its orientation (three uniforms). A rock's start therefore
 depends neither on the number of rocks nor on how an ensemble is split into chunks, and one rock
-can be re-drawn by itself (:meth:`Release.draw` with ``first=k, n=1``).
+can be re-drawn by itself (:meth:`Release.draw` with ``first=k, n=1``). :meth:`Release.draw`
+takes these draws for all rocks at once from the first uniforms of their streams
+(:mod:`.streams`, :mod:`.first_places`), the same numbers to the last bit.
 
 **Clearance.** Given the rocks' hulls (:meth:`Release.draw` with ``hulls``), every rock starts
 clear of the terrain under and beside it: its clearance, the smallest vertical gap between any
@@ -56,7 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -64,8 +66,10 @@ from numpy.typing import ArrayLike
 
 from tumble import _check
 from tumble.rockfall.clearance import Hulls, clearance, rock_clearances
+from tumble.rockfall.release.first_places import box_batches
 from tumble.rockfall.release.places import Areas, Clip
 from tumble.rockfall.release.polygons import (
+    EvenOddGrid,
     inside_rings,
     lattice_points,
     on_cells,
@@ -94,6 +98,12 @@ MAX_REJECTIONS = 100_000
 FOOTPRINT_POINTS = 1024
 #: a rock whose hull reaches off the DEM draws its place again at most this many times
 MAX_PLACES = 100
+#: the first uniforms of the rocks' streams from which a release polygon or area places them
+#: all at once, and then the rocks not placed so (:meth:`Release._first_places`): the first
+#: try of a release area (16 pairs), then sixteen tries in all
+FIRST_UNIFORMS = (32, 512)
+#: rocks placed at once (memory: times FIRST_UNIFORMS)
+FIRST_BLOCK = 8192
 
 
 def rock_rng(seed: int, k: int) -> np.random.Generator:
@@ -150,6 +160,8 @@ class Release:
     omega: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation: str | tuple[float, float, float, float] = "random"
     areas: Areas | None = None
+    #: the point-in-polygon grid of a release polygon, built at its first draw
+    _grid: EvenOddGrid | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         given = [n for n in PLACES if getattr(self, n) is not None]
@@ -378,11 +390,12 @@ class Release:
     ) -> Iterable[int]:
         """Fill ``place`` and ``orientation`` of rocks ``first .. first + n - 1`` at once from
         the first draws of their streams (:func:`.streams.first_uniforms`, the
-        same numbers as :meth:`_start`) where the release is a point or a line; returns the rocks
-        (indices into ``place``) left to :meth:`_start`: every rock for release polygons and
-        areas, and those of a line whose first place is off the DEM (drawn again)."""
+        same numbers as :meth:`_start`); returns the rocks (indices into ``place``) left to
+        :meth:`_start`: those of a line whose first place is off the DEM (drawn again), and
+        those of a polygon or area whose place the first uniforms do not hold
+        (:meth:`_first_places`)."""
         if self.areas is not None or self.polygon is not None:
-            return range(n)
+            return self._first_places(terrain, n, seed, first, place, orientation)
         draws = 1 if self.line is not None else 0
         random = self.orientation == "random"
         uniforms = first_uniforms(seed, np.arange(first, first + n), draws + 3 * random)
@@ -399,6 +412,57 @@ class Release:
         place[:, 0] = x1 + s * (x2 - x1)
         place[:, 1] = y1 + s * (y2 - y1)
         return np.flatnonzero(~np.asarray(terrain.contains(place[:, 0], place[:, 1]), dtype=bool))
+
+    def _first_places(
+        self,
+        terrain: Terrain,
+        n: int,
+        seed: int,
+        first: int,
+        place: np.ndarray,
+        orientation: np.ndarray,
+    ) -> np.ndarray:
+        """:meth:`_first_starts` of a release polygon or areas: the places of blocks of
+        :data:`FIRST_BLOCK` rocks from the first :data:`FIRST_UNIFORMS` uniforms of their
+        streams (:mod:`.first_places`), then of those not placed from more; each rock's
+        orientation from the three uniforms after its place's."""
+        random = self.orientation == "random"
+        left = []
+        for start in range(0, n, FIRST_BLOCK):
+            todo = np.arange(start, min(start + FIRST_BLOCK, n))
+            for width in FIRST_UNIFORMS:
+                rocks = first + todo
+                uniforms = first_uniforms(seed, rocks, width + 3 * random)
+                if self.areas is not None:
+                    xy, used = self.areas.first_places(uniforms[:, :width], rocks, terrain)
+                else:
+                    xy, used = self._polygon_places(uniforms[:, :width], terrain)
+                found = np.flatnonzero(used >= 0)
+                place[todo[found]] = xy[found]
+                if random:
+                    at = used[found, None] + np.arange(3)
+                    orientation[todo[found]] = quaternions(
+                        np.take_along_axis(uniforms[found], at, axis=1)
+                    )
+                else:
+                    orientation[todo[found]] = np.asarray(self.orientation, dtype=np.float64)
+                todo = todo[used < 0]
+                if todo.size == 0:
+                    break
+            left.append(todo)
+        return np.concatenate(left)
+
+    def _polygon_places(
+        self, uniforms: np.ndarray, terrain: Terrain
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`.first_places.box_batches` of a release polygon: pairs of uniforms in its
+        bounding box, one a try, as :meth:`_place` draws them."""
+        corners = np.array(self.polygon)
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        if self._grid is None:
+            object.__setattr__(self, "_grid", EvenOddGrid([corners]))
+        box = np.array([lo[0], hi[0], lo[1], hi[1]])
+        return box_batches(uniforms, box, self._grid, terrain, 1)
 
     def _start(
         self, rng: np.random.Generator, k: int, terrain: Terrain

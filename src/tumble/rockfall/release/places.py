@@ -43,6 +43,15 @@ class Areas(Protocol):
         for a rock that did not fit at its first place (uniform over its area)."""
         ...
 
+    def first_places(
+        self, uniforms: np.ndarray, rocks: np.ndarray, terrain: Terrain | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The starts of ``rocks`` (n,) as :meth:`place` draws them from the first uniforms
+        of their streams ``uniforms`` (n, m), for all at once: ``(xy (n, 2), used (n,))``, the
+        uniforms each place took, -1 for a rock left to :meth:`place`
+        (:mod:`tumble.rockfall.release.first_places`)."""
+        ...
+
     def clips(self, terrain: Terrain) -> tuple[Clip, ...]:
         """The share of each area off ``terrain``."""
         ...

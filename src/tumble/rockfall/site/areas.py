@@ -29,7 +29,8 @@ the area's bounding box until one falls inside it (even-odd rule over all its ri
 the parts of a MultiPolygon count right) and on the terrain: uniform over the area's part on the
 DEM. From a raster, one uniform chooses the cell (inverse of the cumulative weights, in
 row-major order of the raster) and two more place the rock uniformly in the cell's pixel, cut to
-the DEM's surface rectangle, drawn again (all three) until the point is on the terrain.
+the DEM's surface rectangle, drawn again (all three) until the point is on the terrain. A run
+draws the places of all its rocks at once (:meth:`ReleaseAreas.first_places`), the same numbers.
 
 **Nodata.** An area that reaches into a nodata area of the DEM or beyond its rectangle is
 clipped to the DEM's valid cells (:attr:`ReleaseArea.clip`: the shares of its area, exact, that
@@ -52,8 +53,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tumble.rockfall.release.first_places import box_batches, raster_tries
 from tumble.rockfall.release.places import Clip
 from tumble.rockfall.release.polygons import (
+    EvenOddGrid,
     cell_boxes,
     inside_rings,
     lattice_points,
@@ -125,6 +128,7 @@ class ReleaseAreas:
     ) -> None:
         self.areas = tuple(areas)
         self._clips: dict[int, tuple[Clip, ...]] = {}
+        self._grids: dict[int, EvenOddGrid] = {}
         if not self.areas:
             raise ValueError("release.areas: no release area")
         names = [a.name for a in self.areas]
@@ -218,6 +222,36 @@ class ReleaseAreas:
             + ("" if terrain is None else " and on the DEM")
             + f" was drawn in {MAX_BATCHES * BATCH} tries"
         )
+
+    def first_places(
+        self, uniforms: np.ndarray, rocks: np.ndarray, terrain: Terrain | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The places of ``rocks`` (n,) from the first uniforms of their streams ``uniforms``
+        (n, m) as :meth:`place` draws them, for all at once: ``(xy (n, 2), used (n,))``, -1
+        for a rock whose place the uniforms do not hold (:mod:`.release.first_places`)."""
+        if self.cells is not None and self.cdf is not None:
+            return raster_tries(uniforms, self.cdf, self.cells, terrain)
+        xy, used = np.full((rocks.size, 2), np.nan), np.full(rocks.size, -1, dtype=np.int64)
+        source = self.source_of(rocks)
+        for s in np.unique(source):
+            mine = np.flatnonzero(source == s)
+            box = self._boxes[int(s)]
+            assert box is not None  # a polygon area has rings
+            (x_min, y_min), (x_max, y_max) = box
+            xy[mine], used[mine] = box_batches(
+                uniforms[mine],
+                np.array([x_min, x_max, y_min, y_max]),
+                self.grid(int(s)),
+                terrain,
+                BATCH,
+            )
+        return xy, used
+
+    def grid(self, s: int) -> EvenOddGrid:
+        """The point-in-polygon grid of area ``s`` (built once)."""
+        if s not in self._grids:
+            self._grids[s] = EvenOddGrid(self.areas[s].rings)
+        return self._grids[s]
 
     def clips(self, terrain: Terrain) -> tuple[Clip, ...]:
         """The shares of each area off ``terrain`` (module docstring): those found when the

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tumble.errors import ConfigError
+from tumble.rockfall.release.first_places import box_batches
 from tumble.rockfall.release.polygons import inside_rings, region
 from tumble.rockfall.release.strata import Strata, hilbert_order, split
 from tumble.rockfall.site.areas import BATCH, MAX_BATCHES, ReleaseAreas
@@ -103,6 +104,24 @@ class StratifiedAreas(ReleaseAreas):
         if np.any(k < 0) or np.any(k >= self.rocks):
             raise ValueError(f"rock index outside [0, {self.rocks})")
         return self.strata.source[k]
+
+    def first_places(
+        self, uniforms: np.ndarray, rocks: np.ndarray, terrain: Terrain | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The places in their cells of ``rocks`` (n,) from the first uniforms of their streams
+        ``uniforms`` (n, m) as :meth:`place` draws them, for all at once; -1 in ``used`` for a
+        rock whose first point inside is off the terrain or not among the uniforms (left to
+        :meth:`place`; :mod:`tumble.rockfall.release.first_places`)."""
+        xy, used = np.full((rocks.size, 2), np.nan), np.full(rocks.size, -1, dtype=np.int64)
+        source = self.strata.source[rocks]
+        for s in np.unique(source):
+            mine = np.flatnonzero(source == s)
+            boxes = self.pieces[int(s)][self.cell_of[rocks[mine]]]
+            grid = self.grid(int(s)) if self.areas[int(s)].rings else None
+            xy[mine], used[mine] = box_batches(
+                uniforms[mine], boxes, grid, terrain, BATCH, on_terrain_first=False
+            )
+        return xy, used
 
     def place(
         self,
