@@ -29,6 +29,7 @@ from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, rele
 from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
 from tumble.pipeline.calibration.site import FreeField, Site
 from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble.outcomes import run_outcomes
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.soil import Soil
 from tumble.rockfall.status import REGULAR
@@ -78,17 +79,14 @@ def simulate(
         options=site.options,
         forest=site.forest,
     )
-    n = len(rel)
-    codes = np.empty(n, dtype=np.int64)
-    final = np.empty((n, 3))
-    for lo in range(0, n, CHUNK_ROCKS):
-        hi = min(lo + CHUNK_ROCKS, n)
-        chunk = ensemble.run_chunk(lo, hi, threads)
-        codes[lo:hi] = chunk["status"]
-        final[lo:hi] = chunk["final_state"][:, :3]
-        if advance is not None:
-            advance(hi - lo)
-    regular = np.isin(codes, [int(c) for c in REGULAR])
+    out = run_outcomes(
+        ensemble,
+        CHUNK_ROCKS,
+        threads,
+        None if advance is None else lambda lo, hi: advance(hi - lo),
+    )
+    final = out["stop"]
+    regular = np.isin(out["status"], [int(c) for c in REGULAR])
     start = rel.states.position[:, :2]
     runout = np.hypot(*(final[:, :2] - start).T)
     return Simulated(runout, final[:, :2], regular, rel.block)

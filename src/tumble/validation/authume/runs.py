@@ -38,6 +38,7 @@ import numpy as np
 
 from tumble import _check
 from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble.outcomes import run_outcomes
 from tumble.rockfall.release import ReleaseStates
 from tumble.rockfall.simulate import DT, PGS_TOL
 from tumble.rockfall.site.soil_uncertainty import set_index, soil_uniforms
@@ -232,16 +233,11 @@ def run_profile(
             pgs_tol=PGS_TOL,
             **table,
         )
-        for lo in range(0, rocks.size, CHUNK_ROCKS):
-            hi = min(lo + CHUNK_ROCKS, rocks.size)
-            chunk = ensemble.run_chunk(lo, hi, workers)
-            done = rocks[lo:hi]
-            codes[done] = chunk["status"]
-            steps[done] = chunk["steps"]
-            stop[done] = chunk["final_state"][:, :3]
-            if progress is not None:
-                for k in done:
-                    progress(int(k))
+        advance = None if progress is None else _rock_progress(progress, rocks)
+        out = run_outcomes(ensemble, CHUNK_ROCKS, workers, advance)
+        codes[rocks] = out["status"]
+        steps[rocks] = out["steps"]
+        stop[rocks] = out["stop"]
     return ProfileRun(
         profile=releases.profile,
         scheme=scheme,
@@ -260,6 +256,19 @@ def run_profile(
         soil_set=soil_set,
         drawn=drawn,
     )
+
+
+def _rock_progress(
+    progress: Callable[[int], None], rocks: np.ndarray
+) -> Callable[[int, int], None]:
+    """``progress(k)`` for each release ``k`` of a chunk ``lo .. hi - 1`` of the ensemble that
+    runs the releases ``rocks``."""
+
+    def advance(lo: int, hi: int) -> None:
+        for k in rocks[lo:hi]:
+            progress(int(k))
+
+    return advance
 
 
 def _repeated(releases: AuthumeReleases, repeat: int) -> AuthumeReleases:

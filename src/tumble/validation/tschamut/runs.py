@@ -16,6 +16,7 @@ from tumble import _check
 from tumble.errors import DataError
 from tumble.rockfall.clearance import Hulls, rock_clearances
 from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble.outcomes import run_outcomes
 from tumble.rockfall.release import ReleaseStates, rock_rng, uniform_quaternion
 from tumble.rockfall.rock import Rock
 from tumble.rockfall.site.soil_draws import uniform_soil_table
@@ -228,17 +229,10 @@ def run_category(
         t_max=t_max,
         **table,
     )
-    codes = np.empty(n, dtype=np.int64)
-    steps = np.empty(n, dtype=np.int64)
-    stop = np.empty((n, 3))
-    for lo in range(0, n, CHUNK_ROCKS):
-        hi = min(lo + CHUNK_ROCKS, n)
-        chunk = ensemble.run_chunk(lo, hi, workers)
-        codes[lo:hi] = chunk["status"]
-        steps[lo:hi] = chunk["steps"]
-        stop[lo:hi] = chunk["final_state"][:, :3]
-        if progress is not None:
-            progress(hi)
+    out = run_outcomes(
+        ensemble, CHUNK_ROCKS, workers, None if progress is None else lambda lo, hi: progress(hi)
+    )
+    codes, steps, stop = out["status"], out["steps"], out["stop"]
     return CategoryRun(
         category=category,
         uncertainty=uncertainty,
