@@ -31,6 +31,25 @@ def _qgis_python():
     return done.returncode == 0
 
 
+#: QGIS's Python: each file's layer, valid, its renderer, the attribute it classifies, and its
+#: size (features of a vector layer, columns of a raster)
+LAYERS = """
+import json, sys
+from qgis.core import QgsApplication, QgsRasterLayer, QgsVectorLayer
+app = QgsApplication([], False)
+app.initQgis()
+out = {}
+for name, path in json.loads(sys.argv[1]).items():
+    layer = (QgsVectorLayer(path, name, "ogr") if path.endswith(".gpkg")
+             else QgsRasterLayer(path, name))
+    renderer = layer.renderer()
+    out[name] = [layer.isValid(), renderer.type() if renderer else None,
+                 getattr(renderer, "classAttribute", lambda: None)(), layer.featureCount()
+                 if path.endswith(".gpkg") else layer.width()]
+print(json.dumps(out))
+"""
+
+
 @dataclass
 class Qgis:
     """QGIS's programs, run with the plugin of this checkout and ``HOME`` in ``home``."""
@@ -78,6 +97,11 @@ class Qgis:
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def layers(self, paths, tumble):
+        """Each file of ``paths`` (name -> path) loaded by QGIS with the style beside it:
+        ``[valid, renderer type, classified attribute, size]`` (:data:`LAYERS`)."""
+        return self.script(LAYERS, json.dumps({k: str(v) for k, v in paths.items()}), tumble=tumble)
 
 
 @pytest.fixture(scope="session")

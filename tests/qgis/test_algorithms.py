@@ -17,22 +17,6 @@ PLUGINS = Path(__file__).resolve().parents[2] / "qgis"
 #: a run for the three algorithms: every rock's trajectory (the replay) and visits (the sources)
 CONFIG = "[output]\nfigures = false\ntrajectories = 12\nvisits = true\n"
 
-#: QGIS's Python: each file's layer, valid, with its renderer and the attribute it classifies
-STYLED = """
-import json, sys
-from qgis.core import QgsApplication, QgsRasterLayer, QgsVectorLayer
-app = QgsApplication([], False)
-app.initQgis()
-out = {}
-for name, path in json.loads(sys.argv[1]).items():
-    layer = (QgsVectorLayer(path, name, "ogr") if path.endswith(".gpkg")
-             else QgsRasterLayer(path, name))
-    renderer = layer.renderer()
-    out[name] = [layer.isValid(), renderer.type() if renderer else None,
-                 getattr(renderer, "classAttribute", lambda: None)()]
-print(json.dumps(out))
-"""
-
 #: QGIS's Python running tumble:sources_at through the Processing API: the places' attributes,
 #: the rocks' rows, and the error of a place off the DEM
 SOURCES_API = """
@@ -178,10 +162,8 @@ def test_barriers_replay_gives_each_line_its_design_values_and_verdict(qgis, sit
         assert (row["energy_ok"], row["height_ok"]) == (int(energy_ok), int(height_ok))
         assert row["verdict"] == ("verified" if energy_ok and height_ok else "not verified")
     assert [row["verdict"] for row in rows] == ["verified", "not verified", "no verdict"]
-    styled = qgis.script(
-        STYLED, json.dumps({"lines": str(out / "barrier_lines.gpkg")}), tumble=site / "bin/tumble"
-    )
-    assert styled["lines"] == [True, "categorizedSymbol", "verdict"]
+    styled = qgis.layers({"lines": out / "barrier_lines.gpkg"}, tumble=site / "bin/tumble")
+    assert styled["lines"][:3] == [True, "categorizedSymbol", "verdict"]
 
 
 def test_sources_at_through_the_python_api(qgis, site, runs):
@@ -276,8 +258,8 @@ def test_compare_runs_gives_b_minus_a_styled(qgis, site, runs):
         assert np.allclose(change.data[both], expected[both], rtol=1e-6, atol=1e-6), name
         assert np.any(change.data[both] != 0) or name == "DELTA_HAZARD_ZONE"
     paths = {name: str(out / "rasters" / f"{delta}.tif") for name, (delta, _r) in files.items()}
-    styled = qgis.script(STYLED, json.dumps(paths), tumble=site / "bin/tumble")
-    assert styled == {
+    styled = qgis.layers(paths, tumble=site / "bin/tumble")
+    assert {name: layer[:3] for name, layer in styled.items()} == {
         "DELTA_REACH_PROBABILITY": [True, "singlebandpseudocolor", None],
         "DELTA_KINETIC_ENERGY_P95": [True, "singlebandpseudocolor", None],
         "DELTA_HAZARD_ZONE": [True, "paletted", None],

@@ -23,22 +23,6 @@ RENDERERS = {
     "EXITS": "categorizedSymbol",
 }
 
-LOAD = """
-import json, sys
-from qgis.core import QgsApplication, QgsRasterLayer, QgsVectorLayer
-app = QgsApplication([], False)
-app.initQgis()
-out = {}
-for name, path in json.loads(sys.argv[1]).items():
-    layer = (QgsVectorLayer(path, name, "ogr") if path.endswith(".gpkg")
-             else QgsRasterLayer(path, name))
-    renderer = layer.renderer()
-    out[name] = [layer.isValid(), renderer.type() if renderer else None,
-                 getattr(renderer, "classAttribute", lambda: None)(), layer.featureCount()
-                 if path.endswith(".gpkg") else layer.width()]
-print(json.dumps(out))
-"""
-
 
 def _run(qgis, site, tumble, out, release=None, **extra):
     arguments = {
@@ -90,7 +74,7 @@ def test_a_run_writes_its_folder_and_its_layers_load_styled(qgis, site):
     }
     for name, path in paths.items():
         assert f"{name}:\t{path}" in log
-    layers = qgis.script(LOAD, json.dumps(paths), tumble=site / "bin" / "tumble")
+    layers = qgis.layers(paths, tumble=site / "bin" / "tumble")
     for name, (valid, renderer, _attribute, size) in layers.items():
         assert valid, name
         assert renderer == RENDERERS[name], name
