@@ -19,8 +19,10 @@ def test_outcomes_are_the_whole_chunk_s_for_any_chunks_and_threads():
     ensemble = Ensemble(terrain, rock, Soil.preset("medium"), states, seed=3, t_max=6.0)
     whole = ensemble.run_chunk(0, 7, 1)
     for chunk_rocks, threads in ((7, 1), (3, 2), (1, 1)):
-        seen = []
-        out = run_outcomes(ensemble, chunk_rocks, threads, lambda lo, hi: seen.append((lo, hi)))
+        seen: list[tuple[int, int]] = []
+        out = run_outcomes(
+            ensemble, chunk_rocks, threads, lambda lo, hi, seen=seen: seen.append((lo, hi))
+        )
         np.testing.assert_array_equal(out["status"], whole["status"])
         np.testing.assert_array_equal(out["steps"], whole["steps"])
         np.testing.assert_array_equal(out["stop"], whole["final_state"][:, :3])
