@@ -121,7 +121,7 @@ def test_auto_run_records_the_round_each_product_settled(tmp_path):
         assert (
             f"{name} at round {product['round']} ({product['rocks']} rocks)" in (record["verdict"])
         )
-    assert record["products"]["zones"]["judged"] is False
+    assert record["products"]["zone_boundaries"]["judged"] is False
     assert record["measures"][0]["reach_line"] is None  # no round before the first
     again = run(tmp_path / "chunks50", rocks="auto", **{**settings, "run.chunk_size": 50})
     assert again.summary["convergence"]["measures"] == record["measures"]

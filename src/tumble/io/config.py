@@ -50,11 +50,11 @@ A run is described by one TOML document (every key optional; defaults below)::
     [output]                    # sample_every, trajectories, trajectory_every, ascii, figures
     [run]                       # chunk_size, threads, dask
     [convergence]               # target = 0.1 (relative half-width of the 95 % intervals),
-                                # min_probability = 0.01, max_rocks = 10000; rocks = "auto" runs
-                                # in rounds until the products of judge = ["reach_line",
-                                # "zones", "design"] (or "cells") settle: reach_line_probability
-                                # = 0.01, reach_line_moved = 0.1, zone_changed = 0.15,
-                                # design_change = 0.1
+                                # min_probability = 0.01, max_rocks = 20000; rocks = "auto" runs
+                                # in rounds until judge = ["reach_line", "zone_boundaries",
+                                # "design"] (or "zones", "cells") settle: reach_line_probability
+                                # = 0.01, reach_line_moved = 0.1, zone_boundary_moved = 0.1,
+                                # zone_changed = 0.15, design_change = 0.1
 
     [[barrier]]                 # any number of barrier lines (observation lines) and nets
     name = "fence A"            # required, unique among the barriers
@@ -288,20 +288,22 @@ class ConvergenceConfig(_Section):
     intervals, in the cells of reach probability >= ``min_probability``. With ``rocks = "auto"``
     the run grows in rounds until the products of ``judge`` have settled between rounds
     (:mod:`tumble.rockfall.hazard.settling`: the reach line at ``reach_line_probability`` within
-    one cell but for a share ``reach_line_moved`` of it, the share ``zone_changed`` of zoned
-    cells changing zone, the relative change ``design_change`` of the barrier values; ``cells``
-    the per-cell intervals) or it reaches ``max_rocks``."""
+    one cell but for a share ``reach_line_moved`` of it, the zones' boundaries within one cell
+    but for a share ``zone_boundary_moved``, the share ``zone_changed`` of zoned cells changing
+    zone, the relative change ``design_change`` of the barrier values; ``cells`` the per-cell
+    intervals) or it reaches ``max_rocks``."""
 
     target: Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)] = 0.1
     min_probability: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = 0.01
-    max_rocks: PositiveInt = 10_000
+    max_rocks: PositiveInt = 20_000
     reach_line_probability: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = 0.01
     reach_line_moved: Share = 0.1
     zone_changed: Share = 0.15
+    zone_boundary_moved: Share = 0.1
     design_change: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 0.1
-    judge: list[Literal["reach_line", "zones", "design", "cells"]] = [
+    judge: list[Literal["reach_line", "zone_boundaries", "zones", "design", "cells"]] = [
         "reach_line",
-        "zones",
+        "zone_boundaries",
         "design",
     ]
 

@@ -13,6 +13,7 @@ from tumble.rockfall.hazard.settling import (
     design_change,
     line_cells,
     reach_line_moved,
+    zone_boundary_moved,
     zone_changed,
 )
 
@@ -61,6 +62,46 @@ def test_zone_changed_share_by_hand():
     after = np.array([[0, 2, 1], [2, 3, 1]], dtype=np.uint8)
     assert zone_changed(before, after) == pytest.approx(2 / 5)
     assert zone_changed(np.zeros((2, 2)), np.zeros((2, 2))) is None
+
+
+def test_zone_boundary_moved_by_hand():
+    """A red band of two columns and a blue band beside it, the boundary shifted by one cell in
+    the second round: every cell of each zone lies within one cell of the same zone in the
+    other round, so nothing moved (``zone_changed`` counts the 4 flipped cells of the 24
+    zoned). Shifted by two cells, the cells beyond one cell of their zone in the other round are
+    counted (comments below); a zone that reappears far away moved whole."""
+    before = np.array([[3, 3, 2, 2, 2, 2]] * 4, dtype=np.uint8)
+    one = np.array([[3, 3, 3, 2, 2, 2]] * 4, dtype=np.uint8)
+    assert zone_boundary_moved(before, one) == 0.0
+    assert zone_changed(before, one) == pytest.approx(4 / 24)
+    two = np.array([[3, 3, 3, 3, 2, 2]] * 4, dtype=np.uint8)
+    # red: before columns 0-1, after 0-3; after's column 3 is 2 cells from before's red (4
+    # cells); blue: before columns 2-5, after 4-5; before's column 2 is 2 cells from after's
+    # blue (4 cells); of 24 + 24 zoned cells
+    assert zone_boundary_moved(before, two) == pytest.approx(8 / 48)
+    # a zone that appears far from where it was: every cell of it moved
+    far = np.zeros((4, 8), dtype=np.uint8)
+    far[:, :2] = 1
+    moved = np.zeros((4, 8), dtype=np.uint8)
+    moved[:, 6:] = 1
+    assert zone_boundary_moved(far, moved) == 1.0
+    assert zone_boundary_moved(np.zeros((2, 2)), np.zeros((2, 2))) is None
+
+
+def test_zone_boundaries_are_judged_by_default_and_settle_on_a_one_cell_jitter():
+    """The default products judge the zones' boundaries, not every flipped cell: a band whose
+    boundary jitters by one cell between rounds settles from round 2."""
+    assert Settling().judge == ("reach_line", "zone_boundaries", "design")
+    reach = area(["######", "######", "######", "######"])
+    a = np.array([[3, 3, 2, 2, 2, 2]] * 4, dtype=np.uint8)
+    b = np.array([[3, 3, 3, 2, 2, 2]] * 4, dtype=np.uint8)
+    rounds = Rounds(Settling(judge=("zone_boundaries", "zones")))
+    for rocks, zone in ((200, a), (400, b), (800, a)):
+        rounds.add(products(rocks, reach, zone=zone))
+    record = rounds.record(6400)
+    assert record["products"]["zone_boundaries"]["round"] == 2
+    assert record["products"]["zones"]["converged"] is False  # 4 of 24 flip each round
+    assert record["products"]["zone_boundaries"]["threshold"] == 0.1
 
 
 def barrier(name, e95, h95, v_d, h_d):

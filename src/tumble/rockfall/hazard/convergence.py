@@ -36,7 +36,7 @@ CONVERGED = "converged"
 #: defaults of the ``[convergence]`` table
 TARGET = 0.1
 MIN_PROBABILITY = 0.01
-MAX_ROCKS = 10_000
+MAX_ROCKS = 20_000
 #: nodata of converged.tif (in the DEM's holes only)
 CONVERGED_NODATA = 255
 

@@ -21,6 +21,20 @@ count); after each round every product is compared with the round before:
   (default 0.15: the share falls as one over the square root of the rocks, on the example site
   0.44, 0.30, 0.22, 0.19, 0.14 from 400 to 6400 rocks; 0.05 would take some 50 000). Nothing to
   judge when the run is not zoned or no cell is zoned.
+* ``zone_boundaries``: the hazard zones' boundaries (zoned runs only), judged as the reach line
+  is: a cell zoned (yellow, blue or red) in one round *moved by more than one cell* when no cell
+  of the same zone in the other round lies within one cell of it (its 3 x 3 neighbourhood). The
+  measure is the share of the zoned cells of both rounds that moved so::
+
+      moved = sum over zones z of (|Z_k \\ N(Z_k-1)| + |Z_k-1 \\ N(Z_k)|) / (|Z_k| + |Z_k-1|)
+
+  with ``Z`` the cells of zone ``z``, the sums and ``|Z|`` over every zone; 0 when every boundary
+  stayed within one cell. Settled when ``moved <= zone_boundary_moved`` (default 0.1, the reach
+  line's share). A zone drawn on a grid is exact to a cell: a cell flipping between zones along
+  a boundary is the boundary's own width, which ``zones`` counts and this product does not; on
+  the real site (``examples/real_site``) ``zones`` falls as about ``n^-0.44`` and would need some
+  30 000 rocks to reach 0.15 (``docs/performance.md``). Judged by default in place of ``zones``.
+  Nothing to judge when the run is not zoned or no cell is zoned.
 * ``design``: on every barrier line the 95th percentile of the kinetic energy (E95) and the
   UNI 11211-4 design velocity and height ``v_d_ms``, ``h_d_m`` (the 95th percentiles of velocity
   and passing height times the partial factors): the largest relative change between the rounds,
@@ -51,13 +65,14 @@ from typing import Any
 import numpy as np
 
 #: the products a run can be judged on, in the order they are reported
-PRODUCTS = ("reach_line", "zones", "design", "cells")
+PRODUCTS = ("reach_line", "zone_boundaries", "zones", "design", "cells")
 #: the products judged by default (``cells`` needs far more rocks, module docstring)
-JUDGED = ("reach_line", "zones", "design")
+JUDGED = ("reach_line", "zone_boundaries", "design")
 #: defaults of the ``[convergence]`` table
 REACH_LINE_PROBABILITY = 0.01
 REACH_LINE_MOVED = 0.1
 ZONE_CHANGED = 0.15
+ZONE_BOUNDARY_MOVED = 0.1
 DESIGN_CHANGE = 0.1
 #: the barrier values compared between rounds: (table, key) of a barrier's record
 DESIGN_VALUES = (
@@ -68,6 +83,7 @@ DESIGN_VALUES = (
 #: what each measure is, in words (the report and summary.json)
 MEASURES = {
     "reach_line": "share of the reach line's cells that moved by more than one cell",
+    "zone_boundaries": "share of the zoned cells whose zone moved by more than one cell",
     "zones": "share of the zoned cells whose hazard zone changed",
     "design": "largest relative change of E95, v_d and h_d on the barrier lines",
     "cells": "share of the cells of reach probability >= min_probability not converged",
@@ -75,6 +91,7 @@ MEASURES = {
 #: why a product had nothing to judge
 NOTHING = {
     "reach_line": "no cell has a reach probability of at least {p:g}",
+    "zone_boundaries": "no cell is zoned (or the run is not zoned)",
     "zones": "no cell is zoned (or the run is not zoned)",
     "design": "no barrier line was crossed (or the run has none)",
     "cells": "no cell has a reach probability of at least {min_p:g}",
@@ -121,6 +138,21 @@ def zone_changed(before: np.ndarray, after: np.ndarray) -> float | None:
     if total == 0:
         return None
     return int(np.sum(zoned & (before != after))) / total
+
+
+def zone_boundary_moved(before: np.ndarray, after: np.ndarray) -> float | None:
+    """The share of the cells zoned (code > 0) in either grid that lie farther than one cell from
+    every cell of the same zone in the other grid (module docstring); None when no cell is zoned
+    in either. Codes of :data:`tumble.rockfall.hazard.zoning.ZONE_NAMES`."""
+    before, after = np.asarray(before), np.asarray(after)
+    total = int(np.sum(before > 0) + np.sum(after > 0))
+    if total == 0:
+        return None
+    moved = 0
+    for zone in np.union1d(np.unique(before[before > 0]), np.unique(after[after > 0])):
+        a, b = before == zone, after == zone
+        moved += int(np.sum(b & ~neighbourhood(a)) + np.sum(a & ~neighbourhood(b)))
+    return moved / total
 
 
 def design_values(barriers: Sequence[Mapping[str, Any]] | None) -> dict[tuple[str, str], float]:
@@ -176,6 +208,7 @@ class Settling:
     reach_line_probability: float = REACH_LINE_PROBABILITY
     reach_line_moved: float = REACH_LINE_MOVED
     zone_changed: float = ZONE_CHANGED
+    zone_boundary_moved: float = ZONE_BOUNDARY_MOVED
     design_change: float = DESIGN_CHANGE
     judge: tuple[str, ...] = JUDGED
     min_probability: float = 0.01
@@ -188,6 +221,7 @@ class Settling:
     def threshold(self, product: str) -> float:
         return {
             "reach_line": self.reach_line_moved,
+            "zone_boundaries": self.zone_boundary_moved,
             "zones": self.zone_changed,
             "design": self.design_change,
             "cells": 0.0,
@@ -197,7 +231,7 @@ class Settling:
         """Whether the round has something for ``product`` to judge."""
         if product == "reach_line":
             return bool(now.reach.any())
-        if product == "zones":
+        if product in ("zones", "zone_boundaries"):
             return now.zone is not None and bool(np.any(now.zone > 0))
         if product == "design":
             return bool(design_values(now.barriers))
@@ -212,11 +246,10 @@ class Settling:
             return float("inf")
         if product == "reach_line":
             value = reach_line_moved(before.reach, now.reach)
-        elif product == "zones":
+        elif product in ("zones", "zone_boundaries"):
+            measure = zone_changed if product == "zones" else zone_boundary_moved
             value = (
-                None
-                if before.zone is None or now.zone is None
-                else zone_changed(before.zone, now.zone)
+                None if before.zone is None or now.zone is None else measure(before.zone, now.zone)
             )
         else:
             value = design_change(before.barriers, now.barriers)
