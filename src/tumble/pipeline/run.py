@@ -286,7 +286,8 @@ class RockfallRun:
             result.summary["convergence"]["max_rocks"] = self.requested.convergence.max_rocks
             result.summary["convergence"]["rounds"] = list(self.rounds)
             if products["converged"] is False:
-                result.summary["warnings"].append(f"the products did {products['verdict']}")
+                verdict = products["verdict"].replace("not converged", "did not converge", 1)
+                result.summary["warnings"].append(f"the products {verdict}")
         # drawn only, through window_values (float64 of the window): the boolean grid gives the
         # same 0 and 1 as a float copy, in a quarter of the memory
         extra: dict[str, Any] = {"converged": converged}
