@@ -188,3 +188,58 @@ def test_a_calibration_with_sets_gives_each_rock_one_of_its_equivalent_sets(site
     empty = write_calibration(tmp_path / "empty.toml", ())
     with pytest.raises(ConfigError, match="no equivalent sets"):
         build_run(config(dem, soil={"calibration": str(empty), "uncertainty": "sets"}))
+
+
+def write_class_calibration(path, sets):
+    """A calibration of a soil map's classes as ``tumble rockfall calibrate --free
+    2.rolling_resistance=...`` writes it: the best set of class 2 in ``[soil.classes.2]`` (lu2019
+    with ``rolling_resistance`` 0.25) and each ``[[sets]]`` with its ``[sets.classes.2]``."""
+    base = "mu_min = 0.55\nmu_max = 2.0\nkappa = 3.0\nbeta = 185.0\n"
+    text = "[soil]\n[soil.scores]\nks_pvalue = 0.5\n\n[soil.classes.2]\n" + base
+    text += "rolling_resistance = 0.25\n"
+    for value in sets:
+        text += f"\n[[sets]]\n[sets.classes.2]\n{base}rolling_resistance = {value}\n"
+    path.write_text(text)
+    return path
+
+
+def test_a_calibration_of_map_classes_draws_one_set_per_rock_for_the_classes_it_calibrated(
+    site, tmp_path
+):
+    """soil.calibration of class 2 with uncertainty = "sets": rock k takes set floor(2 u_0) of
+    the two equivalent sets on class 2 (u_0 its first soil uniform, the rule of a single
+    soil), class 1 keeps the configuration's medium; deposits.csv's columns carry class 2's
+    drawn value; "none" takes the best set; a class drawing on its own and "category" are
+    refused naming the key."""
+    dem, soil_map = site
+    calib = write_class_calibration(tmp_path / "classes.toml", (0.2, 0.3))
+    soil = {"map": str(soil_map), "classes": {"1": "medium", "2": "lu2019"}}
+    setup = build_run(config(dem, soil={**soil, "calibration": str(calib), "uncertainty": "sets"}))
+    k = np.floor(2.0 * soil_uniforms(9, N)[:, 0]).astype(int)
+    expected = np.array([0.2, 0.3])[k]
+    # the DEM sample (row 12, col 30) lies in class 2, (12, 5) in class 1
+    drawn = np.array([at(setup.ensemble.soil_of(r).rolling_resistance, 12, 30) for r in range(N)])
+    np.testing.assert_array_equal(drawn, expected)
+    assert set(drawn) == {0.2, 0.3}
+    medium = CATALOGUE["medium"].values["rolling_resistance"]
+    assert all(at(setup.ensemble.soil_of(r).rolling_resistance, 12, 5) == medium for r in range(N))
+    np.testing.assert_array_equal(
+        setup.soil_draws.columns()["soil_class2_rolling_resistance"], expected
+    )
+    described = setup.soil_draws.described["categories"]
+    assert list(described) == ["class 2"] and described["class 2"]["sets"] == 2
+    best = build_run(config(dem, soil={**soil, "calibration": str(calib)}))
+    assert best.ensemble.soils is None
+    assert at(best.ensemble.soil.rolling_resistance, 12, 30) == 0.25
+    with pytest.raises(ConfigError, match="uniform spread") as err:
+        build_run(config(dem, soil={**soil, "calibration": str(calib), "uncertainty": "category"}))
+    assert err.value.key == "soil.uncertainty"
+    own = {"1": "medium", "2": {"preset": "lu2019", "uncertainty": "sets"}}
+    with pytest.raises(ConfigError, match="draws on its own") as err:
+        build_run(
+            config(dem, soil={"map": str(soil_map), "classes": own, "calibration": str(calib)})
+        )
+    assert err.value.key == "soil.classes.2.uncertainty"
+    empty = write_class_calibration(tmp_path / "empty.toml", ())
+    with pytest.raises(ConfigError, match="no equivalent sets"):
+        build_run(config(dem, soil={**soil, "calibration": str(empty), "uncertainty": "sets"}))

@@ -40,6 +40,7 @@ from tumble.rockfall.site.areas import ReleaseAreas
 from tumble.rockfall.site.barrier_files import BarrierSide, build_barriers
 from tumble.rockfall.site.calibrated import (
     calibrated_classes,
+    calibrated_map_draws,
     calibrated_soil,
     calibration_draws,
 )
@@ -243,6 +244,13 @@ def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> S
         return SoilDraws(
             soils, row, {"soil": values}, describe({"soil": (c.preset, c.uncertainty)})
         )
+    if c.calibration is not None:
+        grid = _class_map(c.map, terrain, base, "soil.map")
+        return calibrated_map_draws(
+            config,
+            soil_classes(config),
+            lambda of: _forest(config, soil_from_class_map(grid, of, terrain), terrain, base),
+        )
     draws: dict[int, tuple[str, str]] = {}
     for code, entry in (c.classes or {}).items():
         preset = entry if isinstance(entry, str) else entry.preset
@@ -260,12 +268,6 @@ def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> S
         draws[code] = (preset, mode)
     if all(mode == "none" for _, mode in draws.values()):
         return SoilDraws()
-    if c.calibration is not None:
-        raise ConfigError(
-            "drawing the equivalent sets of a calibration of a soil map's classes is not "
-            "supported: give soil.uncertainty = 'none' (each class takes its best set)",
-            "soil.uncertainty",
-        )
     key = "soil.uncertainty"
     try:
         values = _class_map(c.map, terrain, base, "soil.map")
