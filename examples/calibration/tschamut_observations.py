@@ -32,16 +32,23 @@ the block's measured mass, and each run's row names the class of its block and o
 
     python examples/calibration/tschamut_observations.py /tmp/tschamut_data out/tschamut-natural \
         --shape natural
+
+With ``--placement recorded`` each row has ``release_z``, the centre the block's bounding radius
+(its farthest hull vertex) above the files' ground height at the release (the recorded centre
+height less the block's equivalent radius), as ``tumble validate tschamut --placement recorded``
+places it: ``calibrate`` lifts an orientation whose hull would reach into the proxy terrain until
+it clears it.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
-import sys
 from pathlib import Path
 
 import trimesh
 
+from tumble.rockfall.clearance import Hulls
 from tumble.validation.tschamut import NATURAL_HULLS, TschamutData, load
 
 COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "box_x", "box_y", "box_z", "mass")
@@ -68,10 +75,14 @@ def natural_classes(data: TschamutData, folder: Path) -> str:
     return "\n".join(lines)
 
 
-def write_site(data_dir: str | Path, folder: str | Path, shape: str = "box") -> dict[str, int]:
+def write_site(
+    data_dir: str | Path, folder: str | Path, shape: str = "box", placement: str = "clearance"
+) -> dict[str, int]:
     """The files of the module docstring in ``folder``; the number of runs of each file."""
     if shape not in ("box", "natural"):
         raise ValueError(f"shape must be 'box' or 'natural', got {shape!r}")
+    if placement not in ("clearance", "recorded"):
+        raise ValueError(f"placement must be 'clearance' or 'recorded', got {placement!r}")
     data = load(data_dir)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -86,7 +97,8 @@ def write_site(data_dir: str | Path, folder: str | Path, shape: str = "box") -> 
         with open(folder / name, "w", newline="") as handle:
             out = csv.writer(handle)
             columns = NATURAL_COLUMNS if shape == "natural" else COLUMNS
-            out.writerow([*columns, "stop_x", "stop_y"])
+            recorded = ("release_z",) if placement == "recorded" else ()
+            out.writerow([*columns, *recorded, "stop_x", "stop_y"])
             for k in rows:
                 block = data.blocks[data.block_id[k]]
                 row = [data.run_id[k], *(f"{v:.6f}" for v in data.release[k, :2])]
@@ -94,8 +106,13 @@ def write_site(data_dir: str | Path, folder: str | Path, shape: str = "box") -> 
                 if shape == "natural":
                     hull = NATURAL_HULLS[k % len(NATURAL_HULLS)]
                     row += [f"{data.block_id[k]}_{hull}"]
+                    rock = block.natural_rocks()[k % len(NATURAL_HULLS)]
                 else:
                     row += [f"{v:g}" for v in block.size] + [f"{block.mass:g}"]
+                    rock = block.rock("box")
+                if placement == "recorded":
+                    ground = data.release[k, 2] - block.radius
+                    row += [f"{ground + Hulls.of(rock).radius(0):.6f}"]
                 row += [f"{v:.6f}" for v in data.stop[k, :2]]
                 out.writerow(row)
         counts[name] = len(rows)
@@ -103,11 +120,10 @@ def write_site(data_dir: str | Path, folder: str | Path, shape: str = "box") -> 
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    shape = "box"
-    if len(args) == 4 and args[2] == "--shape":
-        shape = args.pop(3)
-        args.pop(2)
-    if len(args) != 2:
-        sys.exit("usage: tschamut_observations.py DATA_DIR OUT_DIR [--shape box|natural]")
-    print(write_site(args[0], args[1], shape))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data_dir")
+    parser.add_argument("out_dir")
+    parser.add_argument("--shape", choices=("box", "natural"), default="box")
+    parser.add_argument("--placement", choices=("clearance", "recorded"), default="clearance")
+    args = parser.parse_args()
+    print(write_site(args.data_dir, args.out_dir, args.shape, args.placement))

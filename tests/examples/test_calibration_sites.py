@@ -88,3 +88,32 @@ def test_tschamut_site_with_natural_hulls_carries_the_validation_s_rocks(tmp_pat
             )
     with pytest.raises(ValueError, match="shape"):
         example["write_site"](TSCHAMUT, tmp_path / "bad", "sphere")
+
+
+@pytest.mark.parametrize("shape", ["box", "natural"])
+def test_tschamut_site_with_the_recorded_placement_starts_as_the_validation_does(tmp_path, shape):
+    """--placement recorded: each row's release_z is the centre height of ``tumble validate
+    tschamut --placement recorded`` (the bounding radius above the recorded ground), to the
+    file's 1e-6 m, wherever the validation did not have to lift the block clear of the proxy
+    terrain (where it did, its centre is higher, as calibrate lifts it)."""
+    from tumble.validation.tschamut import runs
+
+    example = runpy.run_path(str(EXAMPLES / "tschamut_observations.py"))
+    folder = tmp_path / shape
+    example["write_site"](TSCHAMUT, folder, shape, "recorded")
+    data = tschamut.load(TSCHAMUT)
+    orientations = len(tschamut.NATURAL_HULLS)
+    states, run_index, orientation, _, _ = runs.releases(data, orientations, 0, shape, "recorded")
+    at_record = 0
+    for name in ("odd.csv", "even.csv"):
+        obs = read_observations(folder / name)
+        for run, z in zip(obs.label("id"), obs.number("release_z"), strict=True):
+            k = data.run_id.index(run)
+            # the validation's rock of run k with the same hull: orientation k mod 4
+            rock = np.flatnonzero((run_index == k) & (orientation == k % orientations))[0]
+            centre = states.position[rock, 2]
+            assert centre >= z - 1e-6  # lifted clear of the terrain, never lower
+            at_record += bool(centre < z + 1e-6)
+    assert at_record >= 40  # most of the 80 runs start at the recorded height
+    with pytest.raises(ValueError, match="placement"):
+        example["write_site"](TSCHAMUT, tmp_path / "bad", shape, "dropped")
