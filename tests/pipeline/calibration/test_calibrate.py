@@ -80,6 +80,28 @@ def test_same_seed_same_file_for_one_and_two_threads(site, tmp_path):
     assert (one / "calibration.toml").read_text() == (two / "calibration.toml").read_text()
 
 
+def test_a_dask_cluster_gives_the_local_numbers(site, tmp_path, capsys):
+    """--dask local:2: every set a task on one of two single-threaded worker processes; the
+    evaluated sets, the files and the held-out check equal those of a local run; a check that
+    fails names the criteria it fails."""
+    local, remote = tmp_path / "local", tmp_path / "dask"
+    held_out = ("--check", str(site / "held_out.csv"), "--points", "3")
+    assert calibrate(site, local, *held_out, "--threads", "2") == 0
+    assert calibrate(site, remote, *held_out, "--dask", "local:2") == 0
+    a = json.loads((local / "calibration.json").read_text())
+    b = json.loads((remote / "calibration.json").read_text())
+    assert a["sets"] == b["sets"]
+    assert (local / "calibration.toml").read_text() == (remote / "calibration.toml").read_text()
+    check_a = json.loads((local / "check.json").read_text())
+    check_b = json.loads((remote / "check.json").read_text())
+    assert check_a["sets"] == check_b["sets"]
+    assert check_a["failed"] == check_b["failed"]
+    assert check_a["best_passes"] == (check_a["failed"] == [])
+    printed = capsys.readouterr().out
+    if check_a["failed"]:
+        assert f"(fails: {', '.join(check_a['failed'])}; the rule:" in printed
+
+
 def test_a_run_takes_the_best_set_of_soil_calibration(site, tmp_path):
     from tumble.io.config import load_config
     from tumble.rockfall.site.from_config import build_run

@@ -10,7 +10,8 @@ from the truth (``docs/calibration.md``).
    every evaluated set with a KS p-value of at least :data:`~.scores.KS_LEVEL`.
 
 A set's rocks depend only on the seed, the set and the observations: the same for any number
-of threads.
+of threads, and on a Dask cluster (``client``: each set a task on one worker thread, the site
+sent to every worker once) the same as on this machine.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from tumble._check import require
 from tumble.io.observations import Observations
 from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, releases
 from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
@@ -92,6 +94,40 @@ def simulate(
     return Simulated(runout, final[:, :2], regular, rel.block)
 
 
+def simulate_sets(
+    site: Site,
+    jobs: Sequence[tuple[Releases, Soil]],
+    seed: int,
+    threads: int,
+    advance: Callable[[int], None] | None = None,
+    client: Any = None,
+) -> list[Simulated]:
+    """:func:`simulate` of every ``(releases, soil)`` of ``jobs``, in their order: one after
+    another on ``threads``, or with a ``distributed.Client`` as one task per job on the cluster
+    (each on one worker thread; the numbers do not depend on it), ``advance`` called as each
+    job's rocks are done."""
+    if client is None:
+        return [simulate(site, rel, soil, seed, threads, advance) for rel, soil in jobs]
+    as_completed = require("distributed", "cluster", "--dask").as_completed
+    [remote] = client.scatter([site], broadcast=True)
+    shared: dict[int, Any] = {}
+    for rel, _ in jobs:
+        if id(rel) not in shared:
+            [shared[id(rel)]] = client.scatter([rel], broadcast=True)
+    futures = [
+        client.submit(simulate, remote, shared[id(rel)], soil, seed, 1, None, pure=False)
+        for rel, soil in jobs
+    ]
+    where = {future.key: k for k, future in enumerate(futures)}
+    out: list[Any] = [None] * len(futures)
+    for future in as_completed(futures):
+        k = where[future.key]
+        out[k] = future.result()
+        if advance is not None:
+            advance(len(jobs[k][0]))
+    return out
+
+
 def scores_of(blocks: Blocks, sim: Simulated) -> dict[str, Any]:
     return runout_scores(blocks.runout, sim.runout, sim.regular, blocks.stop, sim.stop, sim.block)
 
@@ -148,10 +184,12 @@ def calibrate(
     seed: int = 0,
     threads: int = 1,
     progress: Callable[[int], Any] | None = None,
+    client: Any = None,
 ) -> Calibration:
     """The search of the module docstring. ``progress(total)`` returns an object whose
     ``update(rocks)`` is called after each chunk (a
-    :class:`~tumble.rockfall.ensemble.progress.Progress`)."""
+    :class:`~tumble.rockfall.ensemble.progress.Progress`); ``client``: a
+    ``distributed.Client`` to run the sets on (:func:`simulate_sets`)."""
     start = time.perf_counter()
     site.check_free(free)
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
@@ -168,16 +206,21 @@ def calibrate(
     first = rocks_of(0)
     sets: list[dict[str, Any]] = []
     runs: list[Simulated] = []
-    for values in design(free, points, seed):
-        sim = simulate(site, first, site.soil_with(values), seed, threads, advance)
+    designed = design(free, points, seed)
+    jobs = [(first, site.soil_with(values)) for values in designed]
+    for values, sim in zip(
+        designed, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
+    ):
         runs.append(sim)
         sets.append({"values": values, "stage": "design", "rounds": 1, **scores_of(blocks, sim)})
     order = sorted(range(len(sets)), key=lambda k: sets[k]["objective"])[:refined]
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
-        for k in order:
-            soil = site.soil_with(sets[k]["values"])
-            runs[k] = runs[k] + simulate(site, again, soil, seed, threads, advance)
+        jobs = [(again, site.soil_with(sets[k]["values"])) for k in order]
+        for k, sim in zip(
+            order, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
+        ):
+            runs[k] = runs[k] + sim
     for k in order:
         sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
     if bar is not None:
@@ -234,6 +277,7 @@ def check(
     seed: int = 0,
     threads: int = 1,
     progress: Callable[[int], Any] | None = None,
+    client: Any = None,
 ) -> dict[str, Any]:
     """The best and the equivalent sets on held-out blocks: each set's scores (median ratio, KS
     p, early stops, the share of observed stops inside the simulated 95 % stop envelope) and
@@ -243,21 +287,25 @@ def check(
     rel = releases(blocks, site.terrain, orientations, seed)
     chosen = [calibration.best, *(k for k in calibration.equivalent if k != calibration.best)]
     bar = progress(len(rel) * len(chosen)) if progress is not None else None
+    jobs = [(rel, site.soil_with(calibration.sets[k]["values"])) for k in chosen]
+    sims = simulate_sets(site, jobs, seed, threads, None if bar is None else bar.update, client)
     rows = []
-    for k in chosen:
+    for k, sim in zip(chosen, sims, strict=True):
         values = calibration.sets[k]["values"]
-        sim = simulate(
-            site, rel, site.soil_with(values), seed, threads, None if bar is None else bar.update
-        )
         rows.append({"set": k, "values": values, **scores_of(blocks, sim), **_inside(blocks, sim)})
     if bar is not None:
         bar.close()
     best = rows[0]
-    passes = bool(
-        abs(best.get("median_ratio", math.inf) - 1.0) <= 0.15
-        and best["ks_pvalue"] >= KS_LEVEL
-        and best.get("early_stops_ok", False)
-    )
+    failed = [
+        name
+        for name, ok in (
+            ("median ratio within 15 %", abs(best.get("median_ratio", math.inf) - 1.0) <= 0.15),
+            ("KS p >= 0.05", best["ks_pvalue"] >= KS_LEVEL),
+            ("simulated p05 at least half the observed", best.get("early_stops_ok", False)),
+        )
+        if not ok
+    ]
+    passes = not failed
     return {
         "observations": obs.path,
         "observed": observed_summary(blocks.runout),
@@ -266,5 +314,6 @@ def check(
         "best": best,
         "sets": rows,
         "best_passes": passes,
+        "failed": failed,
         "rule": "median ratio within 15 %, KS p >= 0.05, simulated p05 at least half the observed",
     }
