@@ -170,8 +170,8 @@ def calibrated_map_draws(
         raise ConfigError(str(err), "soil.map") from None
     values = {
         f"class {code}": np.array(
-            [[float(getattr(set_soils[k][code], f)) for f in FIELDS] for k in index]
-        )
+            [[float(getattr(one[code], f)) for f in FIELDS] for one in set_soils]
+        )[index]
         for code in codes
     }
     entry = {
