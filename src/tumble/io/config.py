@@ -52,9 +52,9 @@ A run is described by one TOML document (every key optional; defaults below)::
     [convergence]               # target = 0.1 (relative half-width of the 95 % intervals),
                                 # min_probability = 0.01, max_rocks = 20000; rocks = "auto" runs
                                 # in rounds until judge = ["reach_line", "zone_boundaries",
-                                # "design"] (or "zones", "cells") settle: reach_line_probability
-                                # = 0.01, reach_line_moved = 0.1, zone_boundary_moved = 0.1,
-                                # zone_changed = 0.15, design_change = 0.1
+                                # "design"] (or "zones", "design_intervals", "cells") settle;
+                                # thresholds reach_line_moved, zone_boundary_moved,
+                                # zone_changed, design_change, design_interval (README)
 
     [[barrier]]                 # any number of barrier lines (observation lines) and nets
     name = "fence A"            # required, unique among the barriers
@@ -301,7 +301,10 @@ class ConvergenceConfig(_Section):
     zone_changed: Share = 0.15
     zone_boundary_moved: Share = 0.1
     design_change: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 0.1
-    judge: list[Literal["reach_line", "zone_boundaries", "zones", "design", "cells"]] = [
+    design_interval: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 0.1
+    judge: list[
+        Literal["reach_line", "zone_boundaries", "zones", "design", "design_intervals", "cells"]
+    ] = [
         "reach_line",
         "zone_boundaries",
         "design",

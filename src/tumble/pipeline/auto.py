@@ -115,6 +115,7 @@ def product_rounds(config: RockfallConfig) -> Rounds:
         reach_line_moved=c.reach_line_moved,
         zone_changed=c.zone_changed,
         zone_boundary_moved=c.zone_boundary_moved,
+        design_interval=c.design_interval,
         design_change=c.design_change,
         judge=tuple(c.judge),
         min_probability=c.min_probability,

@@ -11,6 +11,7 @@ from tumble.rockfall.hazard.settling import (
     Rounds,
     Settling,
     design_change,
+    design_interval,
     line_cells,
     reach_line_moved,
     zone_boundary_moved,
@@ -122,6 +123,30 @@ def test_design_change_is_the_largest_relative_change_by_hand():
     assert design_change(before[:1], after) == float("inf")
     assert design_change(before, None) is None
     assert design_change(None, [barrier("A", None, None, None, None)]) is None
+
+
+def test_design_interval_is_the_widest_relative_half_width_by_hand():
+    """E95 100 kJ [90, 110]: 0.1; v_d 20 m/s [19, 21]: 0.05; h_d 2 m [1.9, 2.3]: 0.1 on line A,
+    E95 50 kJ [40, 70] on line B: 0.3, the widest; no interval: None; a value of 0 with a
+    width: infinite; the judged product needs no round before."""
+    a = {
+        "name": "A",
+        "kinetic_energy_kJ": {"p95": 100.0, "p95_ci": [90.0, 110.0]},
+        "design": {"v_d_ms": 20.0, "v_d_ci_ms": [19.0, 21.0], "h_d_m": 2.0, "h_d_ci_m": [1.9, 2.3]},
+    }
+    b = {"name": "B", "kinetic_energy_kJ": {"p95": 50.0, "p95_ci": [40.0, 70.0]}}
+    assert design_interval([a]) == pytest.approx(0.1)
+    assert design_interval([a, b]) == pytest.approx(0.3)
+    assert design_interval([{"name": "C", "kinetic_energy_kJ": {"p95": 5.0}}]) is None
+    assert design_interval(None) is None
+    zero = {"name": "D", "kinetic_energy_kJ": {"p95": 0.0, "p95_ci": [0.0, 1.0]}}
+    assert design_interval([zero]) == float("inf")
+    rounds = Rounds(Settling(judge=("design_intervals",), design_interval=0.2))
+    rounds.add(products(200, area(["#"]), barriers=[a, b]))
+    assert not rounds.done  # 0.3 > 0.2
+    rounds.add(products(400, area(["#"]), barriers=[a]))
+    assert rounds.done
+    assert rounds.record(800)["products"]["design_intervals"]["round"] == 2
 
 
 def products(rocks, reach, zone=None, barriers=None, cells=(0, 0)):

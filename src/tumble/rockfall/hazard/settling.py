@@ -43,6 +43,11 @@ count); after each round every product is compared with the round before:
   from ``v_d`` and the design block; without a configured ``mass_kg`` that block is the largest
   rock crossing the line, which grows with the rocks and never settles, so it is not judged.
   Nothing to judge without a barrier line crossed by a rock.
+* ``design_intervals``: the same barrier values judged by their own 95 % intervals in the round
+  (no round before needed): the largest relative half-width ``(hi - lo) / (2 |x|)`` of the
+  intervals of E95, ``v_d`` and ``h_d`` (``p95_ci``, ``v_d_ci_ms``, ``h_d_ci_m`` of a barrier's
+  record) over the lines. Settled when ``<= design_interval`` (default 0.1). Judged only when
+  asked for. Nothing to judge without a barrier line crossed by a rock.
 * ``cells``: the per-cell intervals of :mod:`tumble.rockfall.hazard.convergence`: the share of
   the cells of reach probability ``>= min_probability`` that have not converged. Settled when 0
   (every such cell converged). Nothing to judge when no cell reaches ``min_probability``. Judged
@@ -58,6 +63,7 @@ chunking and number of threads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +71,7 @@ from typing import Any
 import numpy as np
 
 #: the products a run can be judged on, in the order they are reported
-PRODUCTS = ("reach_line", "zone_boundaries", "zones", "design", "cells")
+PRODUCTS = ("reach_line", "zone_boundaries", "zones", "design", "design_intervals", "cells")
 #: the products judged by default (``cells`` needs far more rocks, module docstring)
 JUDGED = ("reach_line", "zone_boundaries", "design")
 #: defaults of the ``[convergence]`` table
@@ -74,11 +80,18 @@ REACH_LINE_MOVED = 0.1
 ZONE_CHANGED = 0.15
 ZONE_BOUNDARY_MOVED = 0.1
 DESIGN_CHANGE = 0.1
+DESIGN_INTERVAL = 0.1
 #: the barrier values compared between rounds: (table, key) of a barrier's record
 DESIGN_VALUES = (
     ("kinetic_energy_kJ", "p95"),
     ("design", "v_d_ms"),
     ("design", "h_d_m"),
+)
+#: the barrier values whose 95 % intervals ``design_intervals`` judges: (table, value, interval)
+DESIGN_INTERVALS = (
+    ("kinetic_energy_kJ", "p95", "p95_ci"),
+    ("design", "v_d_ms", "v_d_ci_ms"),
+    ("design", "h_d_m", "h_d_ci_m"),
 )
 #: what each measure is, in words (the report and summary.json)
 MEASURES = {
@@ -86,6 +99,7 @@ MEASURES = {
     "zone_boundaries": "share of the zoned cells whose zone moved by more than one cell",
     "zones": "share of the zoned cells whose hazard zone changed",
     "design": "largest relative change of E95, v_d and h_d on the barrier lines",
+    "design_intervals": "largest relative half-width of the 95 % intervals of E95, v_d, h_d",
     "cells": "share of the cells of reach probability >= min_probability not converged",
 }
 #: why a product had nothing to judge
@@ -94,6 +108,7 @@ NOTHING = {
     "zone_boundaries": "no cell is zoned (or the run is not zoned)",
     "zones": "no cell is zoned (or the run is not zoned)",
     "design": "no barrier line was crossed (or the run has none)",
+    "design_intervals": "no barrier line was crossed (or the run has none)",
     "cells": "no cell has a reach probability of at least {min_p:g}",
 }
 
@@ -167,6 +182,24 @@ def design_values(barriers: Sequence[Mapping[str, Any]] | None) -> dict[tuple[st
     return values
 
 
+def design_interval(barriers: Sequence[Mapping[str, Any]] | None) -> float | None:
+    """The largest relative half-width ``(hi - lo) / (2 |x|)`` of the intervals of
+    :data:`DESIGN_INTERVALS` over the barrier lines; None when no line has one; infinite for a
+    value of 0 with an interval of some width."""
+    widest: float | None = None
+    for barrier in barriers or ():
+        for table, key, interval in DESIGN_INTERVALS:
+            record = barrier.get(table) or {}
+            value, ci = record.get(key), record.get(interval)
+            if value is None or ci is None:
+                continue
+            width = abs(float(ci[1]) - float(ci[0])) / 2.0
+            value = abs(float(value))
+            share = width / value if value > 0.0 else (0.0 if width == 0.0 else math.inf)
+            widest = share if widest is None else max(widest, share)
+    return widest
+
+
 def design_change(
     before: Sequence[Mapping[str, Any]] | None, after: Sequence[Mapping[str, Any]] | None
 ) -> float | None:
@@ -210,6 +243,7 @@ class Settling:
     zone_changed: float = ZONE_CHANGED
     zone_boundary_moved: float = ZONE_BOUNDARY_MOVED
     design_change: float = DESIGN_CHANGE
+    design_interval: float = DESIGN_INTERVAL
     judge: tuple[str, ...] = JUDGED
     min_probability: float = 0.01
 
@@ -224,6 +258,7 @@ class Settling:
             "zone_boundaries": self.zone_boundary_moved,
             "zones": self.zone_changed,
             "design": self.design_change,
+            "design_intervals": self.design_interval,
             "cells": 0.0,
         }[product]
 
@@ -235,6 +270,8 @@ class Settling:
             return now.zone is not None and bool(np.any(now.zone > 0))
         if product == "design":
             return bool(design_values(now.barriers))
+        if product == "design_intervals":
+            return design_interval(now.barriers) is not None
         return int(now.cells["cells"]) > 0
 
     def measure(self, product: str, before: RoundProducts | None, now: RoundProducts) -> float:
@@ -242,6 +279,9 @@ class Settling:
         if product == "cells":
             cells = int(now.cells["cells"])
             return (cells - int(now.cells["cells_converged"])) / cells
+        if product == "design_intervals":
+            widest = design_interval(now.barriers)
+            return math.inf if widest is None else widest
         if before is None:
             return float("inf")
         if product == "reach_line":
