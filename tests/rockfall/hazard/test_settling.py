@@ -141,6 +141,8 @@ def test_design_interval_is_the_widest_relative_half_width_by_hand():
     assert design_interval(None) is None
     zero = {"name": "D", "kinetic_energy_kJ": {"p95": 0.0, "p95_ci": [0.0, 1.0]}}
     assert design_interval([zero]) == float("inf")
+    unknown = {"name": "E", "kinetic_energy_kJ": {"p95": 5.0, "p95_ci": [float("nan"), 6.0]}}
+    assert design_interval([a, unknown]) == float("inf")
     rounds = Rounds(Settling(judge=("design_intervals",), design_interval=0.2))
     rounds.add(products(200, area(["#"]), barriers=[a, b]))
     assert not rounds.done  # 0.3 > 0.2

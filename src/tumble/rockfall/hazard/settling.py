@@ -185,7 +185,8 @@ def design_values(barriers: Sequence[Mapping[str, Any]] | None) -> dict[tuple[st
 def design_interval(barriers: Sequence[Mapping[str, Any]] | None) -> float | None:
     """The largest relative half-width ``(hi - lo) / (2 |x|)`` of the intervals of
     :data:`DESIGN_INTERVALS` over the barrier lines; None when no line has one; infinite for a
-    value of 0 with an interval of some width."""
+    value of 0 with an interval of some width, and for an interval or value that is not
+    finite."""
     widest: float | None = None
     for barrier in barriers or ():
         for table, key, interval in DESIGN_INTERVALS:
@@ -195,7 +196,10 @@ def design_interval(barriers: Sequence[Mapping[str, Any]] | None) -> float | Non
                 continue
             width = abs(float(ci[1]) - float(ci[0])) / 2.0
             value = abs(float(value))
-            share = width / value if value > 0.0 else (0.0 if width == 0.0 else math.inf)
+            if not (math.isfinite(width) and math.isfinite(value)):
+                share = math.inf  # an interval that could not be estimated has not settled
+            else:
+                share = width / value if value > 0.0 else (0.0 if width == 0.0 else math.inf)
             widest = share if widest is None else max(widest, share)
     return widest
 
