@@ -74,10 +74,7 @@ def calibrated_classes(path: str, classes: dict[int, Soil]) -> dict[int, Soil]:
     """The soil of each class of a calibration of a soil map's classes (``[soil.classes.N]``
     of the file): ConfigError for a file of a single soil or a class the configuration's map
     does not have."""
-    try:
-        data = read_calibration(path)
-    except DataError as err:
-        raise ConfigError(str(err), "soil.calibration") from None
+    data = _read(path)
     if not data["classes"]:
         raise ConfigError(
             f"{path} calibrates a single soil, not the classes of a soil map: use it without "
@@ -135,10 +132,7 @@ def calibrated_map_draws(
             "a calibration has equivalent sets, not a uniform spread; use 'sets' or 'none'",
             "soil.uncertainty",
         )
-    try:
-        data = read_calibration(path)
-    except DataError as err:
-        raise ConfigError(str(err), "soil.calibration") from None
+    data = _read(path)
     if not data["sets"]:
         raise ConfigError(
             f"{path} has no equivalent sets ([[sets]]) to draw from: the run takes its best set "
@@ -183,3 +177,12 @@ def calibrated_map_draws(
     }
     described = {"mode": "sets", "categories": {f"class {code}": dict(entry) for code in codes}}
     return SoilDraws(table, row, values, described)
+
+
+def _read(path: str) -> dict[str, Any]:
+    """:func:`tumble.io.calibration.read_calibration`, a bad file a ConfigError of
+    ``soil.calibration``."""
+    try:
+        return read_calibration(path)
+    except DataError as err:
+        raise ConfigError(str(err), "soil.calibration") from None
