@@ -3,10 +3,14 @@ states (CRS, grid, cliffs steeper than 70 degrees, the nodata footprint) read ba
 ``Terrain.from_file``, the site that ``make_site.py`` places on it, and a configuration that
 validates. No simulation runs here.
 
-The crop ``dem.tif`` is written by ``make_site.py --source avaHit.asc`` (README.md there); the
-tests that read it are skipped, saying so, where it has not been written."""
+The crop is ``examples/real_site/dem.tif`` where ``make_site.py --source avaHit.asc`` wrote it
+(README.md there); else it is cropped here from AvaFrame's ``avaHit.asc``, found at
+``$TUMBLE_AVAHIT`` or in ``../shared/validation/avaHit/`` beside the repository, into a
+temporary folder (never into the repository). Where neither is found, the tests that read it
+are skipped, saying so."""
 
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 
@@ -31,10 +35,35 @@ SPACING = 4.997678230579
 ORIGIN = (272871.375, 357732.589)
 EPSG = 31287
 
-needs_dem = pytest.mark.skipif(
-    not DEM.is_file(),
-    reason="examples/real_site/dem.tif not written (make_site.py --source avaHit.asc)",
+#: AvaFrame's avaHit.asc: $TUMBLE_AVAHIT, or the shared validation data beside the repository
+SOURCES = (
+    os.environ.get("TUMBLE_AVAHIT", ""),
+    str(EXAMPLE.parents[2] / "shared" / "validation" / "avaHit" / "avaHit.asc"),
 )
+SOURCE = next((Path(p) for p in SOURCES if p and Path(p).is_file()), None)
+
+needs_dem = pytest.mark.skipif(
+    not DEM.is_file() and SOURCE is None,
+    reason="examples/real_site/dem.tif not written and avaHit.asc not found ($TUMBLE_AVAHIT, "
+    "../shared/validation/avaHit/)",
+)
+
+
+def make_site_module():
+    spec = importlib.util.spec_from_file_location("make_real_site", EXAMPLE / "make_site.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def dem(tmp_path_factory) -> Path:
+    """The crop: the example's, else one cropped from the source into a temporary folder."""
+    if DEM.is_file():
+        return DEM
+    assert SOURCE is not None
+    return make_site_module().crop_source(SOURCE, tmp_path_factory.mktemp("real_site_dem"))
 
 
 def slope_deg(terrain: Terrain) -> np.ndarray:
@@ -44,19 +73,15 @@ def slope_deg(terrain: Terrain) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def terrain() -> Terrain:
-    return Terrain.from_file(DEM)
+def terrain(dem) -> Terrain:
+    return Terrain.from_file(dem)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    spec = importlib.util.spec_from_file_location("make_real_site", EXAMPLE / "make_site.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def site(tmp_path_factory, dem) -> Path:
     folder = tmp_path_factory.mktemp("real_site")
-    shutil.copy(DEM, folder / "dem.tif")
-    module.write_site(folder)
+    shutil.copy(dem, folder / "dem.tif")
+    make_site_module().write_site(folder)
     shutil.copy(EXAMPLE / "site.toml", folder / "site.toml")
     return folder
 
@@ -77,14 +102,14 @@ def test_configuration_validates(tmp_path):
 
 
 @needs_dem
-def test_crs_and_grid_as_stated(terrain):
+def test_crs_and_grid_as_stated(terrain, dem):
     assert terrain.crs.to_epsg() == EPSG
     assert terrain.crs.is_projected and terrain.crs.linear_units_factor[1] == 1.0
     assert terrain.shape == SHAPE
     assert terrain.dx == pytest.approx(SPACING, abs=1e-9)
     assert terrain.dy == pytest.approx(SPACING, abs=1e-9)
     assert (terrain.x0, terrain.y0) == pytest.approx(ORIGIN, abs=1e-3)
-    with rasterio.open(DEM) as dataset:
+    with rasterio.open(dem) as dataset:
         assert dataset.dtypes[0] == "float32"
         assert dataset.nodata == -9999.0
         assert dataset.compression is not None and dataset.compression.value == "DEFLATE"
