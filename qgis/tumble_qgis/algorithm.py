@@ -11,6 +11,7 @@ from qgis.core import (
     QgsProcessingContext,
     QgsProcessingException,
     QgsProcessingLayerPostProcessorInterface,
+    QgsProcessingParameterFile,
     QgsRasterLayer,
     QgsVectorFileWriter,
 )
@@ -78,6 +79,27 @@ class TumbleAlgorithm(QgsProcessingAlgorithm):
                 outcome.error or f"{what} failed (exit status {outcome.returncode})"
             )
         return outcome
+
+    def add_run_folder(self, key, title="Run folder"):
+        """A parameter ``key``: the folder of a finished ``tumble rockfall run``."""
+        self.addParameter(
+            QgsProcessingParameterFile(key, title, behavior=QgsProcessingParameterFile.Folder)
+        )
+
+    def run_folder(self, parameters, key, context):
+        """The absolute path of the run folder of parameter ``key``."""
+        return os.path.abspath(self.parameterAsFile(parameters, key, context))
+
+    def layer_on_run(self, parameters, run_key, layer_key, what, context):
+        """``(run folder, CRS of its DEM, feature source of layer_key)`` for an algorithm that
+        gives a layer to a command on a finished run (tumble reads it in the DEM's CRS); an
+        unreadable layer is an error naming ``what``."""
+        run = self.run_folder(parameters, run_key, context)
+        crs = run_dem(run).crs()
+        source = self.parameterAsSource(parameters, layer_key, context)
+        if source is None:
+            raise QgsProcessingException(f"the {what} cannot be read")
+        return run, crs, source
 
     def load_styled(self, found, context, folder):
         """Load the files of ``found`` (``{output: (path, layer name, style, is raster)}``)

@@ -22,14 +22,13 @@ from qgis.core import (
     QgsProcessingOutputVectorLayer,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterFeatureSource,
-    QgsProcessingParameterFile,
     QgsProcessingParameterFolderDestination,
     QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QVariant
 
 from . import results
-from .algorithm import TumbleAlgorithm, close, run_dem, writer
+from .algorithm import TumbleAlgorithm, close, writer
 from .barrier_layer import barrier_entries, write_barriers_file
 
 #: the file of the lines with their design values, in the output folder
@@ -68,11 +67,7 @@ class BarriersReplay(TumbleAlgorithm):
         return BarriersReplay()
 
     def initAlgorithm(self, config=None):
-        self.addParameter(
-            QgsProcessingParameterFile(
-                self.RUN, "Run folder", behavior=QgsProcessingParameterFile.Folder
-            )
-        )
+        self.add_run_folder(self.RUN)
         self.addParameter(
             QgsProcessingParameterFeatureSource(
                 self.LINES, "Barrier lines", [QgsProcessing.TypeVectorLine]
@@ -93,11 +88,9 @@ class BarriersReplay(TumbleAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         tumble = self.tumble_command(feedback)
-        run = os.path.abspath(self.parameterAsFile(parameters, self.RUN, context))
-        crs = run_dem(run).crs()
-        source = self.parameterAsSource(parameters, self.LINES, context)
-        if source is None:
-            raise QgsProcessingException("the barrier line layer cannot be read")
+        run, crs, source = self.layer_on_run(
+            parameters, self.RUN, self.LINES, "barrier line layer", context
+        )
         out = os.path.abspath(self.parameterAsString(parameters, self.OUTPUT, context))
         inputs = out.rstrip(os.sep) + "_inputs"
         os.makedirs(inputs, exist_ok=True)

@@ -8,7 +8,6 @@ import os
 from qgis.core import (
     QgsProcessingOutputFile,
     QgsProcessingOutputRasterLayer,
-    QgsProcessingParameterFile,
     QgsProcessingParameterFolderDestination,
 )
 
@@ -43,9 +42,7 @@ class CompareRuns(TumbleAlgorithm):
 
     def initAlgorithm(self, config=None):
         for key, title in ((self.RUN_A, "Run folder A"), (self.RUN_B, "Run folder B")):
-            self.addParameter(
-                QgsProcessingParameterFile(key, title, behavior=QgsProcessingParameterFile.Folder)
-            )
+            self.add_run_folder(key, title)
         self.addParameter(QgsProcessingParameterFolderDestination(self.OUTPUT, "Comparison"))
         for name, (_path, title, _style) in results.DELTA_RASTERS.items():
             self.addOutput(QgsProcessingOutputRasterLayer(name, title))
@@ -53,10 +50,7 @@ class CompareRuns(TumbleAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         tumble = self.tumble_command(feedback)
-        runs = [
-            os.path.abspath(self.parameterAsFile(parameters, key, context))
-            for key in (self.RUN_A, self.RUN_B)
-        ]
+        runs = [self.run_folder(parameters, key, context) for key in (self.RUN_A, self.RUN_B)]
         out = os.path.abspath(self.parameterAsString(parameters, self.OUTPUT, context))
         self.run_tumble([tumble, "rockfall", "compare", *runs, "--out", out], feedback)
         found = results.compare_outputs(out)

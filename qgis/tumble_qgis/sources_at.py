@@ -20,14 +20,13 @@ from qgis.core import (
     QgsProcessingException,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
-    QgsProcessingParameterFile,
     QgsProcessingUtils,
     QgsWkbTypes,
 )
 from qgis.PyQt.QtCore import QVariant
 
 from . import results
-from .algorithm import TumbleAlgorithm, close, run_dem, to_crs, writer
+from .algorithm import TumbleAlgorithm, close, to_crs, writer
 
 TYPES = {"text": QVariant.String, "integer": QVariant.Int, "real": QVariant.Double}
 #: exit status of ``tumble rockfall sources`` when no rock reached the place (not an error)
@@ -69,11 +68,7 @@ class SourcesAt(TumbleAlgorithm):
         return SourcesAt()
 
     def initAlgorithm(self, config=None):
-        self.addParameter(
-            QgsProcessingParameterFile(
-                self.RUN, "Run folder", behavior=QgsProcessingParameterFile.Folder
-            )
-        )
+        self.add_run_folder(self.RUN)
         self.addParameter(
             QgsProcessingParameterFeatureSource(
                 self.PLACES,
@@ -92,11 +87,9 @@ class SourcesAt(TumbleAlgorithm):
 
     def processAlgorithm(self, parameters, context, feedback):
         tumble = self.tumble_command(feedback)
-        run = os.path.abspath(self.parameterAsFile(parameters, self.RUN, context))
-        crs = run_dem(run).crs()
-        source = self.parameterAsSource(parameters, self.PLACES, context)
-        if source is None:
-            raise QgsProcessingException("the places layer cannot be read")
+        run, crs, source = self.layer_on_run(
+            parameters, self.RUN, self.PLACES, "places layer", context
+        )
         fields = _fields(results.PLACE_FIELDS, source.fields())
         sink, dest = self.parameterAsSink(
             parameters, self.OUTPUT, context, fields, source.wkbType(), source.sourceCrs()
