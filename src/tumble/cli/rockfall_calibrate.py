@@ -91,11 +91,9 @@ def calibrate_command(args) -> int:
     config = load_config(args.config, overrides=args.overrides)
     site = site_of(config)
     threads = args.threads or os.cpu_count() or 1
-    client = None
-    if args.dask:
-        from tumble.rockfall.ensemble.cluster import client_for
+    from tumble.rockfall.ensemble.cluster import client_for, close_client
 
-        client = client_for(args.dask)
+    client = client_for(args.dask) if args.dask else None
     try:
         cal = calibrate(
             site,
@@ -121,10 +119,7 @@ def calibrate_command(args) -> int:
             )
     finally:
         if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(client)
     write_calibration(cal, args.out, figures=not args.no_figures)
     best = cal.sets[cal.best]
     values = ", ".join(f"{n} {v:.4g}" for n, v in best["values"].items())

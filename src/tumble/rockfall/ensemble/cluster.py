@@ -76,6 +76,14 @@ def client_for(address: str) -> Client:
         raise ValueError(f"--dask {address}: cannot reach the scheduler ({err})") from None
 
 
+def close_client(client: Client) -> None:
+    """Close a client of :func:`client_for` and the LocalCluster it started, if any."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
 def chunk_task(
     ensemble: Ensemble, index: int, start: int, stop: int, threads: int = 1
 ) -> tuple[int, dict, float]:
@@ -112,7 +120,4 @@ def run_on_dask(
                 cpu.append(seconds)
             finished(index, chunk)
     finally:
-        cluster = getattr(client, "cluster", None)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        close_client(client)
