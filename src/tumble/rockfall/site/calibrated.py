@@ -104,7 +104,8 @@ def calibrated_map_draws(
 ) -> SoilDraws:
     """``soil.uncertainty`` of a soil map with a calibration of its classes (``classes``: the
     soil of every class, the calibrated ones at the file's best set, :func:`calibrated_classes`;
-    ``build`` turns the classes' soils into the map's soil). ``"none"``: no draws. ``"sets"``:
+    ``build`` turns the classes' soils into the map's soil, called only for the sets drawn, so
+    that the map is read only then). ``"none"``: no draws. ``"sets"``:
     each rock draws one of the file's equivalent sets, set ``floor(n u_0)`` of ``n`` (``u_0`` the
     first uniform of its soil stream, the rule of a single soil's sets), and every class the
     file calibrated takes that set's values (a field the set does not give, the best set's);

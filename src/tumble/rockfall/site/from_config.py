@@ -14,6 +14,7 @@ what remains relative came from the command line and belongs to the working dire
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,11 +246,11 @@ def _soil_uncertainty(config: RockfallConfig, terrain: Terrain, base: Path) -> S
             soils, row, {"soil": values}, describe({"soil": (c.preset, c.uncertainty)})
         )
     if c.calibration is not None:
-        grid = _class_map(c.map, terrain, base, "soil.map")
+        grid = functools.cache(lambda: _class_map(str(c.map), terrain, base, "soil.map"))
         return calibrated_map_draws(
             config,
             soil_classes(config),
-            lambda of: _forest(config, soil_from_class_map(grid, of, terrain), terrain, base),
+            lambda of: _forest(config, soil_from_class_map(grid(), of, terrain), terrain, base),
         )
     draws: dict[int, tuple[str, str]] = {}
     for code, entry in (c.classes or {}).items():
