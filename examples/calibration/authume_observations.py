@@ -15,8 +15,10 @@ What is written (``docs/calibration.md`` states what it leaves out):
 * ``zones.tif``: the soil map, class 1 the vegetated slope (Blue), 2 the hard surfaces (Gray,
   and the filled nodes outside the survey, which the validation gives the Gray row too), 3 the
   rocky slope (Red);
-* ``site.toml``: each class's soil is the validation's calibrated row
-  (:data:`tumble.validation.authume.soils.CALIBRATED`) with the vegetation drag of a block of
+* ``site.toml``: each class's soil is the row of the validation's default parameters
+  (:data:`tumble.validation.authume.soils.CALIBRATED_JOINT`, the calibration on P1 and P2
+  together; the Red zone's ``mu_r`` 0.17 and the Blue zone's drag were chosen with P2, so P2 is
+  not blind to them) with the vegetation drag of a block of
   the median measured mass of P1 (the validation scales it with each block's projected area; a
   configuration has one drag per class); ``t_max`` 60 s as the validation;
 * ``p1.csv``, ``p2.csv``: one row per measured block: its release at the drop points moved
@@ -39,11 +41,14 @@ import numpy as np
 
 from tumble.validation.authume import data
 from tumble.validation.authume.releases import crest_offsets
-from tumble.validation.authume.soils import CALIBRATED, ZONE_ROWS, vegetation_scale
+from tumble.validation.authume.soils import CALIBRATED_JOINT, ZONE_ROWS, vegetation_scale
 from tumble.validation.authume.terrain import ZONE_OUTSIDE, authume_terrain
 
-#: horizontal distance (m) of the release beyond the crest (CALIBRATED.drop_offset)
-DROP_OFFSET = CALIBRATED.drop_offset
+#: the parameters the site's soil rows are written from: those ``tumble validate authume``
+#: validates by default
+PARAMETERS = CALIBRATED_JOINT
+#: horizontal distance (m) of the release beyond the crest (the parameters' drop offset)
+DROP_OFFSET = PARAMETERS.drop_offset
 #: soil map class of each zone row
 CLASS_OF_ROW = {"blue": 1, "gray": 2, "red": 3}
 COLUMNS = ("id", "release_x", "release_y", "release_z", "class", "mass")
@@ -96,16 +101,16 @@ def rock_classes() -> str:
 
 
 def soil_classes() -> str:
-    """``[soil.classes.N]`` tables: the validation's calibrated rows, the Blue zone's drag that
+    """``[soil.classes.N]`` tables: the rows of :data:`PARAMETERS`, the Blue zone's drag that
     of a block of P1's median mass."""
     volume = float(np.median(data.measured_endpoints("p1").mass)) / data.DENSITY
-    table = CALIBRATED.table(volume)
+    table = PARAMETERS.table(volume)
     lines = []
     for row, code in CLASS_OF_ROW.items():
         lines += [f"[soil.classes.{code}]", 'preset = "lu2019"']
         lines += [f"{name} = {value!r}" for name, value in table[row].items()]
     scale = float(vegetation_scale(volume))
-    head = f"# Blue drag {CALIBRATED.vegetation_drag:g} kg/s x (V / 1 m^3)^(2/3) = x{scale:.3f}"
+    head = f"# Blue drag {PARAMETERS.vegetation_drag:g} kg/s x (V / 1 m^3)^(2/3) = x{scale:.3f}"
     return "\n".join([head, *lines]) + "\n"
 
 

@@ -4,6 +4,7 @@ run-outs of the data."""
 
 from __future__ import annotations
 
+import json
 import os
 import runpy
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tumble.cli.main import main as cli_main
 from tumble.io.config import load_config
 from tumble.io.observations import read_observations
 from tumble.pipeline.calibration.blocks import blocks_on
@@ -38,6 +40,30 @@ def test_authume_site_holds_every_measured_block(tmp_path):
         np.testing.assert_allclose(blocks.release, drops[np.arange(n) % 4, :2], atol=5e-5)
         # each rock carries its block's measured mass
         np.testing.assert_allclose([r.mass for r in blocks.rocks], measured.mass, rtol=1e-6)
+
+
+def test_authume_calibrated_on_p1_passes_the_check_on_p2(tmp_path):
+    """Issue #48's acceptance on the Authume tests: the vegetated slope's drag and ``mu_min``
+    calibrated on P1's 41 blocks (16 sets, 4 orientations), the best set checked on P2's 48:
+    median run-out within 15 %, KS p >= 0.05, no early stops. The best set is one P1 does not
+    reject, and every equivalent set brackets it."""
+    example = runpy.run_path(str(EXAMPLES / "authume_observations.py"))
+    folder = example["write_site"](tmp_path / "authume")
+    out = tmp_path / "calib"
+    args = ["rockfall", "calibrate", "--config", str(folder / "site.toml")]
+    args += ["--observations", str(folder / "p1.csv"), "--check", str(folder / "p2.csv")]
+    args += ["--free=1.drag=100:600", "--free=1.mu_min=0.55:1", "--points", "16"]
+    args += ["--orientations", "4", "--threads", "2", "--no-figures", "--out", str(out)]
+    assert cli_main(args) == 0
+    every = json.loads((out / "calibration.json").read_text())
+    best = every["sets"][every["best"]]
+    assert best["ks_pvalue"] >= 0.05
+    checked = json.loads((out / "check.json").read_text())
+    assert checked["best_passes"], checked["failed"]
+    assert abs(checked["best"]["median_ratio"] - 1.0) <= 0.15
+    assert checked["best"]["ks_pvalue"] >= 0.05
+    span = [every["sets"][k]["values"]["1.drag"] for k in every["equivalent"]]
+    assert min(span) <= best["values"]["1.drag"] <= max(span)
 
 
 @pytest.mark.skipif(not (TSCHAMUT / tschamut.RELEASE_FILE).is_file(), reason="no Tschamut data")

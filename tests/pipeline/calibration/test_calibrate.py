@@ -59,6 +59,14 @@ def test_recovers_both_chosen_fields_within_the_equivalent_sets(site, tmp_path, 
         assert min(span) <= result["soil"][name] <= max(span)
         assert min(span) <= truth <= max(span), (name, span)
     assert abs(result["soil"]["rolling_resistance"] - TRUTH) < 0.1
+    # the best set is one the data cannot reject: the least objective among the refined sets
+    # with KS p >= 0.05 (there are some here)
+    every = json.loads((out / "calibration.json").read_text())
+    refined = [s for s in every["sets"] if s["stage"] == "refined"]
+    best_entry = next(s for s in refined if s["set"] == every["best"])
+    kept = [s for s in refined if s["ks_pvalue"] >= 0.05]
+    assert kept and best_entry["ks_pvalue"] >= 0.05
+    assert best_entry["objective"] == min(s["objective"] for s in kept)
     # every field named as tumble rockfall soils prints it, the others from the configuration
     assert result["soil"]["kappa"] == Soil.preset("lu2019").kappa
     # the held-out blocks: the best set passes the rule of the check

@@ -14,7 +14,9 @@
 * ``failed_share``: rocks that ended otherwise than stopped, left the DEM, timed out or caught.
 
 The objective, smaller is better: ``wasserstein_rel + early_stop_share + failed_share``.
-A set is *equivalent* (the data cannot reject it) when ``ks_pvalue >= KS_LEVEL``.
+A set is *equivalent* (the data cannot reject it) when ``ks_pvalue >= KS_LEVEL``; the objective
+ranks the equivalent sets before the others (:func:`tumble.pipeline.calibration.search.ranked`),
+so the best set is one the data cannot reject whenever a refined set is.
 """
 
 from __future__ import annotations

@@ -5,9 +5,14 @@ from the truth (``docs/calibration.md``).
    each set runs every observed block ``orientations`` times (:mod:`.blocks`) and is scored
    (:mod:`.scores`).
 2. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
-   orientations (the next streams of the seed), and are scored on all their rocks.
-3. The best set has the smallest objective among the refined ones; the equivalent sets are
-   every evaluated set with a KS p-value of at least :data:`~.scores.KS_LEVEL`.
+   orientations (the next streams of the seed), and are scored on all their rocks. "Best" is
+   the order of :func:`ranked`: the sets the observations do not reject (KS p-value at least
+   :data:`~.scores.KS_LEVEL`) before those they reject, each group by its objective.
+3. The best set is the first of the refined ones in that order: the set of least objective
+   among those the data cannot reject, as the joint Authume calibration chooses
+   (``docs/calibration_objective.md``), and the set of least objective only when the data
+   reject every refined set. The equivalent sets are every evaluated set with a KS p-value of
+   at least :data:`~.scores.KS_LEVEL`.
 
 A set's rocks depend only on the seed, the set and the observations: the same for any number
 of threads, and on a Dask cluster (``client``: each set a task on one worker thread, the site
@@ -175,6 +180,14 @@ class Calibration:
         return self.soils[k]
 
 
+def ranked(sets: Sequence[dict[str, Any]], among: Sequence[int] | None = None) -> list[int]:
+    """The indices of ``sets`` (or of those ``among`` them), best first: the sets the
+    observations do not reject (``ks_pvalue`` at least :data:`~.scores.KS_LEVEL`) before those
+    they reject, each group in the order of the objective (ties by index)."""
+    keys = range(len(sets)) if among is None else among
+    return sorted(keys, key=lambda k: (sets[k]["ks_pvalue"] < KS_LEVEL, sets[k]["objective"], k))
+
+
 def calibrate(
     site: Site,
     obs: Observations,
@@ -213,7 +226,7 @@ def calibrate(
     ):
         runs.append(sim)
         sets.append({"values": values, "stage": "design", "rounds": 1, **scores_of(blocks, sim)})
-    order = sorted(range(len(sets)), key=lambda k: sets[k]["objective"])[:refined]
+    order = ranked(sets)[:refined]
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
         jobs = [(again, site.soil_with(sets[k]["values"])) for k in order]
@@ -225,7 +238,7 @@ def calibrate(
         sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
     if bar is not None:
         bar.close()
-    best = min(order, key=lambda k: sets[k]["objective"])
+    best = ranked(sets, order)[0]
     equivalent = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
     for k, s in enumerate(sets):
         s["set"] = k
