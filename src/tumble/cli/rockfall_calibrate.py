@@ -62,6 +62,13 @@ def add_calibrate_parser(actions) -> None:
     p.add_argument(
         "--orientations", type=positive_int, default=4, help="runs of each block per set (4)"
     )
+    p.add_argument(
+        "--zoom",
+        type=non_negative_int,
+        default=0,
+        help="rounds that narrow the search around the best set, each with half the points "
+        "of the design in a box of half the width of the last (0)",
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (0)")
     p.add_argument("--threads", type=positive_int, default=None, help="threads (all cores)")
     p.add_argument(
@@ -101,6 +108,7 @@ def calibrate_command(args) -> int:
             free,
             points=args.points,
             orientations=args.orientations,
+            zoom=args.zoom,
             seed=args.seed,
             threads=threads,
             progress=lambda total: progress_bar(total, "calibration"),

@@ -126,3 +126,17 @@ def test_a_run_takes_the_best_set_of_soil_calibration(site, tmp_path):
     assert soil.rolling_resistance == 0.25
     assert soil.mu_min == 0.4
     assert soil.restitution == 0.2  # a field given over the calibration
+
+
+def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_set(site, tmp_path):
+    """--zoom 1 adds half the design's points (2 of 4), drawn in a box of half the free range
+    (0.4 of 0.8) around the best set of the design (:func:`zoom_design`'s box, shifted into the
+    range); the file names where each set was drawn."""
+    out = tmp_path / "zoomed"
+    assert calibrate(site, out, "--points", "4", "--zoom", "1", "--threads", "2") == 0
+    b = json.loads((out / "calibration.json").read_text())
+    design = [s for s in b["sets"] if s["drawn"] == "design"]
+    zoom = [s["values"]["rolling_resistance"] for s in b["sets"] if s["drawn"] == "zoom 1"]
+    assert len(design) == 4 and len(zoom) == 2 and b["settings"]["zoom"] == 1
+    boxes = [min(max(s["values"]["rolling_resistance"] - 0.2, 0.0), 0.4) for s in design]
+    assert any(low <= min(zoom) and max(zoom) <= low + 0.4 for low in boxes)

@@ -1,11 +1,14 @@
-"""The order in which ``tumble rockfall calibrate`` refines its sets and picks the best: the sets
-the observations do not reject (KS p-value at least the test's level) first, each group by its
-objective."""
+"""The order in which ``tumble rockfall calibrate`` refines its sets and picks the best (the sets
+the observations do not reject, KS p-value at least the test's level, first, each group by its
+objective), and the sets its zoom rounds draw."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from tumble.pipeline.calibration.scores import KS_LEVEL
-from tumble.pipeline.calibration.search import ranked
+from tumble.pipeline.calibration.search import ranked, zoom_design
+from tumble.pipeline.calibration.site import FreeField
 
 
 def _set(objective: float, ks_pvalue: float) -> dict[str, float]:
@@ -27,3 +30,29 @@ def test_a_set_the_data_reject_comes_after_every_set_they_do_not_whatever_its_ob
 def test_when_the_data_reject_every_set_the_objective_alone_orders_them_ties_by_index():
     sets = [_set(0.4, 0.01), _set(0.2, 0.0), _set(0.2, 0.03), _set(0.3, 0.04)]
     assert ranked(sets) == [1, 2, 3, 0]
+
+
+def test_a_zoom_round_draws_a_latin_hypercube_in_a_box_of_half_the_width_inside_the_range():
+    """Round ``level`` draws in a box ``2^-level`` times each range's width, centred on the best
+    set, shifted (not shrunk) where it would leave the range; one point in each of the
+    hypercube's strata per field."""
+    free = (FreeField("rolling_resistance", 0.0, 0.8), FreeField("2.mu_min", 0.2, 0.6))
+    centre = {"rolling_resistance": 0.3, "2.mu_min": 0.58}  # near the top of mu_min's range
+    for level in (1, 2):
+        points = 8
+        drawn = zoom_design(free, centre, points, seed=3, level=level)
+        assert len(drawn) == points
+        rr = np.array([d["rolling_resistance"] for d in drawn])
+        mu = np.array([d["2.mu_min"] for d in drawn])
+        w_rr, w_mu = 0.8 * 0.5**level, 0.4 * 0.5**level
+        lo_rr, lo_mu = 0.3 - w_rr / 2, 0.6 - w_mu  # mu_min's box shifted down to the range
+        assert np.all((rr >= lo_rr) & (rr <= lo_rr + w_rr))
+        assert np.all((mu >= lo_mu - 1e-12) & (mu <= 0.6))
+        # a Latin hypercube: each of the 8 strata of each field's box holds one point
+        for values, low, width in ((rr, lo_rr, w_rr), (mu, lo_mu, w_mu)):
+            strata = np.floor((values - low) / width * points).astype(int)
+            assert sorted(np.clip(strata, 0, points - 1)) == list(range(points))
+    # deterministic for a seed, another draw for another level
+    again = zoom_design(free, centre, 8, seed=3, level=1)
+    assert again == zoom_design(free, centre, 8, seed=3, level=1)
+    assert again != zoom_design(free, centre, 8, seed=3, level=2)

@@ -119,9 +119,22 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
         f"{observed['median_runout_m']:.1f} m; {len(cal.sets)} sets evaluated, "
         f"{len(cal.equivalent)} not rejected at {cal.settings['ks_level']:g} (KS p of the "
         f"run-out); free fields {html.escape(', '.join(cal.settings['free']))}; "
-        f"{cal.seconds:.0f} s.</p>{images}"
+        f"{_search_text(cal.settings)}; {cal.seconds:.0f} s.</p>{images}"
         f"<table border='1'><tr><th>set</th>{head}<th>KS p</th><th>median ratio</th>"
         f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table></body></html>\n"
+    )
+
+
+def _search_text(settings: dict[str, Any]) -> str:
+    """How the sets were drawn and the best chosen, in a clause."""
+    zoom = int(settings.get("zoom", 0))
+    drawn = f"a Latin hypercube of {settings['points']} sets"
+    if zoom:
+        drawn += f" and {zoom} round{'s' if zoom > 1 else ''} narrowing it around the best set"
+    return (
+        f"{drawn}, the best {settings['refined']} run {settings['refine_rounds']} more times; "
+        "the best set is the least objective among the refined sets the observations do not "
+        "reject (among all refined sets when they reject every one)"
     )
 
 

@@ -4,11 +4,15 @@ from the truth (``docs/calibration.md``).
 1. A Latin hypercube of ``points`` sets over the free fields (``scipy.stats.qmc``, seeded);
    each set runs every observed block ``orientations`` times (:mod:`.blocks`) and is scored
    (:mod:`.scores`).
-2. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
+2. With ``zoom`` > 0, ``zoom`` rounds narrow the search: round ``r`` draws a Latin hypercube of
+   ``points // 2`` (at least two) new sets in a box around the best set so far (:func:`ranked`),
+   of ``2^-r`` times the width of each free range, shifted to lie inside the range
+   (:func:`zoom_design`), on the same rocks as the design.
+3. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
    orientations (the next streams of the seed), and are scored on all their rocks. "Best" is
    the order of :func:`ranked`: the sets the observations do not reject (KS p-value at least
    :data:`~.scores.KS_LEVEL`) before those they reject, each group by its objective.
-3. The best set is the first of the refined ones in that order: the set of least objective
+4. The best set is the first of the refined ones in that order: the set of least objective
    among those the data cannot reject, as the joint Authume calibration chooses
    (``docs/calibration_objective.md``), and the set of least objective only when the data
    reject every refined set. The equivalent sets are every evaluated set with a KS p-value of
@@ -149,6 +153,23 @@ def design(free: Sequence[FreeField], points: int, seed: int) -> list[dict[str, 
     return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
 
 
+def zoom_design(
+    free: Sequence[FreeField], centre: dict[str, float], points: int, seed: int, level: int
+) -> list[dict[str, float]]:
+    """``points`` sets of a Latin hypercube (seeded by ``seed`` and ``level``) in the box of
+    ``2^-level`` times the width of each free range around ``centre``, the box shifted (not
+    shrunk) where it would leave the range."""
+    from scipy.stats import qmc
+
+    low = np.array([f.low for f in free])
+    high = np.array([f.high for f in free])
+    width = (high - low) * 0.5**level
+    start = np.clip(np.array([centre[f.name] for f in free]) - width / 2.0, low, high - width)
+    sampler = qmc.LatinHypercube(d=len(free), seed=np.random.default_rng([seed, level]))
+    scaled = start + sampler.random(points) * width
+    return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
+
+
 @dataclass
 class Calibration:
     """What :func:`calibrate` found: every evaluated set (``sets``: values, scores, stage,
@@ -194,6 +215,7 @@ def calibrate(
     free: Sequence[FreeField],
     points: int = 16,
     orientations: int = 4,
+    zoom: int = 0,
     seed: int = 0,
     threads: int = 1,
     progress: Callable[[int], Any] | None = None,
@@ -207,8 +229,10 @@ def calibrate(
     site.check_free(free)
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
     per_round = len(blocks) * orientations
-    refined = max(2, points // 4) if points >= 2 else 1
-    total = per_round * (points + refined * REFINE_ROUNDS)
+    zoomed = max(2, points // 2)
+    designed_total = points + zoom * zoomed
+    refined = max(2, designed_total // 4) if designed_total >= 2 else 1
+    total = per_round * (designed_total + refined * REFINE_ROUNDS)
     bar = progress(total) if progress is not None else None
     advance = None if bar is None else bar.update
 
@@ -225,7 +249,23 @@ def calibrate(
         designed, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
     ):
         runs.append(sim)
-        sets.append({"values": values, "stage": "design", "rounds": 1, **scores_of(blocks, sim)})
+        sets.append(
+            {"values": values, "stage": "design", "drawn": "design", "rounds": 1}
+            | scores_of(blocks, sim)
+        )
+    for level in range(1, zoom + 1):
+        centre = sets[ranked(sets)[0]]["values"]
+        narrowed = zoom_design(free, centre, zoomed, seed, level)
+        jobs = [(first, site.soil_with(values)) for values in narrowed]
+        for values, sim in zip(
+            narrowed, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
+        ):
+            runs.append(sim)
+            stage = f"zoom {level}"
+            sets.append(
+                {"values": values, "stage": stage, "drawn": stage, "rounds": 1}
+                | scores_of(blocks, sim)
+            )
     order = ranked(sets)[:refined]
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
@@ -252,6 +292,7 @@ def calibrate(
         observed=observed_summary(blocks.runout),
         settings={
             "points": points,
+            "zoom": zoom,
             "orientations": orientations,
             "seed": seed,
             "refined": refined,
