@@ -140,3 +140,6 @@ def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_se
     assert len(design) == 4 and len(zoom) == 2 and b["settings"]["zoom"] == 1
     boxes = [min(max(s["values"]["rolling_resistance"] - 0.2, 0.0), 0.4) for s in design]
     assert any(low <= min(zoom) and max(zoom) <= low + 0.4 for low in boxes)
+    report = (out / "report.html").read_text()
+    assert "a Latin hypercube of 4 sets and 1 round narrowing it around the best set" in report
+    assert "the least objective among the refined sets the observations do not reject" in report
