@@ -90,10 +90,10 @@ def test_same_seed_same_file_for_one_and_two_threads(site, tmp_path):
 
 def test_a_dask_cluster_gives_the_local_numbers(site, tmp_path, capsys):
     """--dask local:2: every set a task on one of two single-threaded worker processes; the
-    evaluated sets, the files and the held-out check equal those of a local run; a check that
-    fails names the criteria it fails."""
+    evaluated sets (a zoom round's too), the files and the held-out check equal those of a local
+    run; a check that fails names the criteria it fails."""
     local, remote = tmp_path / "local", tmp_path / "dask"
-    held_out = ("--check", str(site / "held_out.csv"), "--points", "3")
+    held_out = ("--check", str(site / "held_out.csv"), "--points", "3", "--zoom", "1")
     assert calibrate(site, local, *held_out, "--threads", "2") == 0
     assert calibrate(site, remote, *held_out, "--dask", "local:2") == 0
     a = json.loads((local / "calibration.json").read_text())
