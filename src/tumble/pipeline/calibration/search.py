@@ -141,16 +141,27 @@ def scores_of(blocks: Blocks, sim: Simulated) -> dict[str, Any]:
     return runout_scores(blocks.runout, sim.runout, sim.regular, blocks.stop, sim.stop, sim.block)
 
 
-def design(free: Sequence[FreeField], points: int, seed: int) -> list[dict[str, float]]:
-    """``points`` sets of a Latin hypercube over the free fields (seeded by ``seed``)."""
+def _hypercube(
+    free: Sequence[FreeField],
+    start: np.ndarray,
+    width: np.ndarray,
+    points: int,
+    rng: np.random.Generator,
+) -> list[dict[str, float]]:
+    """``points`` sets of a Latin hypercube (``scipy.stats.qmc``, drawn from ``rng``) over the
+    box ``[start, start + width]`` of the free fields."""
     from scipy.stats import qmc
 
-    sampler = qmc.LatinHypercube(d=len(free), seed=np.random.default_rng(seed))
-    unit = sampler.random(points)
+    unit = qmc.LatinHypercube(d=len(free), seed=rng).random(points)
+    scaled = unit * width + start
+    return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
+
+
+def design(free: Sequence[FreeField], points: int, seed: int) -> list[dict[str, float]]:
+    """``points`` sets of a Latin hypercube over the free fields (seeded by ``seed``)."""
     low = np.array([f.low for f in free])
     high = np.array([f.high for f in free])
-    scaled = qmc.scale(unit, low, high)
-    return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
+    return _hypercube(free, low, high - low, points, np.random.default_rng(seed))
 
 
 def zoom_design(
@@ -159,15 +170,11 @@ def zoom_design(
     """``points`` sets of a Latin hypercube (seeded by ``seed`` and ``level``) in the box of
     ``2^-level`` times the width of each free range around ``centre``, the box shifted (not
     shrunk) where it would leave the range."""
-    from scipy.stats import qmc
-
     low = np.array([f.low for f in free])
     high = np.array([f.high for f in free])
     width = (high - low) * 0.5**level
     start = np.clip(np.array([centre[f.name] for f in free]) - width / 2.0, low, high - width)
-    sampler = qmc.LatinHypercube(d=len(free), seed=np.random.default_rng([seed, level]))
-    scaled = start + sampler.random(points) * width
-    return [{f.name: float(row[j]) for j, f in enumerate(free)} for row in scaled]
+    return _hypercube(free, start, width, points, np.random.default_rng([seed, level]))
 
 
 @dataclass
@@ -243,29 +250,23 @@ def calibrate(
     first = rocks_of(0)
     sets: list[dict[str, Any]] = []
     runs: list[Simulated] = []
-    designed = design(free, points, seed)
-    jobs = [(first, site.soil_with(values)) for values in designed]
-    for values, sim in zip(
-        designed, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
-    ):
-        runs.append(sim)
-        sets.append(
-            {"values": values, "stage": "design", "drawn": "design", "rounds": 1}
-            | scores_of(blocks, sim)
-        )
-    for level in range(1, zoom + 1):
-        centre = sets[ranked(sets)[0]]["values"]
-        narrowed = zoom_design(free, centre, zoomed, seed, level)
-        jobs = [(first, site.soil_with(values)) for values in narrowed]
+
+    def evaluate(drawn: list[dict[str, float]], stage: str) -> None:
+        """Run the ``drawn`` sets on the design's rocks and add them with their scores."""
+        jobs = [(first, site.soil_with(values)) for values in drawn]
         for values, sim in zip(
-            narrowed, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
+            drawn, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
         ):
             runs.append(sim)
-            stage = f"zoom {level}"
             sets.append(
                 {"values": values, "stage": stage, "drawn": stage, "rounds": 1}
                 | scores_of(blocks, sim)
             )
+
+    evaluate(design(free, points, seed), "design")
+    for level in range(1, zoom + 1):
+        centre = sets[ranked(sets)[0]]["values"]
+        evaluate(zoom_design(free, centre, zoomed, seed, level), f"zoom {level}")
     order = ranked(sets)[:refined]
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
