@@ -114,15 +114,17 @@ def simulate_sets(
     """:func:`simulate` of every ``(releases, soil)`` of ``jobs``, in their order: one after
     another on ``threads``, or with a ``distributed.Client`` as one task per job on the cluster
     (each on one worker thread; the numbers do not depend on it), ``advance`` called as each
-    job's rocks are done."""
+    job's rocks are done. The site and the releases are scattered under keys of their own
+    (``hash=False``): a key derived from the content would be the key a previous call of the
+    same site is still releasing on the scheduler, and its tasks would lose their input."""
     if client is None:
         return [simulate(site, rel, soil, seed, threads, advance) for rel, soil in jobs]
     as_completed = require("distributed", "cluster", "--dask").as_completed
-    [remote] = client.scatter([site], broadcast=True)
+    [remote] = client.scatter([site], broadcast=True, hash=False)
     shared: dict[int, Any] = {}
     for rel, _ in jobs:
         if id(rel) not in shared:
-            [shared[id(rel)]] = client.scatter([rel], broadcast=True)
+            [shared[id(rel)]] = client.scatter([rel], broadcast=True, hash=False)
     futures = [
         client.submit(simulate, remote, shared[id(rel)], soil, seed, 1, None, pure=False)
         for rel, soil in jobs

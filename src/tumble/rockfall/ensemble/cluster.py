@@ -109,7 +109,7 @@ def run_on_dask(
     as_completed = require("distributed", "cluster", "--dask").as_completed
     client = client_for(address)
     try:
-        [model] = client.scatter([ensemble], broadcast=True)
+        [model] = client.scatter([ensemble], broadcast=True, hash=False)
         futures = [
             client.submit(chunk_task, model, index, start, stop, 1, pure=False)
             for index, start, stop in chunks
