@@ -38,6 +38,16 @@ With ``--placement recorded`` each row has ``release_z``, the centre the block's
 height less the block's equivalent radius), as ``tumble validate tschamut --placement recorded``
 places it: ``calibrate`` lifts an orientation whose hull would reach into the proxy terrain until
 it clears it.
+
+With ``--zones slope`` the soil is a map of two classes, both ``lu2019``: ``zones.tif``, class 2
+(the run-out zone) where the terrain is flatter than :data:`RUNOUT_SLOPE` = 16.7 deg, the
+rolling friction angle of the STONE class with the least rolling friction (tan 0.30; Guzzetti et
+al. 2002 as Alvioli et al. 2021 list it, ``physics/reach_and_rolling.md``): on such ground a
+rolling block decelerates in every STONE class. Class 1 is the rest, the slopes. The slope of a
+sample is that of the central differences of the heights around it (one-sided at the border),
+the rule a soil map's nearest-sample reading gives to a point. Class 2 has the drag layer height
+of the Authume vegetated zone (2 m; ``lu2019`` has no drag, so it acts only once ``2.drag`` is
+set free). The fields are then set free per class (``--free 2.rolling_resistance=0:0.4``).
 """
 
 from __future__ import annotations
@@ -46,12 +56,17 @@ import argparse
 import csv
 from pathlib import Path
 
+import numpy as np
 import trimesh
 
 from tumble.rockfall.clearance import Hulls
+from tumble.rockfall.terrain import Terrain
 from tumble.validation.tschamut import NATURAL_HULLS, TschamutData, load
 
 COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "box_x", "box_y", "box_z", "mass")
+#: terrain flatter than this (deg) is class 2 of ``--zones slope``: STONE's least rolling
+#: friction angle, atan(0.30)
+RUNOUT_SLOPE = float(np.degrees(np.arctan(0.30)))
 NATURAL_COLUMNS = ("id", "release_x", "release_y", "vx", "vy", "vz", "class")
 
 
@@ -75,19 +90,41 @@ def natural_classes(data: TschamutData, folder: Path) -> str:
     return "\n".join(lines)
 
 
+def runout_zone(terrain: Terrain) -> np.ndarray:
+    """The soil classes of ``--zones slope`` on the terrain's samples: 2 where the slope is
+    below :data:`RUNOUT_SLOPE`, 1 elsewhere."""
+    dz_dy, dz_dx = np.gradient(terrain.heights, terrain.dy, terrain.dx)
+    slope = np.degrees(np.arctan(np.hypot(dz_dx, dz_dy)))
+    return np.where(slope < RUNOUT_SLOPE, 2.0, 1.0)
+
+
 def write_site(
-    data_dir: str | Path, folder: str | Path, shape: str = "box", placement: str = "clearance"
+    data_dir: str | Path,
+    folder: str | Path,
+    shape: str = "box",
+    placement: str = "clearance",
+    zones: str = "none",
 ) -> dict[str, int]:
     """The files of the module docstring in ``folder``; the number of runs of each file."""
     if shape not in ("box", "natural"):
         raise ValueError(f"shape must be 'box' or 'natural', got {shape!r}")
     if placement not in ("clearance", "recorded"):
         raise ValueError(f"placement must be 'clearance' or 'recorded', got {placement!r}")
+    if zones not in ("none", "slope"):
+        raise ValueError(f"zones must be 'none' or 'slope', got {zones!r}")
     data = load(data_dir)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     data.terrain.write(folder / "dem.tif")
     text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\npreset = "lu2019"\n'
+    if zones == "slope":
+        code = runout_zone(data.terrain)
+        data.terrain.write_raster(folder / "zones.tif", code, description="soil class", cog=True)
+        text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\nmap = "zones.tif"\n\n'
+        text += f"# class 2: slope below {RUNOUT_SLOPE:.1f} deg (the run-out zone)\n"
+        text += '[soil.classes.1]\npreset = "lu2019"\n\n[soil.classes.2]\npreset = "lu2019"\n'
+        text += "# the drag layer of the Authume vegetated zone, so that a drag set free acts\n"
+        text += "drag_height = 2.0\n"
     if shape == "natural":
         text += "\n" + natural_classes(data, folder)
     (folder / "site.toml").write_text(text)
@@ -125,5 +162,6 @@ if __name__ == "__main__":
     parser.add_argument("out_dir")
     parser.add_argument("--shape", choices=("box", "natural"), default="box")
     parser.add_argument("--placement", choices=("clearance", "recorded"), default="clearance")
+    parser.add_argument("--zones", choices=("none", "slope"), default="none")
     args = parser.parse_args()
-    print(write_site(args.data_dir, args.out_dir, args.shape, args.placement))
+    print(write_site(args.data_dir, args.out_dir, args.shape, args.placement, args.zones))

@@ -143,3 +143,21 @@ def test_tschamut_site_with_the_recorded_placement_starts_as_the_validation_does
     assert at_record >= 40  # most of the 80 runs start at the recorded height
     with pytest.raises(ValueError, match="placement"):
         example["write_site"](TSCHAMUT, tmp_path / "bad", shape, "dropped")
+
+
+def test_the_run_out_zone_is_the_terrain_flatter_than_stone_s_least_rolling_friction_angle():
+    """``--zones slope``: class 2 on the samples whose slope (central differences) is below
+    atan(0.30) = 16.7 deg, class 1 elsewhere; a slope of 30 deg above one of 10 deg (x along
+    the fall line, 5 m samples) splits at the break, whose sample has the mean slope."""
+    example = runpy.run_path(str(EXAMPLES / "tschamut_observations.py"))
+    assert example["RUNOUT_SLOPE"] == pytest.approx(16.6992, abs=1e-4)
+    from tumble.rockfall.terrain import Terrain
+
+    x = 5.0 * np.arange(20)
+    steep, gentle = np.tan(np.radians(30.0)), np.tan(np.radians(10.0))
+    z = np.where(x <= 50.0, -steep * x, -steep * 50.0 - gentle * (x - 50.0))
+    terrain = Terrain.from_array(np.tile(z, (6, 1)), dx=5.0)
+    zone = example["runout_zone"](terrain)
+    # the break sample (x = 50) has slope atan((steep + gentle) / 2) = 20.8 deg: still class 1
+    assert (zone[:, x <= 50.0] == 1).all()
+    assert (zone[:, x > 50.0] == 2).all()
