@@ -69,6 +69,21 @@ def add_calibrate_parser(actions) -> None:
         help="rounds that narrow the search around the best set, each with half the points "
         "of the design in a box of half the width of the last (0)",
     )
+    p.add_argument(
+        "--bayes",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="N more sets proposed by a Bayesian optimiser (Optuna's TPE) given every set "
+        "evaluated before; needs pip install 'tumble[calibrate]' (0)",
+    )
+    p.add_argument(
+        "--batch",
+        type=positive_int,
+        default=8,
+        help="sets the optimiser proposes at once, run in parallel (8); the sets depend on it, "
+        "not on --threads",
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (0)")
     p.add_argument("--threads", type=positive_int, default=None, help="threads (all cores)")
     p.add_argument(
@@ -109,6 +124,8 @@ def calibrate_command(args) -> int:
             points=args.points,
             orientations=args.orientations,
             zoom=args.zoom,
+            bayes=args.bayes,
+            batch=args.batch,
             seed=args.seed,
             threads=threads,
             progress=lambda total: progress_bar(total, "calibration"),

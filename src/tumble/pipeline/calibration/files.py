@@ -131,6 +131,12 @@ def _search_text(settings: dict[str, Any]) -> str:
     drawn = f"a Latin hypercube of {settings['points']} sets"
     if zoom:
         drawn += f" and {zoom} round{'s' if zoom > 1 else ''} narrowing it around the best set"
+    bayes = int(settings.get("bayes", 0))
+    if bayes:
+        drawn += (
+            f", then {bayes} sets proposed by Optuna's tree-structured Parzen estimator given "
+            f"the sets before ({settings.get('batch', 8)} at a time)"
+        )
     return (
         f"{drawn}, the best {settings['refined']} run {settings['refine_rounds']} more times; "
         "the best set is the least objective among the refined sets the observations do not "

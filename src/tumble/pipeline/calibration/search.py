@@ -8,11 +8,14 @@ from the truth (``docs/calibration.md``).
    ``points // 2`` (at least two) new sets in a box around the best set so far (:func:`ranked`),
    of ``2^-r`` times the width of each free range, shifted to lie inside the range
    (:func:`zoom_design`), on the same rocks as the design.
-3. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
+3. With ``bayes`` > 0, ``bayes`` more sets proposed by a Bayesian optimiser given every set so
+   far (:mod:`.bayes`: Optuna's tree-structured Parzen estimator, ``batch`` sets at a time), on
+   the same rocks.
+4. The best quarter of them (at least two) run again, :data:`REFINE_ROUNDS` times with new
    orientations (the next streams of the seed), and are scored on all their rocks. "Best" is
    the order of :func:`ranked`: the sets the observations do not reject (KS p-value at least
    :data:`~.scores.KS_LEVEL`) before those they reject, each group by its objective.
-4. The best set is the first of the refined ones in that order: the set of least objective
+5. The best set is the first of the refined ones in that order: the set of least objective
    among those the data cannot reject, as the joint Authume calibration chooses
    (``docs/calibration_objective.md``), and the set of least objective only when the data
    reject every refined set. The equivalent sets are every evaluated set with a KS p-value of
@@ -36,6 +39,7 @@ import numpy as np
 
 from tumble._check import require
 from tumble.io.observations import Observations
+from tumble.pipeline.calibration.bayes import BATCH, Proposer
 from tumble.pipeline.calibration.blocks import Blocks, Releases, blocks_on, releases
 from tumble.pipeline.calibration.scores import KS_LEVEL, observed_summary, runout_scores
 from tumble.pipeline.calibration.site import FreeField, Site
@@ -229,6 +233,8 @@ def calibrate(
     threads: int = 1,
     progress: Callable[[int], Any] | None = None,
     client: Any = None,
+    bayes: int = 0,
+    batch: int = BATCH,
 ) -> Calibration:
     """The search of the module docstring. ``progress(total)`` returns an object whose
     ``update(rocks)`` is called after each chunk (a
@@ -239,7 +245,8 @@ def calibrate(
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
     per_round = len(blocks) * orientations
     zoomed = max(2, points // 2)
-    designed_total = points + zoom * zoomed
+    designed_total = points + zoom * zoomed + bayes
+    proposer = Proposer(free, seed) if bayes > 0 else None  # refuses a missing optuna first
     refined = max(2, designed_total // 4) if designed_total >= 2 else 1
     total = per_round * (designed_total + refined * REFINE_ROUNDS)
     bar = progress(total) if progress is not None else None
@@ -269,6 +276,12 @@ def calibrate(
     for level in range(1, zoom + 1):
         centre = sets[ranked(sets)[0]]["values"]
         evaluate(zoom_design(free, centre, zoomed, seed, level), f"zoom {level}")
+    if proposer is not None:
+        proposer.tell_history(sets)
+        for done in range(0, bayes, batch):
+            trials, drawn = proposer.propose(min(batch, bayes - done))
+            evaluate(drawn, "bayes")
+            proposer.tell(trials, sets[-len(drawn) :])
     order = ranked(sets)[:refined]
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
@@ -296,6 +309,8 @@ def calibrate(
         settings={
             "points": points,
             "zoom": zoom,
+            "bayes": bayes,
+            "batch": batch,
             "orientations": orientations,
             "seed": seed,
             "refined": refined,
