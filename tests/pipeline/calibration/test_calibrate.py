@@ -72,6 +72,14 @@ def test_recovers_both_chosen_fields_within_the_equivalent_sets(site, tmp_path, 
     # the held-out blocks: the best set passes the rule of the check
     checked = json.loads((out / "check.json").read_text())
     assert checked["best_passes"], checked["best"]
+    # the report shows the check, and the stored run-outs give its KS p-value again
+    page = (out / "report.html").read_text()
+    assert "Held-out check" in page and f"The best set {every['best']} passes" in page
+    from tumble.validation.authume.metrics import kolmogorov_smirnov
+
+    _, p = kolmogorov_smirnov(checked["observed_runouts_m"], checked["best_runouts_m"])
+    assert p == pytest.approx(checked["best"]["ks_pvalue"], rel=1e-12)
+    assert all(r["passes"] == (not r["failed"]) for r in checked["sets"])
     assert "held out (20 blocks)" in capsys.readouterr().out
     # a run takes the best set from the file
     best = result["soil"]["rolling_resistance"]

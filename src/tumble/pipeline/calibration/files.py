@@ -121,7 +121,48 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
         f"run-out); free fields {html.escape(', '.join(cal.settings['free']))}; "
         f"{_search_text(cal.settings)}; {cal.seconds:.0f} s.</p>{images}"
         f"<table border='1'><tr><th>set</th>{head}<th>KS p</th><th>median ratio</th>"
-        f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table></body></html>\n"
+        f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table>"
+        f"{_check_html(cal, figures)}</body></html>\n"
+    )
+
+
+def _check_html(cal: Calibration, figures: bool) -> str:
+    """The held-out check (``--check``): what it ran, whether the best set passes the rule,
+    the held-out run-out CDFs of the best set and every checked set's scores."""
+    c = cal.check
+    if c is None:
+        return ""
+    verdict = "passes" if c["best_passes"] else f"fails ({html.escape(', '.join(c['failed']))})"
+    text = (
+        f"<h2>Held-out check</h2><p>{c['observed']['blocks']} held-out blocks "
+        f"({html.escape(str(c['observations']))}), median run-out "
+        f"{c['observed']['median_runout_m']:.1f} m, p05 {c['observed']['p05_runout_m']:.1f} m; "
+        f"{c['orientations']} orientations each. The rule: {html.escape(c['rule'])}. "
+        f"The best set {c['best']['set']} {verdict}; {sum(r['passes'] for r in c['sets'])} of "
+        f"the {len(c['sets'])} checked sets pass.</p>"
+    )
+    if figures and c.get("best_runouts_m"):
+        from tumble.viz.calibration import plot_runout_cdfs
+
+        cdfs = plot_runout_cdfs(
+            np.asarray(c["observed_runouts_m"]),
+            np.asarray(c["best_runouts_m"]),
+            f"simulated, best set {c['best']['set']}",
+        )
+        text += _figure(_png(cdfs), "Run-out of the held-out blocks and of the best set (CDFs).")
+    rows = "".join(
+        f"<tr><td>{r['set']}</td><td>{r.get('ks_pvalue', 0.0):.3g}</td>"
+        f"<td>{r.get('median_ratio', math.nan):.3g}</td>"
+        f"<td>{r.get('p05_runout_m', math.nan):.1f}</td>"
+        f"<td>{r.get('inside_envelope', math.nan):.3g}</td>"
+        f"<td>{'passes' if r['passes'] else html.escape('fails: ' + ', '.join(r['failed']))}"
+        "</td></tr>"
+        for r in c["sets"]
+    )
+    return (
+        text + "<table border='1'><tr><th>set</th><th>KS p</th><th>median ratio</th>"
+        "<th>simulated p05 (m)</th><th>inside the 95 % stop envelope</th><th>verdict</th></tr>"
+        f"{rows}</table>"
     )
 
 
