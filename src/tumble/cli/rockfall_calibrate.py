@@ -33,8 +33,9 @@ def add_calibrate_parser(actions) -> None:
         description=(
             "Run every observed block (its release, rock and stop) several times with random "
             "orientations on the configuration's terrain and soil, over a Latin hypercube of "
-            "the free soil fields, refine the best sets with more orientations, and write the "
-            "best set and every set the observed run-outs cannot reject at 5 %% (KS test)."
+            "the free soil fields (with --zoom, narrowing rounds; with --bayes, sets proposed "
+            "by a Bayesian optimiser), refine the best sets with more orientations, and write "
+            "the best set and every set the observed run-outs cannot reject at 5 % (KS test)."
         ),
     )
     p.add_argument(
