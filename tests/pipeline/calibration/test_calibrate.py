@@ -67,6 +67,10 @@ def test_recovers_both_chosen_fields_within_the_equivalent_sets(site, tmp_path, 
     kept = [s for s in refined if s["ks_pvalue"] >= 0.05]
     assert kept and best_entry["ks_pvalue"] >= 0.05
     assert best_entry["objective"] == min(s["objective"] for s in kept)
+    # each refined set is also scored on its new orientations alone: two rounds of 60 x 3
+    for s in refined:
+        assert s["rocks"] == 3 * 60 * 3 and s["fresh"]["rocks"] == 2 * 60 * 3
+        assert 0.0 <= s["fresh"]["ks_pvalue"] <= 1.0
     # every field named as tumble rockfall soils prints it, the others from the configuration
     assert result["soil"]["kappa"] == Soil.preset("lu2019").kappa
     # the held-out blocks: the best set passes the rule of the check

@@ -105,10 +105,12 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
     for k in [cal.best, *(k for k in cal.equivalent if k != cal.best)]:
         s = cal.sets[k]
         cells = "".join(f"<td>{s['values'][n]:.4g}</td>" for n in names)
+        fresh = f"{s['fresh']['ks_pvalue']:.3g}" if "fresh" in s else ""
         rows.append(
             f"<tr><td>{k}{' (best)' if k == cal.best else ''}</td>{cells}"
             f"<td>{s.get('ks_pvalue', 0):.3g}</td><td>{s.get('median_ratio', math.nan):.3g}</td>"
-            f"<td>{s.get('early_stop_share', math.nan):.3g}</td><td>{s['objective']:.3g}</td></tr>"
+            f"<td>{s.get('early_stop_share', math.nan):.3g}</td><td>{s['objective']:.3g}</td>"
+            f"<td>{fresh}</td></tr>"
         )
     images = "".join(_figure(png, caption) for png, caption in _figures(cal) if figures)
     observed = cal.observed
@@ -121,7 +123,8 @@ def report_html(cal: Calibration, figures: bool = True) -> str:
         f"run-out); free fields {html.escape(', '.join(cal.settings['free']))}; "
         f"{_search_text(cal.settings)}; {cal.seconds:.0f} s.</p>{images}"
         f"<table border='1'><tr><th>set</th>{head}<th>KS p</th><th>median ratio</th>"
-        f"<th>early stops</th><th>objective</th></tr>{''.join(rows)}</table>"
+        f"<th>early stops</th><th>objective</th><th>KS p, new orientations only</th></tr>"
+        f"{''.join(rows)}</table>"
         f"{_check_html(cal, figures)}</body></html>\n"
     )
 

@@ -51,6 +51,8 @@ from tumble.rockfall.status import REGULAR
 
 #: further rounds of new orientations for the refined sets
 REFINE_ROUNDS = 2
+#: the scores of a refined set on its new orientations alone (``"fresh"`` in calibration.json)
+FRESH_KEYS = ("rocks", "objective", "ks_statistic", "ks_pvalue", "median_ratio", "p05_runout_m")
 #: rocks per chunk of the ensemble driver (the progress is told per chunk)
 CHUNK_ROCKS = 64
 
@@ -283,6 +285,7 @@ def calibrate(
             evaluate(drawn, "bayes")
             proposer.tell(trials, sets[-len(drawn) :])
     order = ranked(sets)[:refined]
+    fresh: dict[int, Simulated] = {}
     for r in range(1, REFINE_ROUNDS + 1):
         again = rocks_of(r)
         jobs = [(again, site.soil_with(sets[k]["values"])) for k in order]
@@ -290,8 +293,12 @@ def calibrate(
             order, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
         ):
             runs[k] = runs[k] + sim
+            fresh[k] = fresh[k] + sim if k in fresh else sim
     for k in order:
         sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
+        # the new orientations alone, which did not choose the set for refinement
+        scores = scores_of(blocks, fresh[k])
+        sets[k]["fresh"] = {key: scores[key] for key in FRESH_KEYS if key in scores}
     if bar is not None:
         bar.close()
     best = ranked(sets, order)[0]
