@@ -44,8 +44,9 @@ With ``--zones slope`` the soil is a map of two classes, both ``lu2019``: ``zone
 rolling friction angle of the STONE class with the least rolling friction (tan 0.30; Guzzetti et
 al. 2002 as Alvioli et al. 2021 list it, ``physics/reach_and_rolling.md``): on such ground a
 rolling block decelerates in every STONE class. Class 1 is the rest, the slopes. The slope of a
-sample is that of the central differences of the heights around it (one-sided at the border),
-the rule a soil map's nearest-sample reading gives to a point. Class 2 has the drag layer height
+sample is that of the central differences of the heights around it (one-sided at the border and beside nodata),
+as the run's rasters take it (``slope_cosines``), the rule a soil map's nearest-sample
+reading gives to a point. Class 2 has the drag layer height
 of the Authume vegetated zone (2 m; ``lu2019`` has no drag, so it acts only once ``2.drag`` is
 set free). The fields are then set free per class (``--free 2.rolling_resistance=0:0.4``).
 """
@@ -60,6 +61,7 @@ import numpy as np
 import trimesh
 
 from tumble.rockfall.clearance import Hulls
+from tumble.rockfall.ensemble.rasters import Window, slope_cosines
 from tumble.rockfall.terrain import Terrain
 from tumble.validation.tschamut import NATURAL_HULLS, TschamutData, load
 
@@ -91,11 +93,13 @@ def natural_classes(data: TschamutData, folder: Path) -> str:
 
 
 def runout_zone(terrain: Terrain) -> np.ndarray:
-    """The soil classes of ``--zones slope`` on the terrain's samples: 2 where the slope is
+    """The soil classes of ``--zones slope`` on the terrain's samples: 2 where the slope
+    (:func:`tumble.rockfall.ensemble.rasters.slope_cosines`, the rule of the run's rasters) is
     below :data:`RUNOUT_SLOPE`, 1 elsewhere."""
-    dz_dy, dz_dx = np.gradient(terrain.heights, terrain.dy, terrain.dx)
-    slope = np.degrees(np.arctan(np.hypot(dz_dx, dz_dy)))
-    return np.where(slope < RUNOUT_SLOPE, 2.0, 1.0)
+    ny, nx = terrain.shape
+    heights = np.asarray(terrain.heights, dtype=np.float64)
+    cosine = slope_cosines(heights, terrain.dx, terrain.dy, Window(0, ny, 0, nx))
+    return np.where(np.degrees(np.arccos(cosine)) < RUNOUT_SLOPE, 2.0, 1.0)
 
 
 def write_site(
@@ -116,11 +120,13 @@ def write_site(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     data.terrain.write(folder / "dem.tif")
-    text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\npreset = "lu2019"\n'
-    if zones == "slope":
+    text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\n'
+    if zones == "none":
+        text += 'preset = "lu2019"\n'
+    else:
         code = runout_zone(data.terrain)
         data.terrain.write_raster(folder / "zones.tif", code, description="soil class", cog=True)
-        text = 'dem = "dem.tif"\nt_max = 60.0\n\n[soil]\nmap = "zones.tif"\n\n'
+        text += 'map = "zones.tif"\n\n'
         text += f"# class 2: slope below {RUNOUT_SLOPE:.1f} deg (the run-out zone)\n"
         text += '[soil.classes.1]\npreset = "lu2019"\n\n[soil.classes.2]\npreset = "lu2019"\n'
         text += "# the drag layer of the Authume vegetated zone, so that a drag set free acts\n"

@@ -25,6 +25,7 @@ import numpy as np
 from tumble.io.calibration import SCORE_KEYS
 from tumble.io.results import ResultDir
 from tumble.io.toml_writer import toml_value
+from tumble.pipeline.calibration.bayes import BATCH
 from tumble.pipeline.calibration.search import Calibration
 
 FILES = ("calibration.toml", "calibration.json", "report.html", "check.json")
@@ -179,7 +180,7 @@ def _search_text(settings: dict[str, Any]) -> str:
     if bayes:
         drawn += (
             f", then {bayes} sets proposed by Optuna's tree-structured Parzen estimator given "
-            f"the sets before ({settings.get('batch', 8)} at a time)"
+            f"the sets before ({settings.get('batch', BATCH)} at a time)"
         )
     return (
         f"{drawn}, the best {settings['refined']} run {settings['refine_rounds']} more times; "
