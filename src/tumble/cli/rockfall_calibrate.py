@@ -85,6 +85,14 @@ def add_calibrate_parser(actions) -> None:
         help="sets the optimiser proposes at once, run in parallel (8); the sets depend on it, "
         "not on --threads",
     )
+    p.add_argument(
+        "--select",
+        choices=("objective", "medoid"),
+        default="objective",
+        help="the rule of the best set: the least objective among the refined sets the "
+        "observations do not reject, or the medoid (centre) of every set they do not reject "
+        "(objective)",
+    )
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (0)")
     p.add_argument("--threads", type=positive_int, default=None, help="threads (all cores)")
     p.add_argument(
@@ -127,6 +135,7 @@ def calibrate_command(args) -> int:
             zoom=args.zoom,
             bayes=args.bayes,
             batch=args.batch,
+            select=args.select,
             seed=args.seed,
             threads=threads,
             progress=lambda total: progress_bar(total, "calibration"),
@@ -149,8 +158,9 @@ def calibrate_command(args) -> int:
     write_calibration(cal, args.out, figures=not args.no_figures)
     best = cal.sets[cal.best]
     values = ", ".join(f"{n} {v:.4g}" for n, v in best["values"].items())
+    rule = " (the medoid of the equivalent sets)" if cal.settings["select"] == "medoid" else ""
     print(
-        f"best set {cal.best}: {values}; KS p {best['ks_pvalue']:.3g}, median ratio "
+        f"best set {cal.best}{rule}: {values}; KS p {best['ks_pvalue']:.3g}, median ratio "
         f"{best.get('median_ratio', float('nan')):.3g}, early stops "
         f"{best.get('early_stop_share', float('nan')):.3g}"
     )

@@ -155,3 +155,37 @@ def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_se
     report = (out / "report.html").read_text()
     assert "a Latin hypercube of 4 sets and 1 round narrowing it around the best set" in report
     assert "the least objective among the refined sets the observations do not reject" in report
+
+
+def test_select_medoid_takes_the_centre_of_the_equivalent_sets(site, tmp_path, capsys):
+    """--select medoid: with one free field the medoid of the equivalent sets (least summed
+    distance) is a median of their values; it is run on the refined sets' rocks too (3 rounds
+    of 60 blocks x 3 orientations) and stays a set the observations do not reject. Over this
+    range (the truth 0.3 +- about the width the blocks accept) the medoid of the first round
+    is a design set, which is then refined beside the two of least objective."""
+    from tumble.pipeline.calibration.search import medoid
+    from tumble.pipeline.calibration.site import FreeField
+
+    out = tmp_path / "medoid"
+    narrow = ("rolling_resistance=0.28:0.34",)
+    assert calibrate(site, out, "--points", "8", "--select", "medoid", free=narrow) == 0
+    every = json.loads((out / "calibration.json").read_text())
+    assert every["settings"]["select"] == "medoid"
+    accepted = [s for s in every["sets"] if s["ks_pvalue"] >= 0.05]
+    assert len(accepted) >= 3, "too few equivalent sets to tell a centre"
+    best = every["sets"][every["best"]]
+    assert best["ks_pvalue"] >= 0.05
+    assert best["stage"] == "refined" and best["rocks"] == 3 * 60 * 3
+    values = sorted(s["values"]["rolling_resistance"] for s in accepted)
+    n = len(values)
+    lower, upper = values[(n - 1) // 2], values[n // 2]
+    assert lower <= best["values"]["rolling_resistance"] <= upper
+    free = [FreeField("rolling_resistance", 0.28, 0.34)]
+    assert every["best"] == medoid(every["sets"], [s["set"] for s in accepted], free)
+    refined = [s["set"] for s in every["sets"] if s["stage"] == "refined"]
+    assert len(refined) == 3 and every["best"] in refined
+    result = tomllib.loads((out / "calibration.toml").read_text())
+    assert result["select"] == "medoid"
+    assert result["soil"]["rolling_resistance"] == best["values"]["rolling_resistance"]
+    assert "(the medoid of the equivalent sets)" in capsys.readouterr().out
+    assert "the best set is the medoid of the sets" in (out / "report.html").read_text()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tumble.pipeline.calibration.scores import KS_LEVEL
-from tumble.pipeline.calibration.search import ranked, zoom_design
+from tumble.pipeline.calibration.search import medoid, ranked, zoom_design
 from tumble.pipeline.calibration.site import FreeField
 
 
@@ -56,3 +56,34 @@ def test_a_zoom_round_draws_a_latin_hypercube_in_a_box_of_half_the_width_inside_
     again = zoom_design(free, centre, 8, seed=3, level=1)
     assert again == zoom_design(free, centre, 8, seed=3, level=1)
     assert again != zoom_design(free, centre, 8, seed=3, level=2)
+
+
+def _at(objective: float, **values: float) -> dict:
+    return {"objective": objective, "ks_pvalue": 0.5, "values": values}
+
+
+def test_the_medoid_is_the_set_at_the_centre_of_the_accepted_sets_each_field_scaled_to_its_range():
+    """Four sets at the corners of a box and one at its centre: the centre has the least summed
+    L1 distance (4 half-widths against 6); each field counts in units of its free range."""
+    free = (FreeField("mu_min", 0.2, 0.8), FreeField("1.drag", 0.0, 1000.0))
+    sets = [
+        _at(0.10, mu_min=0.3, **{"1.drag": 100.0}),
+        _at(0.20, mu_min=0.7, **{"1.drag": 100.0}),
+        _at(0.30, mu_min=0.3, **{"1.drag": 900.0}),
+        _at(0.40, mu_min=0.7, **{"1.drag": 900.0}),
+        _at(0.90, mu_min=0.5, **{"1.drag": 500.0}),
+    ]
+    assert medoid(sets, [0, 1, 2, 3, 4], free) == 4
+    # two sets: their summed distances tie, the least objective wins
+    assert medoid(sets, [3, 0], free) == 0
+    # three corners: the one between the other two (0.8 + 0.667 of the ranges against 1.467)
+    assert medoid(sets, [1, 2, 3], free) == 3
+    # the scaling: summed raw differences would pick set 1 (301.5 against 591 for set 2);
+    # divided by the ranges set 2 is the centre (1.59 against 1.80 and 1.81)
+    free = (FreeField("mu_min", 0.0, 1.0), FreeField("1.drag", 0.0, 1000.0))
+    sets = [
+        _at(0.1, mu_min=0.0, **{"1.drag": 0.0}),
+        _at(0.1, mu_min=1.0, **{"1.drag": 10.0}),
+        _at(0.1, mu_min=0.5, **{"1.drag": 300.0}),
+    ]
+    assert medoid(sets, [0, 1, 2], free) == 2

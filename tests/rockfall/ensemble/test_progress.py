@@ -22,3 +22,19 @@ def test_progress_lines_with_rate_and_time_left():
     progress.update(50, 18_000_000)
     progress.close()
     assert stream.getvalue().splitlines()[-1] == "rocks 100/100 (100 %), 1.00 M rock-steps/s"
+
+
+def test_work_added_on_the_way_counts_in_the_total_and_the_time_left():
+    """grow(n): the total becomes total + n, the time left is that of the larger total at the
+    pace so far (10 rocks in 10 s, 30 left of 40: 30 s), and the bar (a terminal) follows."""
+    now = [0.0]
+    stream = io.StringIO()
+    progress = Progress(20, 0, "lines", stream=stream, every=10.0, clock=lambda: now[0])
+    progress.grow(20)
+    now[0] = 10.0
+    progress.update(10)
+    assert stream.getvalue() == "rocks 10/40 (25 %), about 30 s left\n"
+    bar = Progress(5, 0, "bar", stream=io.StringIO())
+    bar.grow(3)
+    assert bar.total == 8 and bar.bar.total == 8
+    bar.close()

@@ -40,6 +40,7 @@ def toml_text(cal: Calibration) -> str:
         f"free = [{', '.join(json.dumps(f.text()) for f in cal.free)}]",
         f"observations = {json.dumps(cal.settings['observations'])}",
         f"best_set = {cal.best}",
+        f"select = {json.dumps(cal.settings.get('select', 'objective'))}",
         "",
         "[soil]",
     ]
@@ -182,10 +183,17 @@ def _search_text(settings: dict[str, Any]) -> str:
             f", then {bayes} sets proposed by Optuna's tree-structured Parzen estimator given "
             f"the sets before ({settings.get('batch', BATCH)} at a time)"
         )
+    chosen = (
+        "the best set is the medoid of the sets the observations do not reject (the least "
+        "summed distance to the others, each field scaled to its range), run as many times as "
+        "the refined sets"
+        if settings.get("select") == "medoid"
+        else "the best set is the least objective among the refined sets the observations do "
+        "not reject"
+    )
     return (
         f"{drawn}, the best {settings['refined']} run {settings['refine_rounds']} more times; "
-        "the best set is the least objective among the refined sets the observations do not "
-        "reject (among all refined sets when they reject every one)"
+        f"{chosen} (the least objective among all refined sets when they reject every one)"
     )
 
 

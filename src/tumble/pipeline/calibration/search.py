@@ -19,7 +19,9 @@ from the truth (``docs/calibration.md``).
    among those the data cannot reject, as the joint Authume calibration chooses
    (``docs/calibration_objective.md``), and the set of least objective only when the data
    reject every refined set. The equivalent sets are every evaluated set with a KS p-value of
-   at least :data:`~.scores.KS_LEVEL`.
+   at least :data:`~.scores.KS_LEVEL`. With ``select="medoid"`` the best set is instead the
+   centre of the equivalent sets (:func:`medoid`), run on the refined sets' rocks too when it
+   was not among them (and if those reject it, the centre of the others is taken).
 
 A set's rocks depend only on the seed, the set and the observations: the same for any number
 of threads, and on a Dask cluster (``client``: each set a task on one worker thread, the site
@@ -224,6 +226,25 @@ def ranked(sets: Sequence[dict[str, Any]], among: Sequence[int] | None = None) -
     return sorted(keys, key=lambda k: (sets[k]["ks_pvalue"] < KS_LEVEL, sets[k]["objective"], k))
 
 
+#: the rules that choose the best set (``--select``)
+SELECT = ("objective", "medoid")
+
+
+def medoid(sets: Sequence[dict[str, Any]], among: Sequence[int], free: Sequence[FreeField]) -> int:
+    """The set of ``among`` whose summed distance to the others is least: each field scaled to
+    its free range, distances in the L1 norm (ties by objective, then index). The accepted sets
+    are a sample of the sets the observations cannot tell from the truth, as in the rejection
+    scheme of approximate Bayesian computation (Pritchard et al. 1999, Mol. Biol. Evol. 16:1791;
+    Beaumont et al. 2002, Genetics 162:2025); the medoid is that sample's centre (Kaufman and
+    Rousseeuw 1990), a point estimate the extreme of one sample's objective does not move."""
+    x = np.array(
+        [[(sets[k]["values"][f.name] - f.low) / (f.high - f.low) for f in free] for k in among]
+    )
+    spread = np.abs(x[:, None, :] - x[None, :, :]).sum(axis=(1, 2))
+    i = min(range(len(among)), key=lambda i: (spread[i], sets[among[i]]["objective"], among[i]))
+    return among[i]
+
+
 def calibrate(
     site: Site,
     obs: Observations,
@@ -237,11 +258,15 @@ def calibrate(
     client: Any = None,
     bayes: int = 0,
     batch: int = BATCH,
+    select: str = "objective",
 ) -> Calibration:
     """The search of the module docstring. ``progress(total)`` returns an object whose
     ``update(rocks)`` is called after each chunk (a
     :class:`~tumble.rockfall.ensemble.progress.Progress`); ``client``: a
-    ``distributed.Client`` to run the sets on (:func:`simulate_sets`)."""
+    ``distributed.Client`` to run the sets on (:func:`simulate_sets`); ``select``: the rule of
+    the best set (:data:`SELECT`, step 5 of the module docstring)."""
+    if select not in SELECT:
+        raise ValueError(f"select must be one of {', '.join(SELECT)}, not {select!r}")
     start = time.perf_counter()
     site.check_free(free)
     blocks = blocks_on(obs, site.terrain, site.classes, site.crs)
@@ -285,23 +310,40 @@ def calibrate(
             evaluate(drawn, "bayes")
             proposer.tell(trials, sets[-len(drawn) :])
     order = ranked(sets)[:refined]
-    fresh: dict[int, Simulated] = {}
-    for r in range(1, REFINE_ROUNDS + 1):
-        again = rocks_of(r)
-        jobs = [(again, site.soil_with(sets[k]["values"])) for k in order]
-        for k, sim in zip(
-            order, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
-        ):
-            runs[k] = runs[k] + sim
-            fresh[k] = fresh[k] + sim if k in fresh else sim
-    for k in order:
-        sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
-        # the new orientations alone, which did not choose the set for refinement
-        scores = scores_of(blocks, fresh[k])
-        sets[k]["fresh"] = {key: scores[key] for key in FRESH_KEYS if key in scores}
+
+    def refine(these: list[int]) -> None:
+        """Run ``these`` sets on the rocks of the further rounds; score them on all."""
+        fresh: dict[int, Simulated] = {}
+        for r in range(1, REFINE_ROUNDS + 1):
+            again = rocks_of(r)
+            jobs = [(again, site.soil_with(sets[k]["values"])) for k in these]
+            for k, sim in zip(
+                these, simulate_sets(site, jobs, seed, threads, advance, client), strict=True
+            ):
+                runs[k] = runs[k] + sim
+                fresh[k] = fresh[k] + sim if k in fresh else sim
+        for k in these:
+            sets[k].update(stage="refined", rounds=1 + REFINE_ROUNDS, **scores_of(blocks, runs[k]))
+            # the new orientations alone, which did not choose the set for refinement
+            scores = scores_of(blocks, fresh[k])
+            sets[k]["fresh"] = {key: scores[key] for key in FRESH_KEYS if key in scores}
+
+    refine(order)
+    best = ranked(sets, order)[0]
+    while select == "medoid":
+        accepted = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
+        if not accepted:  # nothing to take the centre of: the objective's choice
+            break
+        best = medoid(sets, accepted, free)
+        if sets[best]["stage"] == "refined":
+            break
+        # the centre is scored on the rocks of the refined sets too; it stays the best set
+        # unless those reject it, and then the centre of the others is taken
+        if bar is not None:
+            bar.grow(per_round * REFINE_ROUNDS)
+        refine([best])
     if bar is not None:
         bar.close()
-    best = ranked(sets, order)[0]
     equivalent = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
     for k, s in enumerate(sets):
         s["set"] = k
@@ -318,6 +360,7 @@ def calibrate(
             "zoom": zoom,
             "bayes": bayes,
             "batch": batch,
+            "select": select,
             "orientations": orientations,
             "seed": seed,
             "refined": refined,

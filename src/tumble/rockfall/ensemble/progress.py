@@ -106,6 +106,13 @@ class Progress:
                 self.last_line = now
                 print(self.line(), file=self.stream, flush=True)
 
+    def grow(self, rocks: int) -> None:
+        """``rocks`` more to do than the total said (work that a result decided on)."""
+        self.total += rocks
+        if self.bar is not None:
+            self.bar.total = self.total
+            self.bar.refresh()
+
     def note(self, text: str) -> None:
         if self.mode == "off":
             return
