@@ -87,11 +87,10 @@ def add_calibrate_parser(actions) -> None:
     )
     p.add_argument(
         "--select",
-        choices=("objective", "medoid"),
-        default="objective",
-        help="the rule of the best set: the least objective among the refined sets the "
-        "observations do not reject, or the medoid (centre) of every set they do not reject "
-        "(objective)",
+        choices=("medoid", "objective"),
+        default="medoid",
+        help="the rule of the best set: the medoid (centre) of the sets the observations do "
+        "not reject, or the least objective among the refined sets they do not reject (medoid)",
     )
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (0)")
     p.add_argument("--threads", type=positive_int, default=None, help="threads (all cores)")

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tumble.cli.main import main
+from tumble.pipeline.calibration.search import medoid
+from tumble.pipeline.calibration.site import FreeField
 from tumble.rockfall import Soil
 
 MAKE_SITE = Path(__file__).parents[3] / "examples" / "calibration" / "make_site.py"
@@ -59,14 +61,15 @@ def test_recovers_both_chosen_fields_within_the_equivalent_sets(site, tmp_path, 
         assert min(span) <= result["soil"][name] <= max(span)
         assert min(span) <= truth <= max(span), (name, span)
     assert abs(result["soil"]["rolling_resistance"] - TRUTH) < 0.1
-    # the best set is one the data cannot reject: the least objective among the refined sets
-    # with KS p >= 0.05 (there are some here)
+    # the best set is one the data cannot reject: by default the medoid of the sets with
+    # KS p >= 0.05 (there are some here), scored on the refined sets' rocks
     every = json.loads((out / "calibration.json").read_text())
     refined = [s for s in every["sets"] if s["stage"] == "refined"]
     best_entry = next(s for s in refined if s["set"] == every["best"])
-    kept = [s for s in refined if s["ks_pvalue"] >= 0.05]
-    assert kept and best_entry["ks_pvalue"] >= 0.05
-    assert best_entry["objective"] == min(s["objective"] for s in kept)
+    accepted = [s["set"] for s in every["sets"] if s["ks_pvalue"] >= 0.05]
+    assert best_entry["ks_pvalue"] >= 0.05 and every["settings"]["select"] == "medoid"
+    free_fields = [FreeField("rolling_resistance", 0.0, 0.8), FreeField("mu_min", 0.3, 0.9)]
+    assert every["best"] == medoid(every["sets"], accepted, free_fields)
     # each refined set is also scored on its new orientations alone: two rounds of 60 x 3
     for s in refined:
         assert s["rocks"] == 3 * 60 * 3 and s["fresh"]["rocks"] == 2 * 60 * 3
@@ -145,7 +148,8 @@ def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_se
     (0.4 of 0.8) around the best set of the design (:func:`zoom_design`'s box, shifted into the
     range); the file names where each set was drawn."""
     out = tmp_path / "zoomed"
-    assert calibrate(site, out, "--points", "4", "--zoom", "1", "--threads", "2") == 0
+    rule = ("--select", "objective")
+    assert calibrate(site, out, "--points", "4", "--zoom", "1", "--threads", "2", *rule) == 0
     b = json.loads((out / "calibration.json").read_text())
     design = [s for s in b["sets"] if s["drawn"] == "design"]
     zoom = [s["values"]["rolling_resistance"] for s in b["sets"] if s["drawn"] == "zoom 1"]
@@ -155,17 +159,19 @@ def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_se
     report = (out / "report.html").read_text()
     assert "a Latin hypercube of 4 sets and 1 round narrowing it around the best set" in report
     assert "the least objective among the refined sets the observations do not reject" in report
+    # --select objective: the least objective among the refined sets the data do not reject,
+    # or among all refined sets when they reject every one
+    refined = [s for s in b["sets"] if s["stage"] == "refined"]
+    kept = [s for s in refined if s["ks_pvalue"] >= 0.05] or refined
+    assert b["sets"][b["best"]]["objective"] == min(s["objective"] for s in kept)
 
 
 def test_select_medoid_takes_the_centre_of_the_equivalent_sets(site, tmp_path, capsys):
-    """--select medoid: with one free field the medoid of the equivalent sets (least summed
+    """The default rule (``--select medoid``): with one free field the medoid of the equivalent sets (least summed
     distance) is a median of their values; it is run on the refined sets' rocks too (3 rounds
     of 60 blocks x 3 orientations) and stays a set the observations do not reject. Over this
     range (the truth 0.3 +- about the width the blocks accept) the medoid of the first round
     is a design set, which is then refined beside the two of least objective."""
-    from tumble.pipeline.calibration.search import medoid
-    from tumble.pipeline.calibration.site import FreeField
-
     out = tmp_path / "medoid"
     narrow = ("rolling_resistance=0.28:0.34",)
     assert calibrate(site, out, "--points", "8", "--select", "medoid", free=narrow) == 0

@@ -15,13 +15,13 @@ from the truth (``docs/calibration.md``).
    orientations (the next streams of the seed), and are scored on all their rocks. "Best" is
    the order of :func:`ranked`: the sets the observations do not reject (KS p-value at least
    :data:`~.scores.KS_LEVEL`) before those they reject, each group by its objective.
-5. The best set is the first of the refined ones in that order: the set of least objective
-   among those the data cannot reject, as the joint Authume calibration chooses
-   (``docs/calibration_objective.md``), and the set of least objective only when the data
-   reject every refined set. The equivalent sets are every evaluated set with a KS p-value of
-   at least :data:`~.scores.KS_LEVEL`. With ``select="medoid"`` the best set is instead the
-   centre of the equivalent sets (:func:`medoid`), run on the refined sets' rocks too when it
-   was not among them (and if those reject it, the centre of the others is taken).
+5. The best set is the centre of the equivalent sets, every evaluated set with a KS p-value
+   of at least :data:`~.scores.KS_LEVEL` (:func:`medoid`), run on the refined sets' rocks too
+   when it was not among them (if those reject it, the centre of the others is taken). With
+   ``select="objective"`` it is the first of the refined ones in the order of
+   :func:`ranked`: the set of least objective among those the data cannot reject, as the
+   joint Authume calibration chooses (``docs/calibration_objective.md``). When the data reject
+   every set, both rules take the refined set of least objective.
 
 A set's rocks depend only on the seed, the set and the observations: the same for any number
 of threads, and on a Dask cluster (``client``: each set a task on one worker thread, the site
@@ -226,8 +226,8 @@ def ranked(sets: Sequence[dict[str, Any]], among: Sequence[int] | None = None) -
     return sorted(keys, key=lambda k: (sets[k]["ks_pvalue"] < KS_LEVEL, sets[k]["objective"], k))
 
 
-#: the rules that choose the best set (``--select``)
-SELECT = ("objective", "medoid")
+#: the rules that choose the best set (``--select``), the default first
+SELECT = ("medoid", "objective")
 
 
 def medoid(sets: Sequence[dict[str, Any]], among: Sequence[int], free: Sequence[FreeField]) -> int:
@@ -258,7 +258,7 @@ def calibrate(
     client: Any = None,
     bayes: int = 0,
     batch: int = BATCH,
-    select: str = "objective",
+    select: str = "medoid",
 ) -> Calibration:
     """The search of the module docstring. ``progress(total)`` returns an object whose
     ``update(rocks)`` is called after each chunk (a
