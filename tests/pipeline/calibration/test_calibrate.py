@@ -167,9 +167,10 @@ def test_a_zoom_round_draws_half_the_points_in_half_the_range_around_a_design_se
 
 
 def test_select_medoid_takes_the_centre_of_the_equivalent_sets(site, tmp_path, capsys):
-    """The default rule (``--select medoid``): with one free field the medoid of the equivalent sets (least summed
-    distance) is a median of their values; it is run on the refined sets' rocks too (3 rounds
-    of 60 blocks x 3 orientations) and stays a set the observations do not reject. Over this
+    """The default rule (``--select medoid``): with one free field the medoid of the
+    equivalent sets (least summed distance) is a median of their values; it is run on the
+    refined sets' rocks too (3 rounds of 60 blocks x 3 orientations) and stays a set the
+    observations do not reject. Over this
     range (the truth 0.3 +- about the width the blocks accept) the medoid of the first round
     is a design set, which is then refined beside the two of least objective."""
     out = tmp_path / "medoid"
