@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tumble.pipeline.calibration.scores import KS_LEVEL
-from tumble.pipeline.calibration.search import medoid, ranked, zoom_design
+from tumble.pipeline.calibration.search import choose, medoid, ranked, zoom_design
 from tumble.pipeline.calibration.site import FreeField
 
 
@@ -87,3 +87,48 @@ def test_the_medoid_is_the_set_at_the_centre_of_the_accepted_sets_each_field_sca
         _at(0.1, mu_min=0.5, **{"1.drag": 300.0}),
     ]
     assert medoid(sets, [0, 1, 2], free) == 2
+
+
+def _staged(objective: float, ks_pvalue: float, stage: str, rr: float) -> dict:
+    return {
+        "objective": objective,
+        "ks_pvalue": ks_pvalue,
+        "stage": stage,
+        "values": {"rolling_resistance": rr},
+    }
+
+
+def test_the_medoid_is_refined_before_it_is_chosen_and_left_when_the_refined_rocks_reject_it():
+    free = (FreeField("rolling_resistance", 0.0, 1.0),)
+    # accepted: 0 (refined, 0.1), 2 (design, 0.3), 3 (design, 0.35), 4 (design, 0.5): medoid 2
+    sets = [
+        _staged(0.10, 0.30, "refined", 0.10),
+        _staged(0.05, 0.01, "refined", 0.90),
+        _staged(0.40, 0.20, "design", 0.30),
+        _staged(0.50, 0.20, "design", 0.35),
+        _staged(0.60, 0.20, "design", 0.50),
+    ]
+    asked: list[list[int]] = []
+
+    def keeps(these):  # the further rounds accept it
+        asked.append(these)
+        for k in these:
+            sets[k]["stage"] = "refined"
+
+    assert choose(sets, [0, 1], free, "medoid", keeps) == 2 and asked == [[2]]
+    # the same rule with the objective: the refined set the data accept, least objective first
+    assert choose(sets, [0, 1], free, "objective", keeps) == 0
+
+    def rejects(these):
+        asked.append(these)
+        for k in these:
+            sets[k].update(stage="refined", ks_pvalue=0.01)
+
+    sets[2]["stage"] = "design"
+    asked.clear()
+    # 2 rejected on its new rocks: among 0, 3, 4 the medoid is 3, rejected too; then among 0
+    # and 4 the summed distances tie and 0 (refined, least objective) is taken
+    assert choose(sets, [0, 1], free, "medoid", rejects) == 0 and asked == [[2], [3]]
+    # with no accepted set left: the least objective among every refined set (1: 0.05)
+    sets[0]["ks_pvalue"] = sets[4]["ks_pvalue"] = 0.01
+    assert choose(sets, [0, 1], free, "medoid", rejects) == 1

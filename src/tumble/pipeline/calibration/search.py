@@ -245,6 +245,29 @@ def medoid(sets: Sequence[dict[str, Any]], among: Sequence[int], free: Sequence[
     return among[i]
 
 
+def choose(
+    sets: Sequence[dict[str, Any]],
+    order: Sequence[int],
+    free: Sequence[FreeField],
+    select: str,
+    refine: Callable[[list[int]], None],
+) -> int:
+    """The best set of step 5 (module docstring), the sets ``order`` refined. ``"medoid"``: the
+    medoid of the accepted sets; one that is not refined yet is passed to ``refine`` (which
+    scores it on the refined sets' rocks and marks it ``"refined"``) and judged again, so that
+    if those rocks reject it the medoid of the others is taken; with no accepted set left, and
+    with ``"objective"``, the first refined set in the order of :func:`ranked`."""
+    while select == "medoid":
+        accepted = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
+        if not accepted:
+            break
+        centre = medoid(sets, accepted, free)
+        if sets[centre]["stage"] == "refined":
+            return centre
+        refine([centre])
+    return ranked(sets, [k for k, s in enumerate(sets) if s["stage"] == "refined"])[0]
+
+
 def calibrate(
     site: Site,
     obs: Observations,
@@ -329,19 +352,13 @@ def calibrate(
             sets[k]["fresh"] = {key: scores[key] for key in FRESH_KEYS if key in scores}
 
     refine(order)
-    best = ranked(sets, order)[0]
-    while select == "medoid":
-        accepted = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
-        if not accepted:  # nothing to take the centre of: the objective's choice
-            break
-        best = medoid(sets, accepted, free)
-        if sets[best]["stage"] == "refined":
-            break
-        # the centre is scored on the rocks of the refined sets too; it stays the best set
-        # unless those reject it, and then the centre of the others is taken
+
+    def refine_centre(centre: list[int]) -> None:
         if bar is not None:
             bar.grow(per_round * REFINE_ROUNDS)
-        refine([best])
+        refine(centre)
+
+    best = choose(sets, order, free, select, refine_centre)
     if bar is not None:
         bar.close()
     equivalent = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
