@@ -115,9 +115,9 @@ def test_the_medoid_is_refined_before_it_is_chosen_and_left_when_the_refined_roc
         for k in these:
             sets[k]["stage"] = "refined"
 
-    assert choose(sets, [0, 1], free, "medoid", keeps) == 2 and asked == [[2]]
+    assert choose(sets, free, "medoid", keeps) == 2 and asked == [[2]]
     # the same rule with the objective: the refined set the data accept, least objective first
-    assert choose(sets, [0, 1], free, "objective", keeps) == 0
+    assert choose(sets, free, "objective", keeps) == 0
 
     def rejects(these):
         asked.append(these)
@@ -128,7 +128,7 @@ def test_the_medoid_is_refined_before_it_is_chosen_and_left_when_the_refined_roc
     asked.clear()
     # 2 rejected on its new rocks: among 0, 3, 4 the medoid is 3, rejected too; then among 0
     # and 4 the summed distances tie and 0 (refined, least objective) is taken
-    assert choose(sets, [0, 1], free, "medoid", rejects) == 0 and asked == [[2], [3]]
+    assert choose(sets, free, "medoid", rejects) == 0 and asked == [[2], [3]]
     # with no accepted set left: the least objective among every refined set (1: 0.05)
     sets[0]["ks_pvalue"] = sets[4]["ks_pvalue"] = 0.01
-    assert choose(sets, [0, 1], free, "medoid", rejects) == 1
+    assert choose(sets, free, "medoid", rejects) == 1

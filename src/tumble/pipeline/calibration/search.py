@@ -247,16 +247,16 @@ def medoid(sets: Sequence[dict[str, Any]], among: Sequence[int], free: Sequence[
 
 def choose(
     sets: Sequence[dict[str, Any]],
-    order: Sequence[int],
     free: Sequence[FreeField],
     select: str,
     refine: Callable[[list[int]], None],
 ) -> int:
-    """The best set of step 5 (module docstring), the sets ``order`` refined. ``"medoid"``: the
-    medoid of the accepted sets; one that is not refined yet is passed to ``refine`` (which
-    scores it on the refined sets' rocks and marks it ``"refined"``) and judged again, so that
-    if those rocks reject it the medoid of the others is taken; with no accepted set left, and
-    with ``"objective"``, the first refined set in the order of :func:`ranked`."""
+    """The best set of step 5 (module docstring), once the best sets are refined (their
+    ``"stage"`` is ``"refined"``). ``"medoid"``: the medoid of the accepted sets; one that is
+    not refined yet is passed to ``refine`` (which scores it on the refined sets' rocks and
+    marks it ``"refined"``) and judged again, so that if those rocks reject it the medoid of
+    the others is taken; with no accepted set left, and with ``"objective"``, the first
+    refined set in the order of :func:`ranked`."""
     while select == "medoid":
         accepted = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
         if not accepted:
@@ -358,7 +358,7 @@ def calibrate(
             bar.grow(per_round * REFINE_ROUNDS)
         refine(centre)
 
-    best = choose(sets, order, free, select, refine_centre)
+    best = choose(sets, free, select, refine_centre)
     if bar is not None:
         bar.close()
     equivalent = [k for k, s in enumerate(sets) if s["ks_pvalue"] >= KS_LEVEL]
