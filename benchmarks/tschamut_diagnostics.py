@@ -45,8 +45,9 @@ COULOMB = (0.45, 0.55)
 PROBE = "tschamut_diagnostic"
 
 
-def micro_relief(terrain: Terrain, sigma: float) -> Terrain:
-    """The proxy resampled to 0.5 m cells plus a Gaussian field of standard deviation ``sigma``."""
+def micro_relief(terrain: Terrain, sigma: float, length: float = CORRELATION) -> Terrain:
+    """The proxy resampled to 0.5 m cells plus a Gaussian field (seed 12345) of standard
+    deviation ``sigma`` and correlation length ``length`` (m)."""
     h = terrain.heights
     ny, nx = h.shape
     rows = np.arange((ny - 1) * RESAMPLE + 1) / RESAMPLE
@@ -56,7 +57,7 @@ def micro_relief(terrain: Terrain, sigma: float) -> Terrain:
     dx = terrain.dx / RESAMPLE
     if sigma > 0.0:
         noise = np.random.default_rng(12345).standard_normal(fine.shape)
-        noise = ndimage.gaussian_filter(noise, CORRELATION / dx)
+        noise = ndimage.gaussian_filter(noise, length / dx)
         fine = fine + noise * (sigma / noise.std())
     return Terrain(np.ascontiguousarray(fine), terrain.x0, terrain.y0, dx, terrain.dy / RESAMPLE)
 

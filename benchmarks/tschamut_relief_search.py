@@ -6,7 +6,8 @@ the same place on the smooth 5 m proxy terrain, while the measured ones stop any
 30 and 135 m. This script asks whether roughness at the blocks' scale, which the proxy lacks,
 gives that spread: the proxy is resampled bilinearly to 0.5 m cells (the same surface: a
 bilinear cell restricted to a sub-cell is bilinear) plus one Gaussian field (seed 12345) of
-standard deviation ``sigma`` m and correlation length ``length`` m, and ``sigma``, ``length``,
+standard deviation ``sigma`` m and correlation length ``length`` m (``micro_relief`` of
+``benchmarks/tschamut_diagnostics.py``), and ``sigma``, ``length``,
 ``rolling_resistance`` and ``mu_min`` are drawn by a Latin hypercube (seed 1). Each set is
 scored on the odd runs as ``tumble rockfall calibrate`` scores it
 (:func:`tumble.pipeline.calibration.search.scores_of`); the set of the lowest objective is then
@@ -27,42 +28,22 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from scipy import ndimage
 from scipy.stats import qmc
 
+from tschamut_diagnostics import micro_relief  # benchmarks/tschamut_diagnostics.py
 from tumble.io.config import load_config
 from tumble.io.observations import read_observations
 from tumble.pipeline.calibration.blocks import blocks_on, releases
 from tumble.pipeline.calibration.scores import KS_LEVEL
 from tumble.pipeline.calibration.search import check_failures, scores_of, simulate
 from tumble.pipeline.calibration.site import Site, site_of
-from tumble.rockfall.terrain import Terrain
 
-RESAMPLE = 10  # 5 m proxy cells -> 0.5 m
 RANGES = {
     "sigma": (0.05, 0.4),  # m: a few centimetres to the blocks' size
     "length": (0.3, 2.0),  # m: the blocks' half size to a few block sizes
     "rolling_resistance": (0.0, 0.3),  # the first search's range
     "mu_min": (0.3, 0.7),
 }
-
-
-def fine_proxy(terrain: Terrain) -> tuple[np.ndarray, float, float]:
-    """The proxy's bilinear surface sampled at 0.5 m: heights and cell sizes."""
-    ny, nx = terrain.heights.shape
-    rows = np.arange((ny - 1) * RESAMPLE + 1) / RESAMPLE
-    cols = np.arange((nx - 1) * RESAMPLE + 1) / RESAMPLE
-    rr, cc = np.meshgrid(rows, cols, indexing="ij")
-    fine = ndimage.map_coordinates(terrain.heights, [rr, cc], order=1)
-    return fine, terrain.dx / RESAMPLE, terrain.dy / RESAMPLE
-
-
-def rough_site(base: Site, fine: np.ndarray, dx: float, dy: float, sigma: float, length: float):
-    white = np.random.default_rng(12345).standard_normal(fine.shape)
-    field = ndimage.gaussian_filter(white, length / dx)
-    heights = np.ascontiguousarray(fine + field * (sigma / field.std()))
-    t = base.terrain
-    return dataclasses.replace(base, terrain=Terrain(heights, t.x0, t.y0, dx, dy))
 
 
 def run(site: Site, csv: Path, values: dict, orientations: int, threads: int) -> dict:
@@ -94,7 +75,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     base = site_of(load_config(args.site / "site.toml"))
-    fine, dx, dy = fine_proxy(base.terrain)
     unit = qmc.LatinHypercube(d=len(RANGES), seed=1).random(args.sets)
     drawn = [
         {name: lo + (hi - lo) * u for (name, (lo, hi)), u in zip(RANGES.items(), row, strict=True)}
@@ -103,7 +83,8 @@ def main() -> None:
     rows = []
     accepted = 0
     for k, values in enumerate(drawn):
-        site = rough_site(base, fine, dx, dy, values["sigma"], values["length"])
+        rough = micro_relief(base.terrain, values["sigma"], values["length"])
+        site = dataclasses.replace(base, terrain=rough)
         scores = run(site, args.site / "odd.csv", values, args.orientations, args.threads)
         rows.append((scores["objective"], k, values, site))
         accepted += scores["ks_pvalue"] >= KS_LEVEL
