@@ -268,3 +268,55 @@ def test_rasters_from_cells_equal_the_exact_reference():
         else:
             assert np.all(background == 0) if name in ZERO_OUTSIDE else np.isnan(background).all()
     assert streamed.in_window("passing_count").shape == (w.j1 - w.j0, w.i1 - w.i0)
+
+
+def _rollers_reference(cells_, count, keys, counts):
+    """The jump histogram with the rollers added as numpy's sort and sums give it."""
+    flew = np.zeros(cells_.size, dtype=np.int64)
+    np.add.at(flew, np.searchsorted(cells_, keys // N_BINS), counts)
+    rolled = count - flew
+    more = rolled > 0
+    keys = np.concatenate([keys, cells_[more] * N_BINS + bin_index(np.zeros(int(more.sum())))])
+    counts = np.concatenate([counts, rolled[more]])
+    unique, at = np.unique(keys, return_inverse=True)
+    return unique, np.bincount(at, weights=counts).astype(np.int64)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rollers_merged_in_one_pass_equal_the_sorted_reference(seed):
+    """with_rollers (one compiled merge) against np.unique of the concatenated keys: cells
+    with and without rollers, with and without a key already in bin 0, and without keys."""
+    from tumble.rockfall.ensemble.rasters import with_rollers
+
+    rng = np.random.default_rng(seed)
+    cells_ = np.unique(rng.integers(0, 5000, 300))
+    keys, counts, passed = [], [], []
+    for cell in cells_:
+        bins = np.unique(rng.integers(0, N_BINS, int(rng.integers(0, 6))))
+        if bins.size and rng.random() < 0.3:
+            bins[0] = 0
+        c = rng.integers(1, 5, bins.size)
+        keys.extend(cell * N_BINS + bins)
+        counts.extend(c)
+        passed.append(int(c.sum()) + int(rng.integers(0, 4)))
+    keys = np.array(keys, dtype=np.int64)
+    counts = np.array(counts, dtype=np.int64)
+    passed = np.array(passed, dtype=np.int64)
+    got = with_rollers(cells_, passed, keys, counts)
+    want = _rollers_reference(cells_, passed, keys, counts)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert got[1].sum() == passed.sum()  # every rock that passed a cell is in its histogram
+    held = np.isin(cells_, keys // N_BINS)
+    drop = int(np.flatnonzero(held)[len(np.flatnonzero(held)) // 2])  # a cell with keys
+    with pytest.raises(ValueError, match="no rock passed"):
+        with_rollers(np.delete(cells_, drop), np.delete(passed, drop), keys, counts)
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_search_from_any_hint_is_searchsorted(right):
+    rng = np.random.default_rng(3)
+    values = np.cumsum(rng.integers(0, 3, 2000))  # repeated values included
+    targets = rng.integers(-2, int(values[-1]) + 3, 500)
+    hints = rng.integers(-5, values.size + 5, targets.size)
+    want = np.searchsorted(values, targets, side="right" if right else "left")
+    assert np.array_equal(cells.search_from(values, targets, hints, right), want)

@@ -167,3 +167,27 @@ def test_a_run_does_not_import_scipy_stats():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_distinct_counts_without_sorting_equal_numpy_unique():
+    """The table of whole counts gives np.unique's values and indices; anything that is not
+    a count within the table's bound takes np.unique itself."""
+    from tumble.rockfall.ensemble.intervals import _distinct, _distinct_counts
+
+    rng = np.random.default_rng(5)
+    for x in (
+        rng.integers(0, 1001, 20_000).astype(np.float64),
+        np.zeros(7),
+        np.array([3.0, 0.0, 3.0, 1e4 + 20]),
+    ):
+        (values,), inverse = _distinct(x)
+        want_values, want_inverse = np.unique(x, return_inverse=True)
+        assert values.dtype == want_values.dtype and np.array_equal(values, want_values)
+        assert np.array_equal(inverse, want_inverse)
+    for other in ([0.5, 1.0], [-0.0, 1.0], [np.nan, 1.0], [1e9, 1.0], [-1.0, 2.0]):
+        x = np.array(other)
+        assert _distinct_counts(x) is None
+        (values,), inverse = _distinct(x)
+        want_values, want_inverse = np.unique(x, return_inverse=True)
+        assert np.array_equal(values, want_values, equal_nan=True)
+        assert np.array_equal(inverse, want_inverse)

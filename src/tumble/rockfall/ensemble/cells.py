@@ -214,11 +214,85 @@ def _merge_keys(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nd
     return out_key[:k].copy(), out_count[:k].copy()
 
 
+@jit
+def add_rollers(
+    cells: np.ndarray,
+    count: np.ndarray,
+    keys: np.ndarray,
+    counts: np.ndarray,
+    n_bins: int,
+    zero_bin: int,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The jump histogram with the rollers (``rasters.with_rollers``) in one pass over the
+    sorted cells and keys: each cell's keys, with the rocks that rolled (its count less those
+    in its keys) put into ``zero_bin`` (the cell's lowest bin: it comes first, or joins the key
+    already there). ``False`` when a key's cell is not among ``cells``."""
+    out_key = np.empty(keys.size + cells.size, dtype=np.int64)
+    out_count = np.empty(keys.size + cells.size, dtype=np.int64)
+    n = 0
+    t = 0
+    for i in range(cells.size):
+        cell = cells[i]
+        start = t
+        flew = 0
+        while t < keys.size and keys[t] // n_bins == cell:
+            flew += counts[t]
+            t += 1
+        if t < keys.size and keys[t] // n_bins < cell:
+            return out_key[:0], out_count[:0], False
+        rolled = count[i] - flew
+        first = start
+        if rolled > 0:
+            key = cell * n_bins + zero_bin
+            out_key[n] = key
+            out_count[n] = rolled
+            if start < t and keys[start] == key:
+                out_count[n] += counts[start]
+                first = start + 1
+            n += 1
+        for j in range(first, t):
+            out_key[n] = keys[j]
+            out_count[n] = counts[j]
+            n += 1
+    if t < keys.size:
+        return out_key[:0], out_count[:0], False
+    return out_key[:n].copy(), out_count[:n].copy(), True
+
+
+@jit
+def search_from(
+    values: np.ndarray, targets: np.ndarray, hints: np.ndarray, right: bool
+) -> np.ndarray:
+    """``np.searchsorted(values, targets, side="right" if right else "left")`` of the
+    non-decreasing ``values``, each search walking from its index in ``hints`` (the start of
+    its cell's entries, a few entries before the answer) instead of bisecting the whole array;
+    the same indices whatever the hints."""
+    n = values.size
+    out = np.empty(targets.size, dtype=np.int64)
+    for s in range(targets.size):
+        t = min(max(hints[s], 0), n)
+        x = targets[s]
+        if right:
+            while t > 0 and values[t - 1] > x:
+                t -= 1
+            while t < n and not values[t] > x:
+                t += 1
+        else:
+            while t > 0 and values[t - 1] >= x:
+                t -= 1
+            while t < n and not values[t] >= x:
+                t += 1
+        out[s] = t
+    return out
+
+
 def load_merge() -> None:
     """Compile (or load from the cache) the compiled merges of :func:`merge_cells`."""
     empty = np.zeros(0, dtype=np.int64)
     _merge_rows(empty, empty, np.zeros((0, N_QUANTITIES)), np.zeros((0, 2), dtype=np.int64))
     _merge_keys(empty, empty)
+    search_from(empty, empty, empty, True)
+    add_rollers(empty, empty, empty, empty, N_BINS, 0)
 
 
 def empty_cells() -> dict[str, np.ndarray]:
@@ -392,8 +466,8 @@ def bin_percentile(
     hi = np.minimum(lo + 1, total - 1)
     frac = pos - lo
     # the entry holding the value of rank r (0-based) of its cell: first cumulative count > r
-    a = bin_value(keys[np.searchsorted(cumulative, before + lo, side="right")] % N_BINS)
-    b = bin_value(keys[np.searchsorted(cumulative, before + hi, side="right")] % N_BINS)
+    a = bin_value(keys[search_from(cumulative, before + lo, starts, True)] % N_BINS)
+    b = bin_value(keys[search_from(cumulative, before + hi, starts, True)] % N_BINS)
     at = np.searchsorted(cells, owner[starts])
     if largest is not None:
         top = np.asarray(largest, dtype=np.float64)[at]

@@ -39,6 +39,7 @@ import numpy as np
 
 from tumble.rockfall.ensemble.cells import (
     N_BINS,
+    add_rollers,
     bin_edges,
     bin_index,
     bin_percentile,
@@ -250,15 +251,22 @@ def with_rollers(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The jump histogram (``keys`` ``cell * N_BINS + bin``, sorted, and ``counts``) of the
     sorted ``cells`` with the rocks that passed a cell without flying there (``count`` passed,
-    the histogram holds those that flew) added at jump height 0, in bin 0."""
-    flew = np.zeros(cells.size, dtype=np.int64)
-    np.add.at(flew, np.searchsorted(cells, keys // N_BINS), counts)
-    rolled = np.asarray(count, dtype=np.int64) - flew
-    more = rolled > 0
-    keys = np.concatenate([keys, cells[more] * N_BINS + bin_index(np.zeros(int(more.sum())))])
-    counts = np.concatenate([counts, rolled[more]])
-    unique, at = np.unique(keys, return_inverse=True)
-    return unique, np.bincount(at, weights=counts).astype(np.int64)
+    the histogram holds those that flew) added at jump height 0, in bin 0 (the first bin of the
+    cell: one merge of the two sorted sequences,
+    :func:`tumble.rockfall.ensemble.cells.add_rollers`)."""
+    cells = np.ascontiguousarray(cells, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    out_key, out_count, ok = add_rollers(
+        cells,
+        np.ascontiguousarray(count, dtype=np.int64),
+        keys,
+        np.ascontiguousarray(counts, dtype=np.int64),
+        N_BINS,
+        int(bin_index(np.zeros(1))[0]),
+    )
+    if not ok:
+        raise ValueError("the jump histogram holds a cell that no rock passed")
+    return out_key, out_count
 
 
 def rasters_from_visits(
