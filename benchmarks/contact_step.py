@@ -292,7 +292,9 @@ def best_of(fn, repeat):
 
 def trajectory_states(rocks, scheme, seed):
     """All states of ``rocks`` slope40 runs, the model of the first rock, per state whether it
-    follows the state before in the same run, and the ensemble of those rocks."""
+    follows the state before in the same run, the ensemble of those rocks, and per state
+    whether it starts a step of the rest phase: the last ``rest_steps`` steps of a rock that
+    stops, which the stopping rule needs to find it at rest (``rest_time`` s)."""
     terrain = Terrain.scenario("slope40")
     release = Release.for_scenario("slope40").draw(terrain, rocks, seed)
     ensemble = Ensemble(
@@ -306,9 +308,14 @@ def trajectory_states(rocks, scheme, seed):
     rock_model = tuple(model._replace(vertices=vertices, body=ensemble._packed["bodies"][0]))
     blocks = []
     follows = []
+    resting = []
     for k in range(rocks):
         tr = ensemble.trajectory(k)
         n = len(tr.t) - 1
+        rest = np.zeros(n, dtype=np.bool_)
+        if tr.status == "stopped":
+            rest[max(0, n - ensemble.options.rest_steps) :] = True
+        resting.append(rest)
         s = np.zeros((n, STATE_SIZE))
         s[:, S_R : S_R + 3] = tr.position[:n]
         s[:, S_P : S_P + 4] = tr.orientation[:n]
@@ -319,7 +326,13 @@ def trajectory_states(rocks, scheme, seed):
         f = np.ones(n, dtype=np.bool_)
         f[0] = False
         follows.append(f)
-    return rock_model, np.concatenate(blocks), np.concatenate(follows), ensemble
+    return (
+        rock_model,
+        np.concatenate(blocks),
+        np.concatenate(follows),
+        ensemble,
+        np.concatenate(resting),
+    )
 
 
 @jit_leaf
@@ -392,19 +405,25 @@ def _bare_loop(model, start, n_steps, rest_energy, rest_steps, buffers):
 def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     """Where a rock-step's time goes on slope40 (module docstring); prints the table and returns
     the figures in ns."""
-    model, states, follows, ensemble = trajectory_states(rocks, scheme, seed)
+    model, states, follows, ensemble, resting = trajectory_states(rocks, scheme, seed)
     if states_file and os.path.exists(states_file):
         with np.load(states_file) as saved:
-            states, follows = saved["states"], saved["follows"]
+            states, follows, resting = saved["states"], saved["follows"], saved["resting"]
         print(f"states read from {states_file}")
     elif states_file:
-        np.savez(states_file, states=states, follows=follows)
+        np.savez(states_file, states=states, follows=follows, resting=resting)
     closed, sweeps = time_steps(model, states, follows, 1)
     in_contact = closed > 0
     # a state in a subset follows the one before only if both are consecutive in the run
     index = np.arange(len(states))
     subsets = {}
-    for name, mask in (("flight", ~in_contact), ("contact", in_contact)):
+    kinds = (
+        ("flight", ~in_contact),
+        ("contact", in_contact),
+        ("moving", in_contact & ~resting),
+        ("rest", resting),
+    )
+    for name, mask in kinds:
         idx = index[mask]
         chain = follows[idx] & np.r_[False, np.diff(idx) == 1]
         subsets[name] = (states[idx], chain)
@@ -417,6 +436,9 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     )
     ns = {}
     for name, (s, chain) in subsets.items():
+        if len(s) == 0:
+            ns[name] = 0.0
+            continue
         time_steps(model, s[:5], chain[:5], 1)
         seconds = best_of(lambda s=s, chain=chain: time_steps(model, s, chain, 1), repeat)
         ns[name] = 1e9 * seconds / len(s)
@@ -464,6 +486,8 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     ns["loop"] = 1e9 * best_of(lambda: bare_loop(*bare), repeat) / steps
     ns["bookkeeping"] = ns["kernel"] - ns["loop"]
     ns["contact_share"] = share
+    ns["rest_share"] = float(resting.mean())
+    ns["moving_share"] = float((in_contact & ~resting).mean())
 
     print(f"{'':<42}{'ns':>8}{'share':>8}")
     rows = [("flight step", ns["flight"], 1.0 - share)]
@@ -474,6 +498,8 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
         ]
     rows += [
         ("contact step", ns["contact"], share),
+        ("  while moving", ns["moving"], ns["moving_share"]),
+        ("  at rest (the last rest_time of a rock)", ns["rest"], ns["rest_share"]),
         ("  detection", ns["detection"], None),
         ("  preparation", ns["preparation"], None),
         ("  solution", ns["solution"], None),

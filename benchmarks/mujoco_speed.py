@@ -262,25 +262,38 @@ def compare(label: str, ours: dict, theirs: dict, args) -> float:
     return ratio
 
 
-def time_split(scheme: str, seed: int) -> dict:
-    """Each step kind's share of the steps and of the time, from :func:`contact_step.profile`."""
+def time_split(scheme: str, seed: int, ratio: float | None = None) -> dict:
+    """Each step kind's share of the steps and of the time, from :func:`contact_step.profile`:
+    flights, contact steps of a moving rock, and the rest phase (the last ``rest_time`` of a
+    rock that stops, every step of it a contact step). With the whole run's ``ratio``, what it
+    would be if a kind cost nothing (Amdahl's law on these shares)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from contact_step import profile
 
     print("\nwhere a rock-step's time goes (benchmarks/contact_step.py, 10 rocks, one core)")
     ns = profile(rocks=10, scheme=scheme, seed=seed, repeat=3)
     share = ns["contact_share"]
-    flight, contact = (1.0 - share) * ns["flight"], share * ns["contact"]
-    total = flight + contact
-    print(
-        f"time by step kind: flights {flight / total:.0%} of the time in {1.0 - share:.0%} of "
-        f"the steps, contact steps {contact / total:.0%} of the time in {share:.0%} of the steps"
-    )
+    parts = {
+        "flights": (1.0 - share, ns["flight"]),
+        "contact steps while moving": (ns["moving_share"], ns["moving"]),
+        "the rest phase": (ns["rest_share"], ns["rest"]),
+    }
+    total = sum(steps * cost for steps, cost in parts.values())
+    print("time by step kind:")
+    for name, (steps, cost) in parts.items():
+        line = f"  {name}: {steps * cost / total:.0%} of the time in {steps:.1%} of the steps"
+        if ratio is not None:
+            line += f"; at no cost the ratio would be {ratio / (1.0 - steps * cost / total):.1f}x"
+        print(line)
     return {
         "contact_step_share": share,
+        "rest_step_share": ns["rest_share"],
         "flight_ns": ns["flight"],
         "contact_ns": ns["contact"],
-        "contact_time_share": contact / total,
+        "moving_contact_ns": ns["moving"],
+        "rest_ns": ns["rest"],
+        "contact_time_share": (total - parts["flights"][0] * parts["flights"][1]) / total,
+        "rest_time_share": parts["the rest phase"][0] * parts["the rest phase"][1] / total,
     }
 
 
@@ -377,7 +390,7 @@ def main() -> None:
             "ratio": compare(f"the first {args.window:g} s window only", ours_w, theirs_w, args),
             "window_s": args.window,
         }
-    split = time_split(args.scheme, args.seed)
+    split = time_split(args.scheme, args.seed, ratio if args.t_max is None else None)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
