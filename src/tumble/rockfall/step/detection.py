@@ -166,7 +166,7 @@ def find_contacts_below(
     plane: tuple[float, float, float, float],
     gap_tol: float,
     contacts: np.ndarray,
-    near_bits: int = -1,
+    near_bits: int | np.int64 = -1,
 ) -> int:
     """:func:`find_contacts` for a rock over a plane above the terrain
     (:func:`tumble.rockfall.step.surface.plane_envelope`) whose square holds every vertex: returns
