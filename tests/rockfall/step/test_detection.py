@@ -339,21 +339,5 @@ def test_find_contacts_below_gives_the_rows_of_find_contacts():
         )
         assert n_below == n
         np.testing.assert_array_equal(below[:n, columns], everything[:n, columns])
-        # the vertices rock_step found within gap_tol of the plane, one bit each: the same rows
-        near = [plane[3] + (m[0] * v[0] + m[1] * v[1] + m[2] * v[2]) <= GAP_TOL for v in vertices]
-        bits = sum(1 << k for k, hit in enumerate(near) if hit)
-        again = np.zeros((8, NCOL))
-        assert (
-            find_contacts_below(
-                heights, grid, vertices, tuple(r), a_ik, plane, GAP_TOL, again, bits
-            )
-            == n
-        )
-        np.testing.assert_array_equal(again[:n, columns], everything[:n, columns])
-        # a vertex whose bit is clear is not evaluated again
-        assert (
-            find_contacts_below(heights, grid, vertices, tuple(r), a_ik, plane, GAP_TOL, again, 0)
-            == 0
-        )
         closed_total += n
     assert closed_total > 100

@@ -166,7 +166,6 @@ def find_contacts_below(
     plane: tuple[float, float, float, float],
     gap_tol: float,
     contacts: np.ndarray,
-    near_bits: int | np.int64 = -1,
 ) -> int:
     """:func:`find_contacts` for a rock over a plane above the terrain
     (:func:`tumble.rockfall.step.surface.plane_envelope`) whose square holds every vertex: returns
@@ -174,15 +173,11 @@ def find_contacts_below(
     vertex K_r_SP above the plane, ``h + m . K_r_SP`` (``m = A_IK^T (-g_x, -g_y, 1)``, ``h`` the
     height of r above it). A vertex higher than ``gap_tol`` above the plane is open without
     evaluating the surface (the terrain lies below the plane); the others are evaluated as by
-    :func:`find_contacts`, in the same order, so the rows are the same. ``near_bits``: bit k
-    (of the first 64 vertices) clear when the caller has found vertex k more than ``gap_tol``
-    above the plane by this same test, which is then not repeated (-1: test every vertex)."""
+    :func:`find_contacts`, in the same order, so the rows are the same."""
     x0, y0, dx, dy = grid[0], grid[1], grid[2], grid[3]
     m0, m1, m2, above = plane
     n = 0
     for k in range(vertices.shape[0]):
-        if k < 64 and (near_bits >> k) & 1 == 0:
-            continue
         rk = (vertices[k, 0], vertices[k, 1], vertices[k, 2])
         if above + (m0 * rk[0] + m1 * rk[1] + m2 * rk[2]) > gap_tol:
             continue

@@ -350,7 +350,6 @@ def rock_step(
     clear = False
     below = False  # the vertices to search lie over the cached plane
     m0 = m1 = m2 = 0.0
-    near_bits = np.int64(-1)
     a_ik = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     if cached:
         clear = above - bounds[B_SLOPE] * radius > gap_tol
@@ -366,17 +365,12 @@ def rock_step(
             # that is not more than gap_tol above the plane is evaluated there, and when none
             # is the step has no contact. It is the test the lowest vertex took before (the
             # rounded sum is monotonic in the vertex's height), in one pass instead of two.
-            # the vertices that pass it, one bit each (the first 64), so that the search
-            # below evaluates them without testing every vertex again
             near = False
-            near_bits = np.int64(0)
             for k in range(vertices.shape[0]):
-                hit = not (
+                near |= not (
                     above + (m0 * vertices[k, 0] + m1 * vertices[k, 1] + m2 * vertices[k, 2])
                     > gap_tol
                 )
-                near |= hit
-                near_bits |= np.int64(hit) << np.int64(k & 63)
             clear = not near
             below = True
     if clear:
@@ -384,7 +378,7 @@ def rock_step(
     elif below:
         # only the vertices less than gap_tol above the plane are evaluated
         n_closed = find_contacts_below(
-            heights, grid, vertices, r_m, a_ik, (m0, m1, m2, above), gap_tol, contacts, near_bits
+            heights, grid, vertices, r_m, a_ik, (m0, m1, m2, above), gap_tol, contacts
         )
     else:
         if not have_p_m:
