@@ -453,18 +453,34 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
             / len(flights)
         )
 
-    s, chain = subsets["contact"]
-    inputs = stage_inputs(model, s)
-    cost = []
-    for stage in (1, 2, 3):
-        time_stages(model, inputs[:5], chain[:5], stage, 1)
-        seconds = best_of(lambda stage=stage: time_stages(model, inputs, chain, stage, 1), repeat)
-        cost.append(1e9 * seconds / len(s))
+    def stages(name):
+        """Detection, preparation and solution of the steps of subset ``name`` (ns a step)."""
+        s, chain = subsets[name]
+        if len(s) == 0:
+            return [0.0, 0.0, 0.0]
+        inputs = stage_inputs(model, s)
+        cost = []
+        for stage in (1, 2, 3):
+            time_stages(model, inputs[:5], chain[:5], stage, 1)
+            seconds = best_of(
+                lambda stage=stage: time_stages(model, inputs, chain, stage, 1), repeat
+            )
+            cost.append(1e9 * seconds / len(s))
+        return cost
+
+    cost = stages("contact")
     ns["detection"], ns["preparation"], ns["solution"] = (
         cost[0],
         cost[1] - cost[0],
         cost[2] - cost[1],
     )
+    kind_stages = {name: stages(name) for name in ("moving", "rest")}
+    closed_of = {
+        "moving": float(closed[in_contact & ~resting].mean())
+        if (in_contact & ~resting).any()
+        else 0.0,
+        "rest": float(closed[resting].mean()) if resting.any() else 0.0,
+    }
 
     # the whole ensemble kernel on the same rocks, one thread, against the same rocks stepped by
     # a bare loop (the step and the stopping rules only): the difference is the bookkeeping
@@ -511,6 +527,13 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     for label, value, weight in rows:
         tail = f"{weight:8.1%}" if weight is not None else ""
         print(f"{label:<42}{value:8.1f}{tail}")
+    print("contact steps by phase, ns a step: detection, preparation, solution, the rest")
+    for name, label in (("moving", "while moving"), ("rest", "at rest")):
+        c = kind_stages[name]
+        print(
+            f"  {label:<14}{c[0]:7.1f}{c[1] - c[0]:7.1f}{c[2] - c[1]:7.1f}"
+            f"{ns[name] - c[2]:7.1f}  ({closed_of[name]:.2f} closed contacts a step)"
+        )
     return ns
 
 
