@@ -18,8 +18,10 @@ them. A flight is split into the free rotation of the implicit scheme (:func:`mi
 and the orientation update timed alone on the flight states, the increment carried from one
 free step to the next as :func:`rock_step` does) and the rest (the terrain bound and the
 translation). Finally the ensemble kernel is timed on the same rocks, one
-thread, beside a bare loop that takes the same steps (the step and the stopping rules, nothing
-recorded): the difference is the kernel's bookkeeping (maxima, cell visits, path samples). A
+thread, one rock at a time, beside a bare loop that takes the same steps (the step and the
+stopping rules, nothing recorded): the difference is the kernel's bookkeeping (maxima, cell
+visits, path samples); the kernel as runs take it (teams of rocks, their flights in SIMD lanes)
+is printed beside it. A
 replay of saved states costs more per step than a run (each state is read from memory, and the
 plane above the terrain is taken again after every gap in the replayed sequence), so the two
 loops give the true means. Timings are the best of ``--repeat`` passes.
@@ -482,14 +484,18 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
         "rest": float(closed[resting].mean()) if resting.any() else 0.0,
     }
 
-    # the whole ensemble kernel on the same rocks, one thread, against the same rocks stepped by
-    # a bare loop (the step and the stopping rules only): the difference is the bookkeeping
+    # the whole ensemble kernel on the same rocks, one thread, one rock at a time (run_one:
+    # the step of the bare loop below), against the same rocks stepped by a bare loop (the step
+    # and the stopping rules only): the difference is the bookkeeping. The kernel as runs use
+    # it (teams of rocks, their flights in SIMD lanes) is timed beside it.
     previous = set_threads(1)
     try:
         everyone = np.arange(rocks, dtype=np.int64)
         ensemble.warm_up()
-        steps = int(ensemble._kernel(everyone, 256)[5][:, 1].sum())
-        seconds = best_of(lambda: ensemble._kernel(everyone, 256), repeat)
+        steps = int(ensemble._kernel(everyone, 256, lanes=False)[5][:, 1].sum())
+        seconds = best_of(lambda: ensemble._kernel(everyone, 256, lanes=False), repeat)
+        ensemble._kernel(everyone, 256)
+        in_lanes = best_of(lambda: ensemble._kernel(everyone, 256), repeat)
     finally:
         set_threads(previous)
     p = ensemble._packed
@@ -501,6 +507,7 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     ns["kernel"] = 1e9 * seconds / steps
     ns["loop"] = 1e9 * best_of(lambda: bare_loop(*bare), repeat) / steps
     ns["bookkeeping"] = ns["kernel"] - ns["loop"]
+    ns["lanes"] = 1e9 * in_lanes / steps
     ns["contact_share"] = share
     ns["rest_share"] = float(resting.mean())
     ns["moving_share"] = float((in_contact & ~resting).mean())
@@ -522,7 +529,8 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
         ("  free motion and update", ns["contact"] - cost[2], None),
         ("bare loop per rock-step", ns["loop"], None),
         ("  + bookkeeping (maxima, cells, samples)", ns["bookkeeping"], None),
-        ("= ensemble kernel per rock-step", ns["kernel"], None),
+        ("= ensemble kernel per rock-step, one rock", ns["kernel"], None),
+        ("  in teams, flights in SIMD lanes (runs)", ns["lanes"], None),
     ]
     for label, value, weight in rows:
         tail = f"{weight:8.1%}" if weight is not None else ""
