@@ -477,11 +477,10 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
         cost[2] - cost[1],
     )
     kind_stages = {name: stages(name) for name in ("moving", "rest")}
+    masks = dict(kinds)
     closed_of = {
-        "moving": float(closed[in_contact & ~resting].mean())
-        if (in_contact & ~resting).any()
-        else 0.0,
-        "rest": float(closed[resting].mean()) if resting.any() else 0.0,
+        name: float(closed[masks[name]].mean()) if masks[name].any() else 0.0
+        for name in ("moving", "rest")
     }
 
     # the whole ensemble kernel on the same rocks, one thread, one rock at a time (run_one:
@@ -509,8 +508,8 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     ns["bookkeeping"] = ns["kernel"] - ns["loop"]
     ns["lanes"] = 1e9 * in_lanes / steps
     ns["contact_share"] = share
-    ns["rest_share"] = float(resting.mean())
-    ns["moving_share"] = float((in_contact & ~resting).mean())
+    ns["rest_share"] = float(masks["rest"].mean())
+    ns["moving_share"] = float(masks["moving"].mean())
 
     print(f"{'':<42}{'ns':>8}{'share':>8}")
     rows = [("flight step", ns["flight"], 1.0 - share)]

@@ -28,7 +28,6 @@ import argparse
 import math
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -58,6 +57,7 @@ from contact_step import (
     I_R,
     I_ROT,
     I_UPRE,
+    best_of,
     stage_inputs,
     time_steps,
     trajectory_states,
@@ -449,14 +449,6 @@ def main() -> None:
             if not np.array_equal(np.array(got), contacts[0, col : col + size]):
                 raise AssertionError(f"vertex {idx}: the lanes' preparation differs")
 
-    def best(fn):
-        times = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
     reps = max(1, 2_000_000 // max(n, 1))
     share = float(np.mean(kept[:, O_CLOSED * LANES : (O_CLOSED + 1) * LANES]))
     none = np.zeros((0, N_ROWS * LANES))
@@ -467,11 +459,14 @@ def main() -> None:
     print(f"{'':<36}{'one at a time':>14}{'8 in lanes':>12}{'ratio':>8}")
     for label, prepare in (("detection", False), ("detection and preparation", True)):
         scalar(heights, grid, entries[:8], gap_tol, contacts, 1, prepare)
-        t_scalar = best(
-            lambda p=prepare: scalar(heights, grid, entries, gap_tol, contacts, reps, p)
+        t_scalar = best_of(
+            lambda p=prepare: scalar(heights, grid, entries, gap_tol, contacts, reps, p),
+            args.repeat,
         )
         lanes(groups[:1], heights, grid, gap_tol, 1, prepare, none)
-        t_lanes = best(lambda p=prepare: lanes(groups, heights, grid, gap_tol, reps, p, none))
+        t_lanes = best_of(
+            lambda p=prepare: lanes(groups, heights, grid, gap_tol, reps, p, none), args.repeat
+        )
         one, eight = 1e9 * t_scalar / (reps * n), 1e9 * t_lanes / (reps * n)
         print(f"  {label:<34}{one:14.1f}{eight:12.1f}{one / eight:8.2f}")
     print("every lane equal to the scalar rows, bit for bit")
