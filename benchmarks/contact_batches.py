@@ -5,7 +5,7 @@ Contact steps could run in SIMD lanes only side by side: the contact steps of on
 belong to different rocks and are independent, while a rock's next step needs this one. So what
 a batch of ``LANES`` (8) contact steps can hold is the number of the team's rocks in contact at
 the same team step. This script takes real trajectories (the states of
-:func:`contact_step.trajectory_states`: ``--rocks`` EOTA221 rocks on ``slope40``, each step's
+:func:`contact_step.saved_states`: ``--rocks`` EOTA221 rocks on ``slope40``, each step's
 closed contacts and Gauss-Seidel sweeps from :func:`contact_step.time_steps`), and replays the
 team's schedule of :func:`tumble.rockfall.ensemble.teams.run_team` for teams of ``--widths``
 rocks: a lane takes the next rock as soon as its rock ends, and each chunk of ``--chunk`` rocks
@@ -42,19 +42,14 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from contact_step import time_steps, trajectory_states
+from contact_step import saved_states, time_steps
 
 LANES = 8
 
 
 def rock_steps(rocks: int, states_file: str | None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per rock, its steps' closed contacts and sweeps (a contact step has closed > 0)."""
-    model, states, follows, _, resting = trajectory_states(rocks, "implicit", 1)
-    if states_file and os.path.exists(states_file):
-        with np.load(states_file) as saved:
-            states, follows = saved["states"], saved["follows"]
-    elif states_file:
-        np.savez(states_file, states=states, follows=follows, resting=resting)
+    model, states, follows, _, _ = saved_states(rocks, "implicit", 1, states_file)
     closed, sweeps = time_steps(model, states, follows, 1)
     starts = np.flatnonzero(~follows)
     ends = np.r_[starts[1:], len(states)]

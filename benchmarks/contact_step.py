@@ -404,9 +404,10 @@ def _bare_loop(model, start, n_steps, rest_energy, rest_steps, buffers):
     return total
 
 
-def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
-    """Where a rock-step's time goes on slope40 (module docstring); prints the table and returns
-    the figures in ns."""
+def saved_states(rocks, scheme, seed, states_file=None):
+    """:func:`trajectory_states`, with the states, ``follows`` and ``resting`` read from
+    ``states_file`` (``.npz``) when it exists and saved there when it does not, so that two
+    versions of the code are compared on the same states (module docstring)."""
     model, states, follows, ensemble, resting = trajectory_states(rocks, scheme, seed)
     if states_file and os.path.exists(states_file):
         with np.load(states_file) as saved:
@@ -414,6 +415,13 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
         print(f"states read from {states_file}")
     elif states_file:
         np.savez(states_file, states=states, follows=follows, resting=resting)
+    return model, states, follows, ensemble, resting
+
+
+def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
+    """Where a rock-step's time goes on slope40 (module docstring); prints the table and returns
+    the figures in ns."""
+    model, states, follows, ensemble, resting = saved_states(rocks, scheme, seed, states_file)
     closed, sweeps = time_steps(model, states, follows, 1)
     in_contact = closed > 0
     # a state in a subset follows the one before only if both are consecutive in the run
