@@ -31,9 +31,12 @@ more than a flight in both engines.
 Beside the whole run, the same comparison over the first ``--window`` seconds (10 by default;
 0 leaves it out), both engines for that time only, named as such: those seconds are mostly
 flights down the slope, cheaper per step than the run-out's contacts, so the ratio there is
-not the whole run's. Last, the time of a rock-step split by kind: flights and contact steps
-timed on the states of 10 real trajectories (:func:`contact_step.profile`), each kind's share of
-the steps and of the kernel's time.
+not the whole run's. Then the whole run's time split by step kind as the run takes it: the
+kernel in teams once more over the same chunks, each part read with the processor's cycle
+counter (:func:`run_split`: the flights taken in SIMD lanes, the flights and the contact steps
+left to ``rock_step`` one rock at a time), and what the ratio would be with the contact steps
+at no cost or vectorised without loss. Last, the parts of a contact step, timed on the states
+of 10 real trajectories replayed one step at a time (:func:`contact_step.profile`).
 
     pip install -e ".[bench]"          # MuJoCo 4.0.0
     python benchmarks/mujoco_speed.py [--rocks 1000] [--mujoco-rocks 200] [--t-max SECONDS]
@@ -51,9 +54,10 @@ import time
 
 import numpy as np
 
-from tumble._jit import get_threads, set_threads
+from tumble._jit import cycle_rate, get_threads, set_threads
 from tumble.rockfall import Rock, Soil, Terrain
-from tumble.rockfall.ensemble import Ensemble
+from tumble.rockfall.ensemble import Ensemble, teams
+from tumble.rockfall.ensemble.lanes import LANES
 from tumble.rockfall.ensemble.sizes import VISIT_CAPACITY
 from tumble.rockfall.release import Release, ReleaseStates
 from tumble.rockfall.soil import SCENARIO_SOILS
@@ -218,6 +222,10 @@ def run_tumble(
             for start, stop in ensemble.chunks():
                 ensemble._kernel(np.arange(start, stop), VISIT_CAPACITY)
             kernel_walls.append(time.perf_counter() - t0)
+        # once more with the team's probe: the run's own time split by step kind
+        probe = np.zeros((threads, teams.N_PROBE), dtype=np.int64)
+        for start, stop in ensemble.chunks():
+            ensemble._kernel(np.arange(start, stop), VISIT_CAPACITY, probe=probe)
     finally:
         set_threads(previous)
     if len(steps) != 1:
@@ -229,7 +237,59 @@ def run_tumble(
         "wall_times_s": walls,
         "kernel_wall_time_s": min(kernel_walls),
         "contact_step_fraction": float(s["contact_step_fraction"]),
+        "probe": [int(x) for x in probe.sum(axis=0)],
     }
+
+
+def run_split(ours: dict, rate: float, ratio: float | None = None) -> dict:
+    """The run's own time by step kind, from its probe pass (:func:`run_tumble`): the kernel in
+    teams as runs take it, each part read with the cycle counter (``rate`` ticks a second,
+    :func:`tumble._jit.cycle_rate`; reading it costs a few ns, counted in the part it opens).
+    With the whole run's ``ratio``: what it would be if the contact steps cost nothing, or an
+    eighth of what they cost (eight float64 lanes of a 512-bit vector, every lane busy, nothing
+    lost to gathering the steps into lanes and scattering them back: the most that SIMD lanes
+    can give them), by Amdahl's law on these shares."""
+    p = ours["probe"]
+    total = p[teams.P_TOTAL]
+    steps = p[teams.P_N_TAKEN] + p[teams.P_N_FLIGHT] + p[teams.P_N_CONTACT]
+    if total <= 0 or steps <= 0:
+        print("\nthe run's time by step kind: not measured (the run did not run in teams)")
+        return {}
+    parts = {
+        "flights taken in the SIMD lanes, with their bookkeeping": (
+            p[teams.P_LANES],
+            p[teams.P_N_TAKEN],
+            p[teams.P_TEAM_STEPS],
+        ),
+        "flights left to rock_step": (p[teams.P_FLIGHT], p[teams.P_N_FLIGHT], p[teams.P_N_FLIGHT]),
+        "contact steps": (p[teams.P_CONTACT], p[teams.P_N_CONTACT], p[teams.P_N_CONTACT]),
+    }
+    other = total - sum(cycles for cycles, _, _ in parts.values())
+    print(
+        f"\nthe run's time by step kind (the kernel in teams, {LANES} rocks a team, "
+        f"{p[teams.P_ACTIVE] / p[teams.P_TEAM_STEPS]:.2f} moving; the cycle counter at "
+        f"{rate / 1e9:.3f} GHz): {1e9 * total / rate / steps:.1f} ns a rock-step"
+    )
+    out = {"ns_per_step": 1e9 * total / rate / steps}
+    for name, (cycles, n, per) in parts.items():
+        each = "a team step" if name.startswith("flights taken") else "each"
+        print(
+            f"  {name}: {cycles / total:.1%} of the time in {n / steps:.1%} of the steps, "
+            f"{1e9 * cycles / rate / max(per, 1):.1f} ns {each}"
+        )
+        out[name] = {"time_share": cycles / total, "step_share": n / steps}
+    print(f"  the rest (rocks starting and ending, the loop): {other / total:.1%} of the time")
+    contact = p[teams.P_CONTACT] / total
+    out["contact_time_share"] = contact
+    if ratio is not None:
+        free = ratio / (1.0 - contact)
+        lanes = ratio / (1.0 - contact + contact / 8.0)
+        print(
+            f"  the whole run's ratio with the contact steps at no cost: {free:.1f}x; "
+            f"at an eighth of their cost (eight lanes, every lane busy): {lanes:.1f}x"
+        )
+        out.update(ratio_contact_free=free, ratio_contact_eight_lanes=lanes)
+    return out
 
 
 def default_t_max() -> float:
@@ -270,7 +330,10 @@ def time_split(scheme: str, seed: int, ratio: float | None = None) -> dict:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from contact_step import profile
 
-    print("\nwhere a rock-step's time goes (benchmarks/contact_step.py, 10 rocks, one core)")
+    print(
+        "\nwhere a rock-step's time goes, its steps replayed one at a time "
+        "(benchmarks/contact_step.py, 10 rocks, one core)"
+    )
     ns = profile(rocks=10, scheme=scheme, seed=seed, repeat=3)
     share = ns["contact_share"]
     parts = {
@@ -390,7 +453,8 @@ def main() -> None:
             "ratio": compare(f"the first {args.window:g} s window only", ours_w, theirs_w, args),
             "window_s": args.window,
         }
-    split = time_split(args.scheme, args.seed, ratio if args.t_max is None else None)
+    in_run = run_split(ours, cycle_rate(), ratio if args.t_max is None else None)
+    split = time_split(args.scheme, args.seed)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
@@ -405,6 +469,7 @@ def main() -> None:
                     "mujoco_t_max_s": args.mujoco_t_max,
                     "window": window,
                     "time_split": split,
+                    "run_split": in_run,
                     "mujoco_version": mujoco.__version__,
                 },
                 f,

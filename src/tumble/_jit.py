@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast, overload
@@ -178,3 +179,51 @@ def is_cached(kernel: Any) -> bool:
     except AttributeError:
         return False
     return os.path.exists(index)
+
+
+def _cycles_python() -> int:
+    return time.perf_counter_ns()
+
+
+def _cycles_intrinsic() -> Callable[[], int]:
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.core.extending import intrinsic
+
+    @intrinsic
+    def cycles(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            fnty = ir.FunctionType(ir.IntType(64), [])
+            counter = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
+            return builder.call(counter, [])
+
+        return types.int64(), codegen
+
+    return cast(Callable[[], int], cycles)
+
+
+#: ``cycles()``: the processor's cycle counter (``llvm.readcyclecounter``: the time-stamp
+#: counter on x86-64, which ticks at a constant rate), for timing the parts of a compiled
+#: kernel from inside it (``benchmarks/mujoco_speed.py``); reading it costs a few dozen cycles.
+#: Callable from compiled code only (nanoseconds of ``time.perf_counter_ns`` when the JIT is
+#: off). Its rate is that of :func:`cycle_rate`.
+cycles: Callable[[], int] = _cycles_python if DISABLED else _cycles_intrinsic()
+
+
+def cycle_rate(seconds: float = 0.2) -> float:
+    """Ticks of :data:`cycles` a second, measured against ``time.perf_counter`` over
+    ``seconds``."""
+    read = _read_cycles if not DISABLED else _cycles_python
+    read()  # compiled before the clock starts
+    c0 = read()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        pass
+    c1 = read()
+    t1 = time.perf_counter()
+    return (c1 - c0) / (t1 - t0)
+
+
+@jit
+def _read_cycles() -> int:
+    return cycles()

@@ -29,8 +29,21 @@ from tumble.rockfall.ensemble.lanes import (
     T_STATE,
     team_lanes,
 )
+from tumble.rockfall.ensemble.record import R_CONTACT_STEPS, R_STEPS
 from tumble.rockfall.ensemble.sizes import VISIT_CAPACITY
-from tumble.rockfall.ensemble.teams import lane_axis
+from tumble.rockfall.ensemble.teams import (
+    N_PROBE,
+    P_ACTIVE,
+    P_CONTACT,
+    P_FLIGHT,
+    P_LANES,
+    P_N_CONTACT,
+    P_N_FLIGHT,
+    P_N_TAKEN,
+    P_TEAM_STEPS,
+    P_TOTAL,
+    lane_axis,
+)
 from tumble.rockfall.release import Release
 from tumble.rockfall.soil import DRAG_HEIGHT
 from tumble.rockfall.status import OK
@@ -239,3 +252,26 @@ def test_a_lane_s_flight_is_rock_step_s_bit_for_bit():
             turn = team[(C_TURN_W + np.arange(3)) * LANES + lane]
             assert turn.tobytes() == bounds[B_TURN_W : B_TURN_W + 3].tobytes()
     assert flights > 200 and others > 10
+
+
+def test_the_team_probe_counts_every_step_and_changes_no_number():
+    """With a probe (``run_team``'s cycle and step counts, on two threads), every array of the
+    kernel is the same bit for bit, the steps it counts by kind add up to the kernel's steps and
+    its contact steps are the kernel's, and the parts' cycles fit in the whole's."""
+    ens = case("slope40")
+    single = kernel_arrays(ens, lanes=False, threads=1)
+    probe = np.zeros((2, N_PROBE), dtype=np.int64)
+    previous = get_threads()
+    set_threads(2)
+    try:
+        out = ens._kernel(np.arange(ens.n_rocks), VISIT_CAPACITY, probe=probe)
+    finally:
+        set_threads(previous)
+    assert_same_arrays([np.array(a, copy=True) for a in out], single)
+    p = probe.sum(axis=0)
+    counts = out[5]
+    assert p[P_N_TAKEN] + p[P_N_FLIGHT] + p[P_N_CONTACT] == counts[:, R_STEPS].sum()
+    assert p[P_N_CONTACT] == counts[:, R_CONTACT_STEPS].sum()
+    assert p[P_N_TAKEN] > 0 and p[P_N_CONTACT] > 0
+    assert p[P_LANES] + p[P_FLIGHT] + p[P_CONTACT] <= p[P_TOTAL]
+    assert 0 < p[P_ACTIVE] <= LANES * p[P_TEAM_STEPS]

@@ -390,6 +390,7 @@ class Ensemble:
         capacity: int,
         cross_capacity: int = CROSSING_CAPACITY,
         lanes: bool = True,
+        probe: np.ndarray | None = None,
     ) -> tuple:
         p = self._packed
         model = p["model"]
@@ -436,6 +437,7 @@ class Ensemble:
             impact_cell,
             get_threads(),
             lanes,
+            probe,
         )
         return states, maxima, path, visit_cell, visit_value, counts, crossings, fstate, impact_cell
 

@@ -230,6 +230,7 @@ def run_rocks(
     impact_cell: np.ndarray,
     workers: int,
     lanes: bool = True,
+    probe: np.ndarray | None = None,
 ) -> None:
     """Run rocks ``0 .. n-1`` of a chunk in parallel (module docstring); ``states`` (n,
     STATE_SIZE) holds the initial states and receives the final ones; ``crossings`` (n, cap,
@@ -252,13 +253,15 @@ def run_rocks(
     barrier, no forest, every rock with two equal moments about one axis) runs its rocks in
     teams (:func:`run_team`): each thread steps ``LANES`` rocks together, the free flights of
     all of them at once, with the same numbers as :func:`run_one` (which ``lanes=False``
-    uses, and every other run)."""
+    uses, and every other run). ``probe`` (workers, ``N_PROBE``) int64, for a run in teams:
+    each worker's team adds its cycles and steps by kind to its row
+    (:func:`tumble.rockfall.ensemble.teams.run_team`); None (the default) compiles it out."""
     n_trees = forest[5].shape[0]
     n = states.shape[0]
     counter = np.zeros(1, dtype=np.int64)
     axis = lane_axis(bodies, options, nets, forest)
     teams = lanes and axis >= 0
-    for _ in prange(min(workers, n)):
+    for worker in prange(min(workers, n)):
         if teams:
             m_max = shape_vertices.shape[1]
             buffers = (
@@ -268,27 +271,26 @@ def run_rocks(
                 np.zeros((LANES, m_max, NCOL)),
                 np.zeros((LANES, N_DIAG)),
             )
-            run_team(
-                (
-                    heights,
-                    grid,
-                    soil_values,
-                    soil_index,
-                    soil_rasters,
-                    soil_row,
-                    shape_vertices,
-                    shape_counts,
-                    options,
-                    shape_id,
-                    scale,
-                    bodies,
-                ),
-                (n_steps, rest_speed, rest_steps, sample_every),
-                (states, maxima, path, visit_cell, visit_value, counts),
-                counter,
-                axis,
-                buffers,
+            chunk = (
+                heights,
+                grid,
+                soil_values,
+                soil_index,
+                soil_rasters,
+                soil_row,
+                shape_vertices,
+                shape_counts,
+                options,
+                shape_id,
+                scale,
+                bodies,
             )
+            rules = (n_steps, rest_speed, rest_steps, sample_every)
+            outputs = (states, maxima, path, visit_cell, visit_value, counts)
+            if probe is not None:
+                run_team(chunk, rules, outputs, counter, axis, buffers, probe[worker])
+            else:
+                run_team(chunk, rules, outputs, counter, axis, buffers)
             continue
         while True:
             k = take(counter)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from tumble._jit import jit, jit_leaf, take
+from tumble._jit import cycles, jit, jit_leaf, take
 from tumble.freerot.implicit_midpoint import symmetry_axes
 from tumble.rockfall.ensemble.lanes import (
     C_CELL,
@@ -105,6 +105,17 @@ from tumble.rockfall.step.trees import MODE_NONE, P_MODE
 #: none; its contact steps, capped solutions, status, hull vertices and soil row)
 I_ROCK, I_CONTACT_STEPS, I_CAPS, I_STATUS, I_VERTICES, I_SOIL = range(6)
 N_LANE_INTS = 6
+
+#: what :func:`run_team` adds to its ``probe`` (int64) when it is given one: the cycles
+#: (:data:`tumble._jit.cycles`) of the whole team, of the lanes' part of its steps
+#: (:func:`~tumble.rockfall.ensemble.lanes.team_lanes`, the heights it needs and
+#: :func:`~tumble.rockfall.ensemble.lanes.team_jumps`), of the steps left to :func:`_lane_step`
+#: with a closed contact and without one (each with its bookkeeping); the team steps, the lanes
+#: that held a moving rock summed over them, and the steps taken in the lanes, with a contact
+#: and without one that :func:`_lane_step` took
+P_TOTAL, P_LANES, P_CONTACT, P_FLIGHT = range(4)
+P_TEAM_STEPS, P_ACTIVE, P_N_TAKEN, P_N_CONTACT, P_N_FLIGHT = range(4, 9)
+N_PROBE = 9
 
 
 @jit(inline="always")
@@ -351,6 +362,7 @@ def run_team(
     counter: np.ndarray,
     axis: int,
     buffers: tuple,
+    probe: np.ndarray | None = None,
 ) -> None:
     """The rocks of a chunk, taken from ``counter``, run in a team of ``LANES`` at once: at every
     step the team's free flights are taken in SIMD lanes
@@ -361,8 +373,13 @@ def run_team(
     grid, soil_values, soil_index, soil_rasters, soil_row, shape_vertices, shape_counts,
     options, shape_id, scale, bodies)``, ``rules = (n_steps, rest_speed, rest_steps,
     sample_every)`` and ``outputs = (states, maxima, path, visit_cell, visit_value, counts)``;
-    ``buffers`` are the team's (``team, li, vertices, contacts, diag``)."""
+    ``buffers`` are the team's (``team, li, vertices, contacts, diag``). ``probe``: an int64
+    array of ``N_PROBE`` to which the team adds its cycles and steps by kind (``P_*``), or None
+    (the kernel as runs take it: the probe's code is compiled out, the numbers are the same
+    either way)."""
     team, li = buffers[0], buffers[1]
+    if probe is not None:
+        start = cycles()
     heights, grid, options = chunk[0], chunk[1], chunk[8]
     n_steps, _, rest_steps, sample_every = rules
     visit_cell, visit_value = outputs[3], outputs[4]
@@ -390,6 +407,10 @@ def run_team(
                     _finish_lane(lane, team, li, outputs)
         if active == 0:
             break
+        if probe is not None:
+            probe[P_TEAM_STEPS] += 1
+            probe[P_ACTIVE] += active
+            t0 = cycles()
         team_lanes(team, params, axis)
         # the four heights of the cell under each taken step that needs its jump height
         for lane in range(LANES):
@@ -405,19 +426,37 @@ def run_team(
                 team[(C_HEIGHTS + 2) * LANES + lane] = heights[row + 1, column]
                 team[(C_HEIGHTS + 3) * LANES + lane] = heights[row + 1, column + 1]
         team_jumps(team, sample_every)
+        if probe is not None:
+            probe[P_LANES] += cycles() - t0
         for lane in range(LANES):
             k = li[lane, I_ROCK]
             if k < 0:
                 continue
             if team[C_TAKEN * LANES + lane] == 1.0:
+                if probe is not None:
+                    probe[P_N_TAKEN] += 1
                 cell = int(team[C_CELL * LANES + lane])
                 if cell != int(team[T_CURRENT * LANES + lane]):
                     _new_visit(lane, k, cell, team, li, visit_cell, visit_value)
                 continue
+            if probe is not None:
+                done = team[T_DONE * LANES + lane]
+                t0 = cycles()
             _lane_step(lane, buffers, chunk, rules, visit_cell, visit_value)
+            if probe is not None:
+                spent = cycles() - t0
+                stepped = team[T_DONE * LANES + lane] != done
+                if buffers[4][lane, D_CONTACTS] == 0.0:
+                    probe[P_FLIGHT] += spent
+                    probe[P_N_FLIGHT] += stepped
+                else:
+                    probe[P_CONTACT] += spent
+                    probe[P_N_CONTACT] += stepped
             if li[lane, I_STATUS] != RUNNING:
                 _finish_lane(lane, team, li, outputs)
                 active -= 1
+    if probe is not None:
+        probe[P_TOTAL] += cycles() - start
 
 
 @jit_leaf
