@@ -54,7 +54,7 @@ import time
 
 import numpy as np
 
-from tumble._jit import cycle_rate, get_threads, set_threads
+from tumble._jit import cycle_rate, cycles, get_threads, jit, set_threads
 from tumble.rockfall import Rock, Soil, Terrain
 from tumble.rockfall.ensemble import Ensemble, teams
 from tumble.rockfall.ensemble.lanes import LANES
@@ -241,54 +241,88 @@ def run_tumble(
     }
 
 
+@jit
+def _reads(n: int) -> tuple[int, int]:
+    odd = 0
+    t0 = cycles()
+    for _ in range(n):
+        odd += cycles() & 1
+    return cycles() - t0, odd
+
+
+def read_ticks(n: int = 1_000_000) -> float:
+    """What one reading of the cycle counter costs, in its own ticks (the best of three loops
+    of ``n`` readings)."""
+    _reads(10)
+    return min(_reads(n)[0] for _ in range(3)) / n
+
+
 def run_split(ours: dict, rate: float, ratio: float | None = None) -> dict:
     """The run's own time by step kind, from its probe pass (:func:`run_tumble`): the kernel in
     teams as runs take it, each part read with the cycle counter (``rate`` ticks a second,
-    :func:`tumble._jit.cycle_rate`; reading it costs a few ns, counted in the part it opens).
-    With the whole run's ``ratio``: what it would be if the contact steps cost nothing, or an
-    eighth of what they cost (eight float64 lanes of a 512-bit vector, every lane busy, nothing
-    lost to gathering the steps into lanes and scattering them back: the most that SIMD lanes
-    can give them), by Amdahl's law on these shares."""
+    :func:`tumble._jit.cycle_rate`), less the counter's own readings (:func:`read_ticks`, one a
+    part each time it is timed). With the whole run's ``ratio``: what it would be if the
+    contact steps cost nothing, or an eighth of what they cost (eight float64 lanes of a
+    512-bit vector, every lane busy, nothing lost to gathering the steps into lanes and
+    scattering them back: the most that SIMD lanes can give them), and that with the flights
+    left to ``rock_step`` at the cost of a flight in the lanes, by Amdahl's law on these
+    shares."""
     p = ours["probe"]
-    total = p[teams.P_TOTAL]
     steps = p[teams.P_N_TAKEN] + p[teams.P_N_FLIGHT] + p[teams.P_N_CONTACT]
-    if total <= 0 or steps <= 0:
+    if p[teams.P_TOTAL] <= 0 or steps <= 0:
         print("\nthe run's time by step kind: not measured (the run did not run in teams)")
         return {}
+    read = read_ticks()
+    team_steps = p[teams.P_TEAM_STEPS]
+    # (ticks less the readings, steps of the kind, times the part was timed)
     parts = {
         "flights taken in the SIMD lanes, with their bookkeeping": (
-            p[teams.P_LANES],
+            p[teams.P_LANES] - read * team_steps,
             p[teams.P_N_TAKEN],
-            p[teams.P_TEAM_STEPS],
+            team_steps,
         ),
-        "flights left to rock_step": (p[teams.P_FLIGHT], p[teams.P_N_FLIGHT], p[teams.P_N_FLIGHT]),
-        "contact steps": (p[teams.P_CONTACT], p[teams.P_N_CONTACT], p[teams.P_N_CONTACT]),
+        "flights left to rock_step": (
+            p[teams.P_FLIGHT] - read * p[teams.P_N_FLIGHT],
+            p[teams.P_N_FLIGHT],
+            p[teams.P_N_FLIGHT],
+        ),
+        "contact steps": (
+            p[teams.P_CONTACT] - read * p[teams.P_N_CONTACT],
+            p[teams.P_N_CONTACT],
+            p[teams.P_N_CONTACT],
+        ),
     }
-    other = total - sum(cycles for cycles, _, _ in parts.values())
+    total = p[teams.P_TOTAL] - read * (1 + sum(timed for _, _, timed in parts.values()))
+    other = total - sum(ticks for ticks, _, _ in parts.values())
     print(
         f"\nthe run's time by step kind (the kernel in teams, {LANES} rocks a team, "
-        f"{p[teams.P_ACTIVE] / p[teams.P_TEAM_STEPS]:.2f} moving; the cycle counter at "
-        f"{rate / 1e9:.3f} GHz): {1e9 * total / rate / steps:.1f} ns a rock-step"
+        f"{p[teams.P_ACTIVE] / team_steps:.2f} moving; the cycle counter at {rate / 1e9:.3f} GHz, "
+        f"{1e9 * read / rate:.1f} ns a reading, taken out): {1e9 * total / rate / steps:.1f} ns "
+        f"a rock-step"
     )
-    out = {"ns_per_step": 1e9 * total / rate / steps}
-    for name, (cycles, n, per) in parts.items():
+    out = {"ns_per_step": 1e9 * total / rate / steps, "read_ns": 1e9 * read / rate}
+    for name, (ticks, n, timed) in parts.items():
         each = "a team step" if name.startswith("flights taken") else "each"
         print(
-            f"  {name}: {cycles / total:.1%} of the time in {n / steps:.1%} of the steps, "
-            f"{1e9 * cycles / rate / max(per, 1):.1f} ns {each}"
+            f"  {name}: {ticks / total:.1%} of the time in {n / steps:.1%} of the steps, "
+            f"{1e9 * ticks / rate / max(timed, 1):.1f} ns {each}"
         )
-        out[name] = {"time_share": cycles / total, "step_share": n / steps}
+        out[name] = {"time_share": ticks / total, "step_share": n / steps}
     print(f"  the rest (rocks starting and ending, the loop): {other / total:.1%} of the time")
-    contact = p[teams.P_CONTACT] / total
+    lanes, flights, contact = (ticks / total for ticks, _, _ in parts.values())
     out["contact_time_share"] = contact
     if ratio is not None:
         free = ratio / (1.0 - contact)
-        lanes = ratio / (1.0 - contact + contact / 8.0)
+        eighth = ratio / (1.0 - contact + contact / 8.0)
+        # the flights left to rock_step at the lanes' cost of a flight taken there
+        in_lanes = lanes * p[teams.P_N_FLIGHT] / max(p[teams.P_N_TAKEN], 1)
+        both = ratio / (1.0 - contact + contact / 8.0 - flights + in_lanes)
         print(
-            f"  the whole run's ratio with the contact steps at no cost: {free:.1f}x; "
-            f"at an eighth of their cost (eight lanes, every lane busy): {lanes:.1f}x"
+            f"  the whole run's ratio with the contact steps at no cost: {free:.1f}x; at an "
+            f"eighth of their cost (eight lanes, every lane busy): {eighth:.1f}x; and the "
+            f"flights left to rock_step at the cost of one in the lanes too: {both:.1f}x"
         )
-        out.update(ratio_contact_free=free, ratio_contact_eight_lanes=lanes)
+        out.update(ratio_contact_free=free, ratio_contact_eight_lanes=eighth, ratio_both=both)
     return out
 
 
