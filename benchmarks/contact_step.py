@@ -542,6 +542,11 @@ def profile(rocks=10, scheme="implicit", seed=1, repeat=5, states_file=None):
     for label, value, weight in rows:
         tail = f"{weight:8.1%}" if weight is not None else ""
         print(f"{label:<42}{value:8.1f}{tail}")
+    if ns["bookkeeping"] < 0.0:
+        print(
+            "  (not measured: the bookkeeping came out negative, the two loops' passes varied by "
+            "more than it; a quieter machine or more --repeat)"
+        )
     print("contact steps by phase, ns a step: detection, preparation, solution, the rest")
     for name, label in (("moving", "while moving"), ("rest", "at rest")):
         c = kind_stages[name]
