@@ -257,6 +257,10 @@ def read_ticks(n: int = 1_000_000) -> float:
     return min(_reads(n)[0] for _ in range(3)) / n
 
 
+#: the ratio issue #49 asks of the whole run
+TARGET = 40.0
+
+
 def run_split(ours: dict, rate: float, ratio: float | None = None) -> dict:
     """The run's own time by step kind, from its probe pass (:func:`run_tumble`): the kernel in
     teams as runs take it, each part read with the cycle counter (``rate`` ticks a second,
@@ -266,7 +270,7 @@ def run_split(ours: dict, rate: float, ratio: float | None = None) -> dict:
     512-bit vector, every lane busy, nothing lost to gathering the steps into lanes and
     scattering them back: the most that SIMD lanes can give them), and that with the flights
     left to ``rock_step`` at the cost of a flight in the lanes, by Amdahl's law on these
-    shares."""
+    shares; and what the contact steps would have to cost for :data:`TARGET`."""
     p = ours["probe"]
     steps = p[teams.P_N_TAKEN] + p[teams.P_N_FLIGHT] + p[teams.P_N_CONTACT]
     if p[teams.P_TOTAL] <= 0 or steps <= 0:
@@ -323,6 +327,17 @@ def run_split(ours: dict, rate: float, ratio: float | None = None) -> dict:
             f"flights left to rock_step at the cost of one in the lanes too: {both:.1f}x"
         )
         out.update(ratio_contact_free=free, ratio_contact_eight_lanes=eighth, ratio_both=both)
+        # what 40x asks of the contact steps, the flights left to rock_step in lanes besides
+        allowed = ratio / TARGET - (1.0 - contact - flights + in_lanes)
+        if allowed <= 0.0:
+            print(f"  {TARGET:g}x is out of reach even with the contact steps at no cost")
+        else:
+            print(
+                f"  {TARGET:g}x, with those flights in lanes at no loss, needs the contact steps "
+                f"at {allowed / contact:.1%} of their cost: eight lanes "
+                f"{1.0 / (8.0 * allowed / contact):.0%} efficient"
+            )
+            out["contact_cost_for_target"] = allowed / contact
     return out
 
 
