@@ -371,11 +371,13 @@ def compare(label: str, ours: dict, theirs: dict, args) -> float:
     return ratio
 
 
-def time_split(scheme: str, seed: int, ratio: float | None = None) -> dict:
+def time_split(scheme: str, seed: int) -> dict:
     """Each step kind's share of the steps and of the time, from :func:`contact_step.profile`:
     flights, contact steps of a moving rock, and the rest phase (the last ``rest_time`` of a
-    rock that stops, every step of it a contact step). With the whole run's ``ratio``, what it
-    would be if a kind cost nothing (Amdahl's law on these shares)."""
+    rock that stops, every step of it a contact step), each step replayed one at a time. What
+    the whole run's ratio would be without a kind comes from the run's own split
+    (:func:`run_split`): the replay times every flight by ``rock_step``, where the run takes
+    most of them in SIMD lanes."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from contact_step import profile
 
@@ -393,10 +395,7 @@ def time_split(scheme: str, seed: int, ratio: float | None = None) -> dict:
     total = sum(steps * cost for steps, cost in parts.values())
     print("time by step kind:")
     for name, (steps, cost) in parts.items():
-        line = f"  {name}: {steps * cost / total:.0%} of the time in {steps:.1%} of the steps"
-        if ratio is not None:
-            line += f"; at no cost the ratio would be {ratio / (1.0 - steps * cost / total):.1f}x"
-        print(line)
+        print(f"  {name}: {steps * cost / total:.0%} of the time in {steps:.1%} of the steps")
     return {
         "contact_step_share": share,
         "rest_step_share": ns["rest_share"],
