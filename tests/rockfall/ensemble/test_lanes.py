@@ -275,3 +275,25 @@ def test_the_team_probe_counts_every_step_and_changes_no_number():
     assert p[P_N_TAKEN] > 0 and p[P_N_CONTACT] > 0
     assert p[P_LANES] + p[P_FLIGHT] + p[P_CONTACT] <= p[P_TOTAL]
     assert 0 < p[P_ACTIVE] <= LANES * p[P_TEAM_STEPS]
+
+
+@pytest.mark.parametrize(
+    "probe",
+    [
+        np.zeros((1, N_PROBE + 1), dtype=np.int64),
+        np.zeros((2, N_PROBE)),
+        np.zeros(N_PROBE, dtype=np.int64),
+        [[0] * N_PROBE] * 2,
+    ],
+)
+def test_a_probe_of_the_wrong_shape_or_type_is_refused(probe):
+    """The kernel writes a thread's row without bounds checks: any other probe than an int64
+    array of one row a thread is refused before it runs, with what was expected."""
+    ens = case("sizes")
+    previous = get_threads()
+    set_threads(2)
+    try:
+        with pytest.raises(ValueError, match=rf"int64 array of shape \(2, {N_PROBE}\)"):
+            ens._kernel(np.arange(ens.n_rocks), VISIT_CAPACITY, probe=probe)
+    finally:
+        set_threads(previous)

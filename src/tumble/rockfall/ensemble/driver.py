@@ -47,7 +47,7 @@ from tumble.rockfall.ensemble.energy_line import (
     visit_angles,
 )
 from tumble.rockfall.ensemble.fingerprints import chunk_fingerprint, run_fingerprint
-from tumble.rockfall.ensemble.kernels import run_rocks
+from tumble.rockfall.ensemble.kernels import check_probe, run_rocks
 from tumble.rockfall.ensemble.progress import Progress, progress_mode
 from tumble.rockfall.ensemble.record import (
     N_MAXIMA,
@@ -405,6 +405,7 @@ class Ensemble:
         fstate = np.zeros((m, N_FOREST))
         impact_cell = np.full((m, IMPACT_CAPACITY if self.forest else 0), -1, dtype=np.int64)
         soil_values, soil_index, soil_rasters = p["soil_table"]
+        check_probe(probe, get_threads())
         run_rocks(
             model.heights,
             model.grid,

@@ -50,7 +50,7 @@ from tumble.rockfall.ensemble.record import (
     end_rock,
     record_step,
 )
-from tumble.rockfall.ensemble.teams import N_LANE_INTS, lane_axis, run_team
+from tumble.rockfall.ensemble.teams import N_LANE_INTS, N_PROBE, lane_axis, run_team
 from tumble.rockfall.status import CAUGHT, OK, RUNNING, TIMED_OUT
 from tumble.rockfall.step.buffers import D_CAPPED, D_CONTACTS, N_BOUNDS, N_DIAG, reset_bounds
 from tumble.rockfall.step.contact import NCOL, forget_percussions
@@ -195,6 +195,27 @@ def run_one(
     counts[R_PGS_CAPS] = caps
     counts[R_VISITS] = visits
     counts[R_CROSSINGS] = n_cross
+
+
+def check_probe(probe: np.ndarray | None, workers: int) -> None:
+    """Refuse a ``probe`` for :func:`run_rocks` that is not None or a writable C-contiguous
+    int64 array of ``(workers, N_PROBE)``: the kernel writes row ``worker`` without bounds
+    checks."""
+    if probe is None:
+        return
+    if not (
+        isinstance(probe, np.ndarray)
+        and probe.dtype == np.int64
+        and probe.shape == (workers, N_PROBE)
+        and probe.flags.c_contiguous
+        and probe.flags.writeable
+    ):
+        shape = getattr(probe, "shape", None)
+        dtype = getattr(probe, "dtype", type(probe).__name__)
+        raise ValueError(
+            f"probe must be a writable int64 array of shape ({workers}, {N_PROBE}) (one row a "
+            f"thread), got {dtype} of shape {shape}"
+        )
 
 
 @jit_parallel
